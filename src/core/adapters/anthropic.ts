@@ -1,0 +1,191 @@
+/**
+ * Anthropic Messages ⇄ neutral messages. Tool results travel in user messages on Anthropic's side
+ * and in `tool` messages on ours; a user message with results and text becomes a `tool` message
+ * followed by a `user` message, and the way back merges them again.
+ */
+import { z } from 'zod';
+import { CtxError } from '../errors.ts';
+import { jsonValueSchema, parseWith } from '../messages/schema.ts';
+import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
+import { usageFromRecord } from './openai.ts';
+
+const json = z.record(z.string(), jsonValueSchema);
+const textBlock = z.object({ type: z.literal('text'), text: z.string() }).catchall(jsonValueSchema);
+const imageBlock = z.object({
+  type: z.literal('image'),
+  source: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string().min(1) }),
+    z.object({ type: z.literal('url'), url: z.string().min(1) }),
+  ]),
+});
+const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
+const redactedBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
+const toolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: jsonValueSchema });
+const toolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.union([textBlock, imageBlock]))]).optional(),
+  is_error: z.boolean().optional(),
+});
+const block = z.discriminatedUnion('type', [textBlock, imageBlock, thinkingBlock, redactedBlock, toolUseBlock, toolResultBlock], {
+  error: (iss) =>
+    iss.code === 'invalid_union'
+      ? 'unknown content block type (expected text, image, thinking, redacted_thinking, tool_use, tool_result)'
+      : undefined,
+});
+
+export const anthropicMessageSchema = z.object({
+  role: z.enum(['user', 'assistant'], { error: () => 'role must be user or assistant' }),
+  content: z.union([z.string(), z.array(block)]),
+  usage: json.optional(),
+  model: z.string().optional(),
+});
+
+export const anthropicRequestSchema = z.object({
+  system: z.union([z.string(), z.array(textBlock)]).optional(),
+  messages: z.array(z.unknown()),
+});
+
+export interface AnthropicRequest {
+  system?: string | Array<Record<string, JsonValue>>;
+  messages: Array<{ role: 'user' | 'assistant'; content: string | Array<Record<string, JsonValue>> }>;
+}
+
+function imageFrom(b: z.infer<typeof imageBlock>): ImagePart {
+  return b.source.type === 'url'
+    ? { type: 'image', url: b.source.url }
+    : { type: 'image', data: b.source.data, mediaType: b.source.media_type };
+}
+
+function textFrom(b: z.infer<typeof textBlock>): TextPart {
+  const { type: _t, text, ...rest } = b;
+  const part: TextPart = { type: 'text', text };
+  if (Object.keys(rest).length > 0) part.extra = rest as Record<string, JsonValue>;
+  return part;
+}
+
+/** Converts an Anthropic request (`{ system?, messages }`) or a bare message list to neutral messages. */
+export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {}): Message[] {
+  const prefix = options.idPrefix ?? 'm';
+  const request: z.infer<typeof anthropicRequestSchema> = Array.isArray(input)
+    ? { messages: input }
+    : parseWith(anthropicRequestSchema, input, []);
+  const out: Message[] = [];
+  let n = 0;
+  const nextId = () => `${prefix}${n++}`;
+  if (request.system !== undefined) {
+    const parts: Part[] =
+      typeof request.system === 'string' ? [{ type: 'text', text: request.system }] : request.system.map(textFrom);
+    out.push({ id: nextId(), role: 'system', parts });
+  }
+  request.messages.forEach((raw, i) => {
+    const m = parseWith(anthropicMessageSchema, raw, ['messages', i]);
+    const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+    const results: Part[] = [];
+    const parts: Part[] = [];
+    for (const b of blocks) {
+      switch (b.type) {
+        case 'text':
+          parts.push(textFrom(b));
+          break;
+        case 'image':
+          parts.push(imageFrom(b));
+          break;
+        case 'thinking':
+          parts.push(b.signature ? { type: 'reasoning', text: b.thinking, signature: b.signature } : { type: 'reasoning', text: b.thinking });
+          break;
+        case 'redacted_thinking':
+          parts.push({ type: 'reasoning', text: '', signature: b.data, redacted: true });
+          break;
+        case 'tool_use':
+          if (m.role !== 'assistant')
+            throw new CtxError('invalid_input', 'tool_use blocks belong in assistant messages', { path: `messages[${i}].content` });
+          parts.push({ type: 'tool-call', id: b.id, name: b.name, args: b.input });
+          break;
+        case 'tool_result': {
+          if (m.role !== 'user')
+            throw new CtxError('invalid_input', 'tool_result blocks belong in user messages', { path: `messages[${i}].content` });
+          const output: string | JsonValue =
+            b.content === undefined ? '' : typeof b.content === 'string' ? b.content : (b.content as JsonValue);
+          const part: Part = { type: 'tool-result', callId: b.tool_use_id, output };
+          if (b.is_error) part.isError = true;
+          results.push(part);
+          break;
+        }
+      }
+    }
+    if (results.length > 0) out.push({ id: nextId(), role: 'tool', parts: results, meta: { kind: 'tool_result' } });
+    if (parts.length > 0 || results.length === 0) {
+      const message: Message = { id: nextId(), role: m.role, parts };
+      if (m.model) message.model = m.model;
+      if (m.usage) {
+        const usage = usageFromRecord(m.usage);
+        if (usage) message.usage = usage;
+      }
+      out.push(message);
+    }
+  });
+  return out;
+}
+
+function partToBlock(p: Part): Record<string, JsonValue> | undefined {
+  switch (p.type) {
+    case 'text':
+      return { type: 'text', text: p.text, ...(p.extra ?? {}) };
+    case 'image':
+      return p.url !== undefined && p.data === undefined
+        ? { type: 'image', source: { type: 'url', url: p.url } }
+        : { type: 'image', source: { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' } };
+    case 'reasoning':
+      if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '' };
+      return p.signature !== undefined ? { type: 'thinking', thinking: p.text, signature: p.signature } : { type: 'thinking', thinking: p.text };
+    case 'tool-call':
+      return { type: 'tool_use', id: p.id, name: p.name, input: p.args };
+    case 'tool-result': {
+      const b: Record<string, JsonValue> = {
+        type: 'tool_result',
+        tool_use_id: p.callId,
+        content: typeof p.output === 'string' || Array.isArray(p.output) ? p.output : JSON.stringify(p.output),
+      };
+      if (p.isError) b.is_error = true;
+      return b;
+    }
+  }
+}
+
+/**
+ * Converts neutral messages to an Anthropic request. Leading system messages become `system`;
+ * a system message later in the conversation becomes user text (Anthropic has no mid-conversation
+ * system role). Tool messages and the user text right after them merge into one user message, and
+ * consecutive messages of the same role merge, as the API requires alternation.
+ */
+export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
+  const request: AnthropicRequest = { messages: [] };
+  const systemBlocks: Array<Record<string, JsonValue>> = [];
+  let i = 0;
+  for (; i < messages.length && messages[i]!.role === 'system'; i++)
+    for (const p of messages[i]!.parts) {
+      const b = partToBlock(p);
+      if (b) systemBlocks.push(b);
+    }
+  if (systemBlocks.length === 1 && Object.keys(systemBlocks[0]!).length === 2) request.system = systemBlocks[0]!.text as string;
+  else if (systemBlocks.length > 0) request.system = systemBlocks;
+  for (; i < messages.length; i++) {
+    const m = messages[i]!;
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = m.parts.map(partToBlock).filter((b): b is Record<string, JsonValue> => b !== undefined);
+    if (m.role === 'system') for (const b of blocks) if (b.type === 'text') b.text = `[System] ${b.text as string}`;
+    const last = request.messages[request.messages.length - 1];
+    if (last && last.role === role) {
+      const prev = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+      last.content = [...prev, ...blocks];
+    } else request.messages.push({ role, content: blocks });
+  }
+  // Plain single-text messages read better as strings.
+  for (const msg of request.messages) {
+    const c = msg.content;
+    if (Array.isArray(c) && c.length === 1 && c[0]!.type === 'text' && Object.keys(c[0]!).length === 2)
+      msg.content = c[0]!.text as string;
+  }
+  return request;
+}

@@ -1,0 +1,248 @@
+/**
+ * OpenAI Chat Completions ⇄ neutral messages. Also reads the normalized trajectory format of
+ * `shared/data/trajectories` (OpenAI-shaped, plus `reasoning`, `usage` and `meta` per message).
+ */
+import { z } from 'zod';
+import { CtxError, formatPath } from '../errors.ts';
+import { jsonValueSchema, parseWith } from '../messages/schema.ts';
+import type { ImagePart, JsonValue, Message, MessageMeta, Part, Usage } from '../messages/types.ts';
+import { parseArgs } from './json-args.ts';
+
+const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
+const imageContent = z.strictObject({
+  type: z.literal('image_url'),
+  image_url: z.strictObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+const refusalContent = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
+const userPart = z.discriminatedUnion('type', [textContent, imageContent], {
+  error: () => 'unsupported content part (expected text or image_url)',
+});
+const assistantPart = z.discriminatedUnion('type', [textContent, refusalContent], {
+  error: () => 'unsupported content part (expected text or refusal)',
+});
+
+const toolCallSchema = z.object({
+  id: z.string().min(1),
+  type: z.literal('function'),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const usageSchema = z.record(z.string(), jsonValueSchema);
+const extras = { usage: usageSchema.optional(), meta: z.record(z.string(), jsonValueSchema).optional(), model: z.string().optional() };
+
+export const openAIMessageSchema = z.discriminatedUnion(
+  'role',
+  [
+    z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textContent)]), name: z.string().optional(), ...extras }),
+    z.object({ role: z.literal('developer'), content: z.union([z.string(), z.array(textContent)]), name: z.string().optional(), ...extras }),
+    z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userPart)]), name: z.string().optional(), ...extras }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.union([z.string(), z.array(assistantPart), z.null()]).optional(),
+      name: z.string().optional(),
+      refusal: z.string().nullable().optional(),
+      tool_calls: z.array(toolCallSchema).optional(),
+      reasoning: z.string().optional(),
+      reasoning_content: z.string().optional(),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('tool'),
+      tool_call_id: z.string().min(1),
+      content: z.union([z.string(), z.array(textContent)]),
+      name: z.string().optional(),
+      ...extras,
+    }),
+  ],
+  { error: (iss) => (iss.code === 'invalid_union' ? 'role must be one of system, developer, user, assistant, tool' : undefined) },
+);
+
+export type OpenAIMessage = z.infer<typeof openAIMessageSchema>;
+
+export interface FromOptions {
+  /** Prefix of generated message ids (`m` → `m0`, `m1`, …). @default 'm' */
+  idPrefix?: string;
+  /** JSON path of the list in error messages. @default 'messages' */
+  path?: string;
+}
+
+function textOf(content: string | Array<{ type: 'text'; text: string }>): string {
+  return typeof content === 'string' ? content : content.map((c) => c.text).join('');
+}
+
+/** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
+export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
+  const num = (k: string) => (typeof raw[k] === 'number' ? (raw[k] as number) : undefined);
+  const details = raw.completion_tokens_details;
+  const reasoning =
+    num('reasoning_tokens') ??
+    (details && typeof details === 'object' && !Array.isArray(details) && typeof details.reasoning_tokens === 'number'
+      ? details.reasoning_tokens
+      : undefined);
+  let usage: Usage | undefined;
+  if (num('prompt_tokens') !== undefined || num('completion_tokens') !== undefined) {
+    usage = { inputTokens: num('prompt_tokens') ?? 0, outputTokens: num('completion_tokens') ?? 0 };
+    const total = num('total_tokens');
+    if (total !== undefined) usage.totalTokens = total;
+  } else if (num('input_tokens') !== undefined || num('output_tokens') !== undefined) {
+    usage = { inputTokens: num('input_tokens') ?? 0, outputTokens: num('output_tokens') ?? 0 };
+    const read = num('cache_read_input_tokens');
+    const write = num('cache_creation_input_tokens');
+    if (read !== undefined) usage.cacheReadTokens = read;
+    if (write !== undefined) usage.cacheWriteTokens = write;
+  }
+  if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
+  return usage;
+}
+
+/** Converts OpenAI Chat Completions messages (or trajectory messages) to neutral messages. */
+export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[] {
+  const base = options.path ?? 'messages';
+  if (!Array.isArray(input)) throw new CtxError('invalid_input', 'expected an array of messages', { path: base });
+  const prefix = options.idPrefix ?? 'm';
+  return input.map((raw, i): Message => {
+    const m = parseWith(openAIMessageSchema, raw, [base, i]);
+    const meta: MessageMeta = { ...(m.meta ?? {}) };
+    let parts: Part[];
+    let role: Message['role'];
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        role = 'system';
+        parts = [{ type: 'text', text: textOf(m.content) }];
+        if (m.role === 'developer') meta.sourceRole = 'developer';
+        break;
+      case 'user':
+        role = 'user';
+        parts =
+          typeof m.content === 'string'
+            ? [{ type: 'text', text: m.content }]
+            : m.content.map((c): Part => {
+                if (c.type === 'text') return { type: 'text', text: c.text };
+                const img: ImagePart = { type: 'image', url: c.image_url.url };
+                if (c.image_url.detail) img.detail = c.image_url.detail;
+                return img;
+              });
+        break;
+      case 'assistant': {
+        role = 'assistant';
+        parts = [];
+        const reasoning = m.reasoning ?? m.reasoning_content;
+        if (reasoning) parts.push({ type: 'reasoning', text: reasoning });
+        if (typeof m.content === 'string') {
+          if (m.content !== '') parts.push({ type: 'text', text: m.content });
+        } else if (Array.isArray(m.content)) {
+          for (const c of m.content) parts.push({ type: 'text', text: c.type === 'text' ? c.text : c.refusal });
+        }
+        if (m.refusal) meta.refusal = m.refusal;
+        m.tool_calls?.forEach((tc, ti) => {
+          const path = formatPath([base, i, 'tool_calls', ti, 'function', 'arguments']);
+          parts.push({ type: 'tool-call', id: tc.id, name: tc.function.name, args: parseArgs(tc.function.arguments, path) });
+        });
+        break;
+      }
+      case 'tool': {
+        role = 'tool';
+        const isError = meta.is_error === true;
+        delete meta.is_error;
+        const part: Part = { type: 'tool-result', callId: m.tool_call_id, output: textOf(m.content) };
+        if (m.name) part.name = m.name;
+        if (isError) part.isError = true;
+        parts = [part];
+        meta.kind ??= 'tool_result';
+        break;
+      }
+    }
+    const message: Message = { id: `${prefix}${i}`, role, parts };
+    if (Object.keys(meta).length > 0) message.meta = meta;
+    if (m.name && m.role !== 'tool') message.name = m.name;
+    if (m.model) message.model = m.model;
+    if (m.usage) {
+      const usage = usageFromRecord(m.usage);
+      if (usage) message.usage = usage;
+    }
+    return message;
+  });
+}
+
+export interface ToOpenAIOptions {
+  /** Emit `reasoning`, `usage` and `meta` as the trajectory format does. @default false */
+  trajectory?: boolean;
+}
+
+/** Converts neutral messages to OpenAI Chat Completions messages. Invisible messages are the caller's business. */
+export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): Array<Record<string, JsonValue>> {
+  const out: Array<Record<string, JsonValue>> = [];
+  for (const m of messages) {
+    const meta: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(m.meta ?? {})) if (v !== undefined) meta[k] = v;
+    if (m.role === 'tool') {
+      // One OpenAI tool message per result part.
+      for (const p of m.parts) {
+        if (p.type !== 'tool-result') continue;
+        const msg: Record<string, JsonValue> = {
+          role: 'tool',
+          tool_call_id: p.callId,
+          content: typeof p.output === 'string' ? p.output : JSON.stringify(p.output),
+        };
+        if (p.name) msg.name = p.name;
+        if (options.trajectory) {
+          const tmeta = { ...meta };
+          if (tmeta.kind === 'tool_result') delete tmeta.kind;
+          if (p.isError) tmeta.is_error = true;
+          if (Object.keys(tmeta).length > 0) msg.meta = tmeta;
+        }
+        out.push(msg);
+      }
+      continue;
+    }
+    const texts = m.parts.filter((p) => p.type === 'text');
+    const msg: Record<string, JsonValue> = { role: m.role === 'system' && meta.sourceRole === 'developer' ? 'developer' : m.role };
+    delete meta.sourceRole;
+    if (m.role === 'user' && m.parts.some((p) => p.type === 'image')) {
+      msg.content = m.parts.flatMap((p): JsonValue[] => {
+        if (p.type === 'text') return [{ type: 'text', text: p.text }];
+        if (p.type === 'image') {
+          const url = p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data}`;
+          return [{ type: 'image_url', image_url: p.detail ? { url, detail: p.detail } : { url } }];
+        }
+        return [];
+      });
+    } else if (m.role === 'assistant') {
+      const calls = m.parts.filter((p) => p.type === 'tool-call');
+      msg.content = texts.length === 0 ? null : texts.map((t) => t.text).join('');
+      if (calls.length > 0)
+        msg.tool_calls = calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.args) },
+        }));
+      const reasoning = m.parts.find((p) => p.type === 'reasoning');
+      if (options.trajectory && reasoning) msg.reasoning = reasoning.text;
+      if (typeof meta.refusal === 'string') {
+        msg.refusal = meta.refusal;
+        delete meta.refusal;
+      }
+    } else {
+      msg.content = texts.length === 1 ? texts[0]!.text : texts.map((t) => ({ type: 'text', text: t.text }));
+    }
+    if (m.name) msg.name = m.name;
+    if (options.trajectory) {
+      if (m.model) msg.model = m.model;
+      if (Object.keys(meta).length > 0) msg.meta = meta;
+      if (m.usage) msg.usage = usageToRecord(m.usage);
+    }
+    out.push(msg);
+  }
+  return out;
+}
+
+function usageToRecord(u: Usage): Record<string, JsonValue> {
+  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
+  if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
+  if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
+  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
+  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
+  return r;
+}

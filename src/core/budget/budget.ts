@@ -1,0 +1,121 @@
+/**
+ * One budget model (SEED-RULES §4.5): `window − reserveOutput` = usable input; warning, auto-compact
+ * and blocking buffers below it give the levels `ok → warn → compact → block`.
+ */
+import { z } from 'zod';
+import { parseWith } from '../messages/schema.ts';
+
+export type BudgetLevel = 'ok' | 'warn' | 'compact' | 'block';
+
+export interface BudgetConfig {
+  /** Model context window in tokens. @default 200000 */
+  contextWindow: number;
+  /** Tokens reserved for the model's answer. @default 16000 */
+  reserveOutput: number;
+  /** Warning level sits this far below usable input. @default 24000 */
+  warningBuffer: number;
+  /** Auto-compaction level sits this far below usable input. @default 12000 */
+  autoCompactBuffer: number;
+  /** Blocking level sits this far below usable input. @default 3000 */
+  blockingBuffer: number;
+}
+
+export const BUDGET_DEFAULTS = {
+  contextWindow: 200_000,
+  reserveOutput: 16_000,
+  warningBuffer: 24_000,
+  autoCompactBuffer: 12_000,
+  blockingBuffer: 3_000,
+} as const satisfies BudgetConfig;
+
+const tokens = z.number().int().nonnegative();
+export const budgetConfigSchema = z.strictObject({
+  contextWindow: z.number().int().positive().optional(),
+  reserveOutput: tokens.optional(),
+  warningBuffer: tokens.optional(),
+  autoCompactBuffer: tokens.optional(),
+  blockingBuffer: tokens.optional(),
+});
+
+export interface ContextBudget extends Readonly<BudgetConfig> {
+  /** `max(1, window − reserveOutput)`. */
+  readonly usable: number;
+  readonly warning: number;
+  readonly autoCompact: number;
+  readonly blocking: number;
+  level(tokens: number): BudgetLevel;
+  /** `max(0, round((usable − tokens) / usable × 100))`. */
+  percentLeft(tokens: number): number;
+}
+
+export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget {
+  const c = { ...BUDGET_DEFAULTS, ...parseWith(budgetConfigSchema, config, ['budget']) } as BudgetConfig;
+  const usable = Math.max(1, c.contextWindow - c.reserveOutput);
+  const warning = Math.max(1, usable - c.warningBuffer);
+  const autoCompact = Math.max(1, usable - c.autoCompactBuffer);
+  const blocking = Math.max(1, usable - c.blockingBuffer);
+  return {
+    ...c,
+    usable,
+    warning,
+    autoCompact,
+    blocking,
+    level(t) {
+      if (t >= blocking) return 'block';
+      if (t >= autoCompact) return 'compact';
+      if (t >= warning) return 'warn';
+      return 'ok';
+    },
+    percentLeft: (t) => Math.max(0, Math.round(((usable - t) / usable) * 100)),
+  };
+}
+
+/** 003's trigger configuration (SEED-RULES §5.4). */
+export interface LimitConfig {
+  /** @default 0 (unset) */
+  contextWindow?: number;
+  /** @default 16384; ≤ 0 → 16384 */
+  reserveTokens?: number;
+  /** @default 8000 */
+  maxTokens?: number;
+  /** @default 50 */
+  maxMessages?: number;
+  /** @default 20000 */
+  keepRecentTokens?: number;
+  /** @default 5 */
+  keepRecent?: number;
+  /** @default true */
+  autoCompact?: boolean;
+}
+
+/** `window − reserve` when both make sense, else `maxTokens` when > 0, else no limit. */
+export function effectiveTokenLimit(c: LimitConfig): number | undefined {
+  const window = c.contextWindow ?? 0;
+  const reserve = (c.reserveTokens ?? 16384) > 0 ? (c.reserveTokens ?? 16384) : 16384;
+  if (window > 0 && window - reserve > 0) return window - reserve;
+  const max = c.maxTokens ?? 8000;
+  return max > 0 ? max : undefined;
+}
+
+/** With a token limit: compact iff tokens ≥ limit. Without: iff maxMessages > 0 and count ≥ maxMessages. */
+export function shouldCompact(c: LimitConfig, tokens: number, messageCount: number): boolean {
+  if (c.autoCompact === false) return false;
+  const limit = effectiveTokenLimit(c);
+  if (limit !== undefined) return tokens >= limit;
+  const maxMessages = c.maxMessages ?? 50;
+  return maxMessages > 0 && messageCount >= maxMessages;
+}
+
+/**
+ * Keep-recent budget: `{ tokens }` = `min(keepRecentTokens, floor(limit / 2))`, or `{ messages }`
+ * (keepRecent, ≤ 0 → 5) when keepRecentTokens ≤ 0.
+ */
+export function keepRecentBudget(c: LimitConfig): { tokens: number } | { messages: number } {
+  const keepTokens = c.keepRecentTokens ?? 20000;
+  if (keepTokens <= 0) {
+    const keep = c.keepRecent ?? 5;
+    return { messages: keep > 0 ? keep : 5 };
+  }
+  const limit = effectiveTokenLimit(c);
+  return { tokens: limit !== undefined ? Math.min(keepTokens, Math.floor(limit / 2)) : keepTokens };
+}

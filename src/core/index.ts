@@ -1,0 +1,22 @@
+/**
+ * ctxkit core: pure, runtime-agnostic. Runs unchanged on Node, Deno and Cloudflare Workers.
+ */
+export * from './errors.ts';
+export * from './ports.ts';
+export type * from './messages/types.ts';
+export * from './messages/schema.ts';
+export * from './messages/text.ts';
+export * from './messages/builders.ts';
+export * from './messages/turns.ts';
+export * from './messages/visibility.ts';
+export * from './invariants/pairing.ts';
+export * from './invariants/check.ts';
+export * from './invariants/repair.ts';
+export * from './adapters/openai.ts';
+export * from './adapters/anthropic.ts';
+export * from './tokens/text-stats.ts';
+export * from './tokens/py-json.ts';
+export * from './tokens/estimators.ts';
+export * from './tokens/exact.ts';
+export * from './tokens/context.ts';
+export * from './budget/budget.ts';

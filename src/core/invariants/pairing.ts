@@ -1,0 +1,56 @@
+import type { Message } from '../messages/types.ts';
+
+/** Where a tool call or result sits: message index and part index. */
+export interface PartRef {
+  message: number;
+  part: number;
+}
+
+export interface ToolPair {
+  callId: string;
+  name: string;
+  call: PartRef;
+  /** Undefined when the call has no result. */
+  result?: PartRef;
+}
+
+export interface Pairing {
+  pairs: ToolPair[];
+  /** Results with no open call before them. */
+  orphanResults: Array<PartRef & { callId: string }>;
+  /** Results for a call that already had one (the later ones). */
+  duplicateResults: Array<PartRef & { callId: string }>;
+}
+
+/**
+ * Pairs every tool result with the nearest preceding open call of the same id. Ids may repeat
+ * inside a conversation (τ-bench reuses them): each result closes the most recent open call.
+ */
+export function pairToolCalls(messages: readonly Message[]): Pairing {
+  const pairs: ToolPair[] = [];
+  const open = new Map<string, number[]>(); // id → stack of indices into pairs
+  const closed = new Map<string, number>(); // id → last closed pair index (for duplicates)
+  const orphanResults: Pairing['orphanResults'] = [];
+  const duplicateResults: Pairing['duplicateResults'] = [];
+  messages.forEach((m, mi) => {
+    m.parts.forEach((p, pi) => {
+      if (p.type === 'tool-call') {
+        const stack = open.get(p.id) ?? [];
+        stack.push(pairs.length);
+        open.set(p.id, stack);
+        pairs.push({ callId: p.id, name: p.name, call: { message: mi, part: pi } });
+      } else if (p.type === 'tool-result') {
+        const stack = open.get(p.callId);
+        const idx = stack?.pop();
+        if (idx === undefined) {
+          if (closed.has(p.callId)) duplicateResults.push({ message: mi, part: pi, callId: p.callId });
+          else orphanResults.push({ message: mi, part: pi, callId: p.callId });
+          return;
+        }
+        pairs[idx]!.result = { message: mi, part: pi };
+        closed.set(p.callId, idx);
+      }
+    });
+  });
+  return { pairs, orphanResults, duplicateResults };
+}

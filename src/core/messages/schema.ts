@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { CtxError, formatPath } from '../errors.ts';
+import type { JsonValue, Message } from './types.ts';
+
+export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValueSchema),
+    z.record(z.string(), jsonValueSchema),
+  ]),
+);
+
+export const textPartSchema = z.strictObject({
+  type: z.literal('text'),
+  text: z.string(),
+  extra: z.record(z.string(), jsonValueSchema).optional(),
+});
+
+export const imagePartSchema = z
+  .strictObject({
+    type: z.literal('image'),
+    url: z.string().min(1).optional(),
+    data: z.string().min(1).optional(),
+    mediaType: z.string().optional(),
+    detail: z.enum(['auto', 'low', 'high']).optional(),
+  })
+  .refine((p) => p.url !== undefined || p.data !== undefined, { message: 'an image needs a url or data' });
+
+export const reasoningPartSchema = z.strictObject({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  signature: z.string().optional(),
+  redacted: z.boolean().optional(),
+});
+
+export const toolCallPartSchema = z.strictObject({
+  type: z.literal('tool-call'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  args: jsonValueSchema,
+});
+
+export const toolResultPartSchema = z.strictObject({
+  type: z.literal('tool-result'),
+  callId: z.string().min(1),
+  name: z.string().optional(),
+  output: z.union([z.string(), jsonValueSchema]),
+  isError: z.boolean().optional(),
+});
+
+const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result'] as const;
+
+export const partSchema = z.discriminatedUnion(
+  'type',
+  [textPartSchema, imagePartSchema, reasoningPartSchema, toolCallPartSchema, toolResultPartSchema],
+  { error: (iss) => (iss.code === 'invalid_union' ? `unknown part type (expected one of ${PART_TYPES.join(', ')})` : undefined) },
+);
+
+export const usageSchema = z.strictObject({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative().optional(),
+  cacheReadTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  stopReason: z.string().optional(),
+});
+
+export const metaSchema = z
+  .object({
+    kind: z.string().optional(),
+    agentVisible: z.boolean().optional(),
+    userVisible: z.boolean().optional(),
+    pinned: z.boolean().optional(),
+    createdAt: z.string().optional(),
+  })
+  .catchall(jsonValueSchema);
+
+export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool'], {
+  error: (iss) => (iss.input === undefined ? 'role is required' : 'role must be one of system, user, assistant, tool'),
+});
+
+export const messageSchema = z.strictObject({
+  id: z.string().min(1),
+  role: roleSchema,
+  parts: z.array(partSchema),
+  meta: metaSchema.optional(),
+  usage: usageSchema.optional(),
+  model: z.string().optional(),
+  name: z.string().optional(),
+});
+
+export const messagesSchema = z.array(messageSchema);
+
+/** Turns the first zod issue into a `CtxError` that names the JSON path and the reason. */
+export function zodToCtxError(error: z.ZodError, basePath: readonly PropertyKey[] = []): CtxError {
+  const issue = error.issues[0];
+  if (!issue) return new CtxError('invalid_input', 'invalid input', { path: formatPath(basePath), cause: error });
+  const path = formatPath([...basePath, ...issue.path]);
+  return new CtxError('invalid_input', issue.message, { path, cause: error });
+}
+
+/** Validates with `schema`, throwing a `CtxError` naming the JSON path on failure. */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown, basePath: readonly PropertyKey[] = []): T {
+  const result = schema.safeParse(input);
+  if (!result.success) throw zodToCtxError(result.error, basePath);
+  return result.data;
+}
+
+/** Validates neutral messages; throws `CtxError('invalid_input')` naming the JSON path. */
+export function parseMessages(input: unknown, basePath: readonly PropertyKey[] = ['messages']): Message[] {
+  return parseWith(messagesSchema, input, basePath) as Message[];
+}
+
+export function parseMessage(input: unknown, basePath: readonly PropertyKey[] = ['message']): Message {
+  return parseWith(messageSchema, input, basePath) as Message;
+}

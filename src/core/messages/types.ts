@@ -1,0 +1,93 @@
+/**
+ * The provider-neutral message model. Adapters at the edge convert from and to
+ * OpenAI Chat Completions and Anthropic Messages; everything inside ctxkit speaks this.
+ */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  /** Provider extras that have no neutral meaning (e.g. Anthropic `cache_control`), kept for the round trip. */
+  extra?: Record<string, JsonValue>;
+}
+
+export interface ImagePart {
+  type: 'image';
+  /** An http(s) or data: URL, or absent when the image came as base64 `data`. */
+  url?: string;
+  data?: string;
+  mediaType?: string;
+  /** OpenAI `detail`. */
+  detail?: 'auto' | 'low' | 'high';
+}
+
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  /** Anthropic thinking signature, or `redacted` data for a redacted block. */
+  signature?: string;
+  redacted?: boolean;
+}
+
+export interface ToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  /** Parsed JSON arguments (an object for every provider we know). */
+  args: JsonValue;
+}
+
+export interface ToolResultPart {
+  type: 'tool-result';
+  callId: string;
+  name?: string;
+  /** The tool's output: text, or structured JSON (co-cli dict returns). */
+  output: string | JsonValue;
+  isError?: boolean;
+}
+
+export type Part = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart;
+export type PartType = Part['type'];
+
+export interface MessageMeta {
+  /** What the message is for: `user`, `assistant`, `tool_result`, `tool_result_archived`, `tool_summary`, `summary`… */
+  kind?: string;
+  /** Unset → true. `false` → never sent to the model and counted as 0 tokens (003 §5.1). */
+  agentVisible?: boolean;
+  /** Unset → true. */
+  userVisible?: boolean;
+  /** Pinned messages survive every stage. */
+  pinned?: boolean;
+  /** ISO-8601 creation time. */
+  createdAt?: string;
+  /** Anything else the source carried (e.g. `isCompactSummary`, `isMeta`). */
+  [key: string]: JsonValue | undefined;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Provider's total, when it reports one; otherwise input+output+cache. */
+  totalTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  /** `stop`, `tool_use`, `length`, `aborted`, `error`… Aborted/error usages are never used as an anchor. */
+  stopReason?: string;
+}
+
+export interface Message {
+  id: string;
+  role: Role;
+  parts: Part[];
+  meta?: MessageMeta;
+  usage?: Usage;
+  /** The model that produced an assistant message, when known. */
+  model?: string;
+  /** OpenAI `name` of a user/assistant message. */
+  name?: string;
+}
+
+export type Dialect = 'openai' | 'anthropic' | 'gemini';

@@ -1,0 +1,129 @@
+/**
+ * The contract every pipeline stage keeps: a pure function `(messages, ctx) → StageResult` that never
+ * mutates its input and returns the input array itself when it does nothing.
+ */
+import type { ContextBudget } from '../budget/budget.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
+import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
+
+export type StageStatus = 'noop' | 'applied' | 'skipped' | 'failed';
+
+export interface StageReport {
+  stage: string;
+  status: StageStatus;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Why it was skipped or what it did, in a few words. */
+  detail?: string;
+  /** The error message when `failed`. */
+  error?: string;
+  /** Tokens spent calling a summarizer in this stage. */
+  summarizerUsage?: { inputTokens: number; outputTokens: number };
+}
+
+export type JournalAction =
+  | 'removed' // the message is no longer sent
+  | 'replaced' // its content was replaced by a placeholder / superseded notice
+  | 'truncated' // part of its content was cut
+  | 'archived' // hidden from the agent (agentVisible=false) behind a digest
+  | 'summarized' // folded into a summary message
+  | 'spilled' // full content written to a BlobStore
+  | 'inserted' // a message ctxkit added (summary, digest, marker)
+  | 'repaired'; // changed by the invariant repair step
+
+export interface JournalEntry {
+  stage: string;
+  action: JournalAction;
+  /** The affected message (for `inserted`, the new one). */
+  messageId: string;
+  /** The message that now stands for it: a summary, digest or the placeholder itself. */
+  replacementId?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  /**
+   * Where the full content still is: `session-log` (the session store keeps every message),
+   * `blob:<id>` (a BlobStore), `memory:<id>`/`daily:<date>` (long-term memory).
+   */
+  location: string;
+  /** How to get it back, for a human or the agent. */
+  recover: string;
+}
+
+export type PipelineEvent =
+  | { type: 'compaction-start'; stage: string; trigger: string; messages: number; tokens: number }
+  | {
+      type: 'compaction-end';
+      stage: string;
+      trigger: string;
+      messagesBefore: number;
+      messagesAfter: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      error?: string;
+    }
+  | { type: 'summary-pending'; stage: string; targetId: string; turnsCompacted: number }
+  | { type: 'summary-applied'; stage: string; targetId: string }
+  | { type: 'memory-extracted'; stage: string; count: number }
+  | { type: 'breaker-open'; failures: number }
+  | { type: 'escalated'; stage: string; reason: string };
+
+/** A summary computed in the background (000 §1.8): applied to `targetId` from the next run on. */
+export interface PendingInjection {
+  /** Id of the first kept user message whose first text part receives the summary. */
+  targetId: string;
+  /** The text of that part when the injection was planned. */
+  originalText: string;
+  turnsCompacted: number;
+  /** Undefined while the summary is still being computed. */
+  summary?: string;
+}
+
+/** What a session carries from one pipeline run to the next. Stages return an updated copy. */
+export interface PipelineState {
+  /** Consecutive compaction failures (002 §4.8). */
+  compactionFailures: number;
+  pendingInjections: PendingInjection[];
+  /** Last compaction summary, for iterative updates. */
+  lastSummary?: string;
+  /** Tokens right after the last compaction, for the loop guard. */
+  lastCompactionTokens?: number;
+  /** Overflow recoveries already tried for the current user turn. */
+  overflowAttempts: number;
+}
+
+export const INITIAL_STATE: PipelineState = { compactionFailures: 0, pendingInjections: [], overflowAttempts: 0 };
+
+export interface StageContext {
+  /** Memoized counter; count with `countMessages` helpers, never by hand. */
+  counter: TokenCounter;
+  budget: ContextBudget;
+  clock: Clock;
+  ids: IdGenerator;
+  summarizer: Summarizer;
+  blobs?: BlobStore;
+  /** System prompt and tool schemas, for the estimate. */
+  system?: string;
+  tools?: readonly JsonValue[];
+  /** Tool names whose results no stage may touch. */
+  excludeTools: ReadonlySet<string>;
+  state: PipelineState;
+  /** Preset name, passed to the summarizer to pick prompts. */
+  preset: string;
+  signal?: AbortSignal;
+}
+
+export interface StageResult {
+  messages: Message[];
+  report: StageReport;
+  journal: JournalEntry[];
+  events: PipelineEvent[];
+  /** Updated session state, when the stage changed it. */
+  state?: PipelineState;
+  /** Memories extracted in the same pass (compaction with memory extraction, 000 flush). */
+  memories?: ExtractedMemory[];
+}
+
+export interface Stage {
+  readonly name: string;
+  run(messages: readonly Message[], ctx: StageContext): StageResult | Promise<StageResult>;
+}

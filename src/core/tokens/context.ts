@@ -1,0 +1,63 @@
+/**
+ * The context estimate: system prompt + tool schemas + visible messages, anchored to the provider's
+ * last reported usage when there is one (003 §5.5): that total plus an estimate of every later message.
+ */
+import type { JsonValue, Message, Usage } from '../messages/types.ts';
+import type { TokenCounter } from '../ports.ts';
+
+export interface ContextInput {
+  system?: string;
+  /** Tool schemas as sent to the provider; counted as their JSON. */
+  tools?: readonly JsonValue[];
+  messages: readonly Message[];
+}
+
+export interface ContextEstimate {
+  tokens: number;
+  system: number;
+  tools: number;
+  messages: number;
+  /** Id of the assistant message whose reported usage anchored the estimate. */
+  anchorId?: string;
+}
+
+/** Total of a usage record: the provider's total, else input + output + cache. 0 when unusable. */
+export function usageTotal(usage: Usage): number {
+  if (usage.stopReason === 'aborted' || usage.stopReason === 'error') return 0;
+  return (
+    usage.totalTokens ??
+    usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+  );
+}
+
+/** Index of the newest visible assistant message with a usable usage, or -1. */
+export function findUsageAnchor(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || !m.usage || m.meta?.agentVisible === false) continue;
+    if (usageTotal(m.usage) > 0) return i;
+  }
+  return -1;
+}
+
+export interface EstimateOptions {
+  /** Use the provider's last reported usage as the base. @default true */
+  anchor?: boolean;
+}
+
+export function estimateContext(input: ContextInput, counter: TokenCounter, options: EstimateOptions = {}): ContextEstimate {
+  const system = input.system ? counter.countText(input.system) : 0;
+  const tools = input.tools && input.tools.length > 0 ? counter.countText(JSON.stringify(input.tools)) : 0;
+  const anchor = options.anchor === false ? -1 : findUsageAnchor(input.messages);
+  let messages = 0;
+  if (anchor >= 0) {
+    const m = input.messages[anchor]!;
+    let after = 0;
+    for (let i = anchor + 1; i < input.messages.length; i++) after += counter.countMessage(input.messages[i]!);
+    // The reported total already covers the system prompt, tools and the anchor's own output.
+    const total = usageTotal(m.usage!) + after;
+    return { tokens: total, system, tools, messages: total - system - tools, anchorId: m.id };
+  }
+  for (const m of input.messages) messages += counter.countMessage(m);
+  return { tokens: system + tools + messages, system, tools, messages };
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// One project per folder: the pure core, the Node CLI, the Worker (driven through Miniflare),
+// the portability lane (core tests in Deno and workerd) and the conformance lanes.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'core', include: ['test/core/**/*.test.ts'] } },
+      { test: { name: 'cli', include: ['test/cli/**/*.test.ts'], testTimeout: 60_000 } },
+      { test: { name: 'worker', include: ['test/worker/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { name: 'portability', include: ['test/portability/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+      { test: { name: 'conformance', include: ['conformance/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
+    ],
+  },
+});
