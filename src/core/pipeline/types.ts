@@ -121,6 +121,17 @@ export interface StageResult {
   state?: PipelineState;
   /** Memories extracted in the same pass (compaction with memory extraction, 000 flush). */
   memories?: ExtractedMemory[];
+  /** Memory flushes (000 §2.3): daily text for the storage layer to append, with the messages it covers. */
+  flushes?: MemoryFlush[];
+}
+
+/** One 000 memory flush: the daily part of the summary of the trimmed / overflowed messages. */
+export interface MemoryFlush {
+  /** `trim` → `## Trimmed Context`, `overflow` → `## Context Overflow Recovery` (000 §2.3). */
+  reason: 'trim' | 'overflow';
+  /** The daily text (LLM answer or the rule-based fallback); never empty. */
+  summary: string;
+  messageIds: string[];
 }
 
 export interface Stage {
