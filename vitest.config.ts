@@ -7,9 +7,30 @@ export default defineConfig({
     projects: [
       { test: { name: 'core', include: ['test/core/**/*.test.ts'] } },
       { test: { name: 'cli', include: ['test/cli/**/*.test.ts'], testTimeout: 60_000 } },
-      { test: { name: 'worker', include: ['test/worker/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { test: { name: 'portability', include: ['test/portability/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
-      { test: { name: 'conformance', include: ['conformance/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000 } },
+      {
+        test: {
+          name: 'worker',
+          include: ['test/worker/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'portability',
+          include: ['test/portability/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'conformance',
+          include: ['conformance/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
     ],
   },
 });

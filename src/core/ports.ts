@@ -12,7 +12,9 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that only moves when told to; for tests and fixtures. */
-export function fixedClock(start: number | string): Clock & { advance(ms: number): void; set(ms: number): void } {
+export function fixedClock(
+  start: number | string,
+): Clock & { advance(ms: number): void; set(ms: number): void } {
   let t = typeof start === 'string' ? Date.parse(start) : start;
   return {
     now: () => t,

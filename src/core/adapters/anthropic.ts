@@ -18,21 +18,34 @@ const imageBlock = z.object({
     z.object({ type: z.literal('url'), url: z.string().min(1) }),
   ]),
 });
-const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() });
+const thinkingBlock = z.object({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
 const redactedBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
-const toolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: jsonValueSchema });
+const toolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: jsonValueSchema,
+});
 const toolResultBlock = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.union([z.string(), z.array(z.union([textBlock, imageBlock]))]).optional(),
   is_error: z.boolean().optional(),
 });
-const block = z.discriminatedUnion('type', [textBlock, imageBlock, thinkingBlock, redactedBlock, toolUseBlock, toolResultBlock], {
-  error: (iss) =>
-    iss.code === 'invalid_union'
-      ? 'unknown content block type (expected text, image, thinking, redacted_thinking, tool_use, tool_result)'
-      : undefined,
-});
+const block = z.discriminatedUnion(
+  'type',
+  [textBlock, imageBlock, thinkingBlock, redactedBlock, toolUseBlock, toolResultBlock],
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? 'unknown content block type (expected text, image, thinking, redacted_thinking, tool_use, tool_result)'
+        : undefined,
+  },
+);
 
 export const anthropicMessageSchema = z.object({
   role: z.enum(['user', 'assistant'], { error: () => 'role must be user or assistant' }),
@@ -75,7 +88,9 @@ export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {
   const nextId = () => `${prefix}${n++}`;
   if (request.system !== undefined) {
     const parts: Part[] =
-      typeof request.system === 'string' ? [{ type: 'text', text: request.system }] : request.system.map(textFrom);
+      typeof request.system === 'string'
+        ? [{ type: 'text', text: request.system }]
+        : request.system.map(textFrom);
     out.push({ id: nextId(), role: 'system', parts });
   }
   request.messages.forEach((raw, i) => {
@@ -92,21 +107,33 @@ export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {
           parts.push(imageFrom(b));
           break;
         case 'thinking':
-          parts.push(b.signature ? { type: 'reasoning', text: b.thinking, signature: b.signature } : { type: 'reasoning', text: b.thinking });
+          parts.push(
+            b.signature
+              ? { type: 'reasoning', text: b.thinking, signature: b.signature }
+              : { type: 'reasoning', text: b.thinking },
+          );
           break;
         case 'redacted_thinking':
           parts.push({ type: 'reasoning', text: '', signature: b.data, redacted: true });
           break;
         case 'tool_use':
           if (m.role !== 'assistant')
-            throw new CtxError('invalid_input', 'tool_use blocks belong in assistant messages', { path: `messages[${i}].content` });
+            throw new CtxError('invalid_input', 'tool_use blocks belong in assistant messages', {
+              path: `messages[${i}].content`,
+            });
           parts.push({ type: 'tool-call', id: b.id, name: b.name, args: b.input });
           break;
         case 'tool_result': {
           if (m.role !== 'user')
-            throw new CtxError('invalid_input', 'tool_result blocks belong in user messages', { path: `messages[${i}].content` });
+            throw new CtxError('invalid_input', 'tool_result blocks belong in user messages', {
+              path: `messages[${i}].content`,
+            });
           const output: string | JsonValue =
-            b.content === undefined ? '' : typeof b.content === 'string' ? b.content : (b.content as JsonValue);
+            b.content === undefined
+              ? ''
+              : typeof b.content === 'string'
+                ? b.content
+                : (b.content as JsonValue);
           const part: Part = { type: 'tool-result', callId: b.tool_use_id, output };
           if (b.is_error) part.isError = true;
           results.push(part);
@@ -114,7 +141,8 @@ export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {
         }
       }
     }
-    if (results.length > 0) out.push({ id: nextId(), role: 'tool', parts: results, meta: { kind: 'tool_result' } });
+    if (results.length > 0)
+      out.push({ id: nextId(), role: 'tool', parts: results, meta: { kind: 'tool_result' } });
     if (parts.length > 0 || results.length === 0) {
       const message: Message = { id: nextId(), role: m.role, parts };
       if (m.model) message.model = m.model;
@@ -135,17 +163,23 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
     case 'image':
       return p.url !== undefined && p.data === undefined
         ? { type: 'image', source: { type: 'url', url: p.url } }
-        : { type: 'image', source: { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' } };
+        : {
+            type: 'image',
+            source: { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' },
+          };
     case 'reasoning':
       if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '' };
-      return p.signature !== undefined ? { type: 'thinking', thinking: p.text, signature: p.signature } : { type: 'thinking', thinking: p.text };
+      return p.signature !== undefined
+        ? { type: 'thinking', thinking: p.text, signature: p.signature }
+        : { type: 'thinking', thinking: p.text };
     case 'tool-call':
       return { type: 'tool_use', id: p.id, name: p.name, input: p.args };
     case 'tool-result': {
       const b: Record<string, JsonValue> = {
         type: 'tool_result',
         tool_use_id: p.callId,
-        content: typeof p.output === 'string' || Array.isArray(p.output) ? p.output : JSON.stringify(p.output),
+        content:
+          typeof p.output === 'string' || Array.isArray(p.output) ? p.output : JSON.stringify(p.output),
       };
       if (p.isError) b.is_error = true;
       return b;
@@ -168,13 +202,15 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
       const b = partToBlock(p);
       if (b) systemBlocks.push(b);
     }
-  if (systemBlocks.length === 1 && Object.keys(systemBlocks[0]!).length === 2) request.system = systemBlocks[0]!.text as string;
+  if (systemBlocks.length === 1 && Object.keys(systemBlocks[0]!).length === 2)
+    request.system = systemBlocks[0]!.text as string;
   else if (systemBlocks.length > 0) request.system = systemBlocks;
   for (; i < messages.length; i++) {
     const m = messages[i]!;
     const role = m.role === 'assistant' ? 'assistant' : 'user';
     const blocks = m.parts.map(partToBlock).filter((b): b is Record<string, JsonValue> => b !== undefined);
-    if (m.role === 'system') for (const b of blocks) if (b.type === 'text') b.text = `[System] ${b.text as string}`;
+    if (m.role === 'system')
+      for (const b of blocks) if (b.type === 'text') b.text = `[System] ${b.text as string}`;
     const last = request.messages[request.messages.length - 1];
     if (last && last.role === role) {
       const prev = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;

@@ -5,7 +5,15 @@
 import { z } from 'zod';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
-import type { ImagePart, JsonValue, Message, MessageMeta, Part, Usage } from '../messages/types.ts';
+import type {
+  ImagePart,
+  JsonValue,
+  Message,
+  MessageMeta,
+  Part,
+  ToolCallPart,
+  Usage,
+} from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
 
 const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
@@ -28,14 +36,33 @@ const toolCallSchema = z.object({
 });
 
 const usageSchema = z.record(z.string(), jsonValueSchema);
-const extras = { usage: usageSchema.optional(), meta: z.record(z.string(), jsonValueSchema).optional(), model: z.string().optional() };
+const extras = {
+  usage: usageSchema.optional(),
+  meta: z.record(z.string(), jsonValueSchema).optional(),
+  model: z.string().optional(),
+};
 
 export const openAIMessageSchema = z.discriminatedUnion(
   'role',
   [
-    z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textContent)]), name: z.string().optional(), ...extras }),
-    z.object({ role: z.literal('developer'), content: z.union([z.string(), z.array(textContent)]), name: z.string().optional(), ...extras }),
-    z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userPart)]), name: z.string().optional(), ...extras }),
+    z.object({
+      role: z.literal('system'),
+      content: z.union([z.string(), z.array(textContent)]),
+      name: z.string().optional(),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('developer'),
+      content: z.union([z.string(), z.array(textContent)]),
+      name: z.string().optional(),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('user'),
+      content: z.union([z.string(), z.array(userPart)]),
+      name: z.string().optional(),
+      ...extras,
+    }),
     z.object({
       role: z.literal('assistant'),
       content: z.union([z.string(), z.array(assistantPart), z.null()]).optional(),
@@ -54,7 +81,12 @@ export const openAIMessageSchema = z.discriminatedUnion(
       ...extras,
     }),
   ],
-  { error: (iss) => (iss.code === 'invalid_union' ? 'role must be one of system, developer, user, assistant, tool' : undefined) },
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? 'role must be one of system, developer, user, assistant, tool'
+        : undefined,
+  },
 );
 
 export type OpenAIMessage = z.infer<typeof openAIMessageSchema>;
@@ -76,7 +108,10 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
   const details = raw.completion_tokens_details;
   const reasoning =
     num('reasoning_tokens') ??
-    (details && typeof details === 'object' && !Array.isArray(details) && typeof details.reasoning_tokens === 'number'
+    (details &&
+    typeof details === 'object' &&
+    !Array.isArray(details) &&
+    typeof details.reasoning_tokens === 'number'
       ? details.reasoning_tokens
       : undefined);
   let usage: Usage | undefined;
@@ -99,7 +134,8 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
 /** Converts OpenAI Chat Completions messages (or trajectory messages) to neutral messages. */
 export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[] {
   const base = options.path ?? 'messages';
-  if (!Array.isArray(input)) throw new CtxError('invalid_input', 'expected an array of messages', { path: base });
+  if (!Array.isArray(input))
+    throw new CtxError('invalid_input', 'expected an array of messages', { path: base });
   const prefix = options.idPrefix ?? 'm';
   return input.map((raw, i): Message => {
     const m = parseWith(openAIMessageSchema, raw, [base, i]);
@@ -133,12 +169,16 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
         if (typeof m.content === 'string') {
           if (m.content !== '') parts.push({ type: 'text', text: m.content });
         } else if (Array.isArray(m.content)) {
-          for (const c of m.content) parts.push({ type: 'text', text: c.type === 'text' ? c.text : c.refusal });
+          for (const c of m.content)
+            parts.push({ type: 'text', text: c.type === 'text' ? c.text : c.refusal });
         }
         if (m.refusal) meta.refusal = m.refusal;
         m.tool_calls?.forEach((tc, ti) => {
           const path = formatPath([base, i, 'tool_calls', ti, 'function', 'arguments']);
-          parts.push({ type: 'tool-call', id: tc.id, name: tc.function.name, args: parseArgs(tc.function.arguments, path) });
+          const args = parseArgs(tc.function.arguments, path);
+          const part: Part = { type: 'tool-call', id: tc.id, name: tc.function.name, args };
+          if (tc.function.arguments !== JSON.stringify(args)) part.argsText = tc.function.arguments;
+          parts.push(part);
         });
         break;
       }
@@ -172,7 +212,10 @@ export interface ToOpenAIOptions {
 }
 
 /** Converts neutral messages to OpenAI Chat Completions messages. Invisible messages are the caller's business. */
-export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): Array<Record<string, JsonValue>> {
+export function toOpenAI(
+  messages: readonly Message[],
+  options: ToOpenAIOptions = {},
+): Array<Record<string, JsonValue>> {
   const out: Array<Record<string, JsonValue>> = [];
   for (const m of messages) {
     const meta: Record<string, JsonValue> = {};
@@ -198,7 +241,9 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       continue;
     }
     const texts = m.parts.filter((p) => p.type === 'text');
-    const msg: Record<string, JsonValue> = { role: m.role === 'system' && meta.sourceRole === 'developer' ? 'developer' : m.role };
+    const msg: Record<string, JsonValue> = {
+      role: m.role === 'system' && meta.sourceRole === 'developer' ? 'developer' : m.role,
+    };
     delete meta.sourceRole;
     if (m.role === 'user' && m.parts.some((p) => p.type === 'image')) {
       msg.content = m.parts.flatMap((p): JsonValue[] => {
@@ -216,7 +261,7 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
         msg.tool_calls = calls.map((c) => ({
           id: c.id,
           type: 'function',
-          function: { name: c.name, arguments: JSON.stringify(c.args) },
+          function: { name: c.name, arguments: argumentsText(c) },
         }));
       const reasoning = m.parts.find((p) => p.type === 'reasoning');
       if (options.trajectory && reasoning) msg.reasoning = reasoning.text;
@@ -236,6 +281,17 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
     out.push(msg);
   }
   return out;
+}
+
+/** The provider's own serialisation while it still matches the arguments, else canonical JSON. */
+function argumentsText(call: ToolCallPart): string {
+  const canonical = JSON.stringify(call.args);
+  if (call.argsText === undefined) return canonical;
+  try {
+    return JSON.stringify(JSON.parse(call.argsText)) === canonical ? call.argsText : canonical;
+  } catch {
+    return canonical;
+  }
 }
 
 function usageToRecord(u: Usage): Record<string, JsonValue> {

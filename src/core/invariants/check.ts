@@ -41,9 +41,17 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
 
   for (const p of pairs) {
     if (p.result) continue;
-    if (options.allowPendingCalls && p.call.message === lastCallMessage && lastCallMessage === messages.length - 1)
+    if (
+      options.allowPendingCalls &&
+      p.call.message === lastCallMessage &&
+      lastCallMessage === messages.length - 1
+    )
       continue;
-    out.push({ rule: 'call-without-result', messageId: id(p.call.message), detail: `call ${p.callId} (${p.name})` });
+    out.push({
+      rule: 'call-without-result',
+      messageId: id(p.call.message),
+      detail: `call ${p.callId} (${p.name})`,
+    });
   }
   for (const r of orphanResults)
     out.push({ rule: 'result-without-call', messageId: id(r.message), detail: `result for ${r.callId}` });
@@ -58,13 +66,21 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
       while (j < p.result.message && messages[j]!.role === 'tool') j++;
       const adjacent = j === p.result.message && messages[j]!.role === 'tool';
       if (!adjacent)
-        out.push({ rule: 'result-not-adjacent', messageId: id(p.result.message), detail: `result for ${p.callId}` });
+        out.push({
+          rule: 'result-not-adjacent',
+          messageId: id(p.result.message),
+          detail: `result for ${p.callId}`,
+        });
     }
     if (options.dialect === 'anthropic') {
       const seen = new Set<string>();
       for (const p of pairs) {
         if (seen.has(p.callId))
-          out.push({ rule: 'duplicate-call-id', messageId: id(p.call.message), detail: `tool_use id ${p.callId} reused` });
+          out.push({
+            rule: 'duplicate-call-id',
+            messageId: id(p.call.message),
+            detail: `tool_use id ${p.callId} reused`,
+          });
         seen.add(p.callId);
       }
       messages.forEach((m, i) => {
@@ -75,7 +91,11 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
     messages.forEach((m, i) => {
       if (m.role !== 'system') sawOther = true;
       else if (sawOther && options.dialect !== 'openai')
-        out.push({ rule: 'system-not-first', messageId: id(i), detail: 'system message after conversation start' });
+        out.push({
+          rule: 'system-not-first',
+          messageId: id(i),
+          detail: 'system message after conversation start',
+        });
     });
   }
 
@@ -87,12 +107,15 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
 
   if (options.before) {
     const position = new Map<string, number>();
-    options.before.forEach((m, i) => position.set(m.id, i));
+    options.before.forEach((m, i) => {
+      position.set(m.id, i);
+    });
     let last = -1;
     for (const m of messages) {
       const pos = position.get(m.id);
       if (pos === undefined) continue;
-      if (pos < last) out.push({ rule: 'order-changed', messageId: m.id, detail: 'moved before an older message' });
+      if (pos < last)
+        out.push({ rule: 'order-changed', messageId: m.id, detail: 'moved before an older message' });
       last = Math.max(last, pos);
     }
     for (const m of options.before) {
@@ -104,9 +127,15 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
 }
 
 /** Throws `CtxError('invariant_violation')` listing every violation. */
-export function assertInvariants(messages: readonly Message[], options: CheckOptions = {}, where = 'messages'): void {
+export function assertInvariants(
+  messages: readonly Message[],
+  options: CheckOptions = {},
+  where = 'messages',
+): void {
   const violations = checkInvariants(messages, options);
   if (violations.length === 0) return;
   const list = violations.map((v) => `${v.rule} at ${v.messageId} (${v.detail})`).join('; ');
-  throw new CtxError('invariant_violation', `${violations.length} invariant violation(s): ${list}`, { path: where });
+  throw new CtxError('invariant_violation', `${violations.length} invariant violation(s): ${list}`, {
+    path: where,
+  });
 }

@@ -44,11 +44,21 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
   const drop = new Set<string>(); // "m:p" keys of result parts to drop from their place
   for (const r of orphanResults) {
     drop.add(`${r.message}:${r.part}`);
-    repairs.push({ kind: 'dropped-orphan-result', messageId: input[r.message]!.id, callId: r.callId, detail: 'no call before it' });
+    repairs.push({
+      kind: 'dropped-orphan-result',
+      messageId: input[r.message]!.id,
+      callId: r.callId,
+      detail: 'no call before it',
+    });
   }
   for (const r of duplicateResults) {
     drop.add(`${r.message}:${r.part}`);
-    repairs.push({ kind: 'dropped-duplicate-result', messageId: input[r.message]!.id, callId: r.callId, detail: 'call already answered' });
+    repairs.push({
+      kind: 'dropped-duplicate-result',
+      messageId: input[r.message]!.id,
+      callId: r.callId,
+      detail: 'call already answered',
+    });
   }
 
   // Rename reused ids for Anthropic (ids must be unique per request).
@@ -67,7 +77,12 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
       used.add(fresh);
       rename.set(`${p.call.message}:${p.call.part}`, fresh);
       if (p.result) rename.set(`${p.result.message}:${p.result.part}`, fresh);
-      repairs.push({ kind: 'renamed-call-id', messageId: input[p.call.message]!.id, callId: p.callId, detail: `renamed to ${fresh}` });
+      repairs.push({
+        kind: 'renamed-call-id',
+        messageId: input[p.call.message]!.id,
+        callId: p.callId,
+        detail: `renamed to ${fresh}`,
+      });
     }
   }
 
@@ -79,9 +94,20 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
     const callMsg = p.call.message;
     if (!p.result) {
       if (options.allowPendingCalls && callMsg === lastIndex) continue;
-      const part: ToolResultPart = { type: 'tool-result', callId: renamed(rename, p.call) ?? p.callId, name: p.name, output: MISSING_RESULT_TEXT, isError: true };
+      const part: ToolResultPart = {
+        type: 'tool-result',
+        callId: renamed(rename, p.call) ?? p.callId,
+        name: p.name,
+        output: MISSING_RESULT_TEXT,
+        isError: true,
+      };
       push(synthAfter, callMsg, part);
-      repairs.push({ kind: 'synthesized-result', messageId: input[callMsg]!.id, callId: p.callId, detail: 'call had no result' });
+      repairs.push({
+        kind: 'synthesized-result',
+        messageId: input[callMsg]!.id,
+        callId: p.callId,
+        detail: 'call had no result',
+      });
       continue;
     }
     if (!options.dialect) continue;
@@ -92,7 +118,12 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
     const id = renamed(rename, p.result);
     push(moveAfter, callMsg, id ? { ...original, callId: id } : original);
     drop.add(`${p.result.message}:${p.result.part}`);
-    repairs.push({ kind: 'moved-result', messageId: input[p.result.message]!.id, callId: p.callId, detail: `moved next to ${input[callMsg]!.id}` });
+    repairs.push({
+      kind: 'moved-result',
+      messageId: input[p.result.message]!.id,
+      callId: p.callId,
+      detail: `moved next to ${input[callMsg]!.id}`,
+    });
   }
 
   if (repairs.length === 0) return { messages: input as Message[], repairs };
@@ -102,7 +133,12 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
     const parts = [...(moveAfter.get(callMsg) ?? []), ...(synthAfter.get(callMsg) ?? [])];
     if (parts.length === 0) return;
     const anchor = input[callMsg]!;
-    out.push({ id: `${anchor.id}~repair`, role: 'tool', parts, meta: { kind: 'tool_result', repaired: true } });
+    out.push({
+      id: `${anchor.id}~repair`,
+      role: 'tool',
+      parts,
+      meta: { kind: 'tool_result', repaired: true },
+    });
   };
   let pendingFor: number | undefined;
   input.forEach((m, mi) => {
@@ -129,7 +165,8 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
       } else parts.push(p);
     });
     if (changed && parts.length === 0) {
-      if (!(m.role === 'tool')) repairs.push({ kind: 'dropped-empty-message', messageId: m.id, detail: 'nothing left after repair' });
+      if (!(m.role === 'tool'))
+        repairs.push({ kind: 'dropped-empty-message', messageId: m.id, detail: 'nothing left after repair' });
     } else if (parts.length === 0 && options.dialect === 'anthropic') {
       repairs.push({ kind: 'dropped-empty-message', messageId: m.id, detail: 'empty content' });
     } else out.push(changed ? { ...m, parts } : m);

@@ -41,6 +41,7 @@ export const toolCallPartSchema = z.strictObject({
   id: z.string().min(1),
   name: z.string().min(1),
   args: jsonValueSchema,
+  argsText: z.string().optional(),
 });
 
 export const toolResultPartSchema = z.strictObject({
@@ -56,7 +57,12 @@ const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result'] as
 export const partSchema = z.discriminatedUnion(
   'type',
   [textPartSchema, imagePartSchema, reasoningPartSchema, toolCallPartSchema, toolResultPartSchema],
-  { error: (iss) => (iss.code === 'invalid_union' ? `unknown part type (expected one of ${PART_TYPES.join(', ')})` : undefined) },
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? `unknown part type (expected one of ${PART_TYPES.join(', ')})`
+        : undefined,
+  },
 );
 
 export const usageSchema = z.strictObject({
@@ -80,7 +86,8 @@ export const metaSchema = z
   .catchall(jsonValueSchema);
 
 export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool'], {
-  error: (iss) => (iss.input === undefined ? 'role is required' : 'role must be one of system, user, assistant, tool'),
+  error: (iss) =>
+    iss.input === undefined ? 'role is required' : 'role must be one of system, user, assistant, tool',
 });
 
 export const messageSchema = z.strictObject({
@@ -98,9 +105,30 @@ export const messagesSchema = z.array(messageSchema);
 /** Turns the first zod issue into a `CtxError` that names the JSON path and the reason. */
 export function zodToCtxError(error: z.ZodError, basePath: readonly PropertyKey[] = []): CtxError {
   const issue = error.issues[0];
-  if (!issue) return new CtxError('invalid_input', 'invalid input', { path: formatPath(basePath), cause: error });
-  const path = formatPath([...basePath, ...issue.path]);
-  return new CtxError('invalid_input', issue.message, { path, cause: error });
+  if (!issue)
+    return new CtxError('invalid_input', 'invalid input', { path: formatPath(basePath), cause: error });
+  const { path, message } = mostSpecific(issue, []);
+  return new CtxError('invalid_input', message, { path: formatPath([...basePath, ...path]), cause: error });
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * For a union (`string | Part[]`), zod reports "Invalid input" at the union itself; the useful error is
+ * the one from the branch that got furthest, e.g. `content[0].type` of the array branch.
+ */
+function mostSpecific(issue: Issue, prefix: PropertyKey[]): { path: PropertyKey[]; message: string } {
+  const here = [...prefix, ...issue.path];
+  if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0)
+    return { path: here, message: issue.message };
+  let best: { path: PropertyKey[]; message: string } | undefined;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (!first) continue;
+    const candidate = mostSpecific(first, here);
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best && best.path.length > here.length ? best : { path: here, message: issue.message };
 }
 
 /** Validates with `schema`, throwing a `CtxError` naming the JSON path on failure. */

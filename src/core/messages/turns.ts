@@ -13,7 +13,10 @@ export interface Turn {
  * results, and runs to the next one. Messages before the first such message form a leading
  * partial turn. System messages at the very start are *not* part of any turn when `skipLeadingSystem`.
  */
-export function segmentTurns(messages: readonly Message[], options: { skipLeadingSystem?: boolean } = {}): Turn[] {
+export function segmentTurns(
+  messages: readonly Message[],
+  options: { skipLeadingSystem?: boolean } = {},
+): Turn[] {
   const turns: Turn[] = [];
   let i = 0;
   if (options.skipLeadingSystem) while (i < messages.length && messages[i]!.role === 'system') i++;

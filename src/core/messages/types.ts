@@ -37,6 +37,11 @@ export interface ToolCallPart {
   name: string;
   /** Parsed JSON arguments (an object for every provider we know). */
   args: JsonValue;
+  /**
+   * The arguments exactly as the provider serialised them, kept for a byte-exact round trip. Used on
+   * the way out only while it still parses to `args`; a stage that rewrites `args` may leave it stale.
+   */
+  argsText?: string;
 }
 
 export interface ToolResultPart {

@@ -30,7 +30,8 @@ export function toModelView(messages: readonly Message[]): Message[] {
         if (p.name) stub.name = p.name;
         stubs.push(stub);
       }
-    if (stubs.length > 0) out.push({ id: m.id, role: 'tool', parts: stubs, meta: { kind: 'tool_result_stub' } });
+    if (stubs.length > 0)
+      out.push({ id: m.id, role: 'tool', parts: stubs, meta: { kind: 'tool_result_stub' } });
   }
   return out;
 }

@@ -91,7 +91,11 @@ export interface PipelineState {
   overflowAttempts: number;
 }
 
-export const INITIAL_STATE: PipelineState = { compactionFailures: 0, pendingInjections: [], overflowAttempts: 0 };
+export const INITIAL_STATE: PipelineState = {
+  compactionFailures: 0,
+  pendingInjections: [],
+  overflowAttempts: 0,
+};
 
 export interface StageContext {
   /** Memoized counter; count with `countMessages` helpers, never by hand. */

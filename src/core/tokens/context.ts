@@ -45,7 +45,11 @@ export interface EstimateOptions {
   anchor?: boolean;
 }
 
-export function estimateContext(input: ContextInput, counter: TokenCounter, options: EstimateOptions = {}): ContextEstimate {
+export function estimateContext(
+  input: ContextInput,
+  counter: TokenCounter,
+  options: EstimateOptions = {},
+): ContextEstimate {
   const system = input.system ? counter.countText(input.system) : 0;
   const tools = input.tools && input.tools.length > 0 ? counter.countText(JSON.stringify(input.tools)) : 0;
   const anchor = options.anchor === false ? -1 : findUsageAnchor(input.messages);
@@ -53,7 +57,8 @@ export function estimateContext(input: ContextInput, counter: TokenCounter, opti
   if (anchor >= 0) {
     const m = input.messages[anchor]!;
     let after = 0;
-    for (let i = anchor + 1; i < input.messages.length; i++) after += counter.countMessage(input.messages[i]!);
+    for (let i = anchor + 1; i < input.messages.length; i++)
+      after += counter.countMessage(input.messages[i]!);
     // The reported total already covers the system prompt, tools and the anchor's own output.
     const total = usageTotal(m.usage!) + after;
     return { tokens: total, system, tools, messages: total - system - tools, anchorId: m.id };

@@ -83,7 +83,8 @@ export function createCowagentCounter(): TokenCounter {
         if (p.type === 'text') total += countText(p.text);
         else if (p.type === 'image') total += 1200;
         else if (p.type === 'tool-call') total += 50 + countText(pyJsonDumps(p.args));
-        else if (p.type === 'tool-result') total += 30 + (typeof p.output === 'string' ? countText(p.output) : 0);
+        else if (p.type === 'tool-result')
+          total += 30 + (typeof p.output === 'string' ? countText(p.output) : 0);
         else total += 10;
       }
       return Math.max(1, total);

@@ -41,7 +41,8 @@ export async function createTiktokenCounter(
   const overhead = options.messageOverhead ?? 4;
   const imageTokens = options.imageTokens ?? 1200;
   const noSpecial = new Set<string>();
-  const countText = (text: string) => (text === '' ? 0 : enc.countTokens(text, { disallowedSpecial: noSpecial }));
+  const countText = (text: string) =>
+    text === '' ? 0 : enc.countTokens(text, { disallowedSpecial: noSpecial });
   return {
     name: encoding === 'o200k_base' ? 'o200k' : 'cl100k',
     countText,

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/index.ts';
+import { fromAnthropic, fromOpenAI, toAnthropic, toOpenAI } from '../../src/core/index.ts';
+
+const openaiConversation = [
+  { role: 'system', content: 'You are helpful.' },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is in this image?' },
+      { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"a"}' } },
+      { id: 'c2', type: 'function', function: { name: 'lookup', arguments: '{"q":"b"}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'c1', content: 'result a' },
+  { role: 'tool', tool_call_id: 'c2', content: 'boom', meta: { is_error: true } },
+  { role: 'assistant', content: 'Done.', reasoning: 'thinking…' },
+];
+
+describe('fromOpenAI', () => {
+  it('maps roles, images, parallel calls, errors and reasoning to neutral parts', () => {
+    const messages = fromOpenAI(openaiConversation);
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(messages[1]!.parts.map((p) => p.type)).toEqual(['text', 'image']);
+    expect(messages[2]!.parts).toEqual([
+      { type: 'tool-call', id: 'c1', name: 'lookup', args: { q: 'a' } },
+      { type: 'tool-call', id: 'c2', name: 'lookup', args: { q: 'b' } },
+    ]);
+    expect(messages[4]!.parts[0]).toEqual({
+      type: 'tool-result',
+      callId: 'c2',
+      output: 'boom',
+      isError: true,
+    });
+    expect(messages[5]!.parts.map((p) => p.type)).toEqual(['reasoning', 'text']);
+  });
+
+  it('names the JSON path when tool arguments are not JSON', () => {
+    const bad = [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{nope' } }],
+      },
+    ];
+    expect(() => fromOpenAI(bad)).toThrow(
+      /messages\[0\]\.tool_calls\[0\]\.function\.arguments: tool arguments are not valid JSON/,
+    );
+  });
+
+  it('names the JSON path when a message has no role', () => {
+    expect(() => fromOpenAI([{ content: 'hi' }])).toThrow(/messages\[0\]\.role/);
+  });
+
+  it('rejects unknown content part types with their path', () => {
+    expect(() => fromOpenAI([{ role: 'user', content: [{ type: 'video', url: 'x' }] }])).toThrow(
+      /messages\[0\]\.content\[0\]/,
+    );
+  });
+});
+
+describe('toOpenAI', () => {
+  it('round-trips every field of an OpenAI conversation', () => {
+    const back = toOpenAI(fromOpenAI(openaiConversation), { trajectory: true });
+    expect(back).toEqual([
+      { role: 'system', content: 'You are helpful.' },
+      openaiConversation[1],
+      openaiConversation[2],
+      openaiConversation[3],
+      openaiConversation[4],
+      { role: 'assistant', content: 'Done.', reasoning: 'thinking…' },
+    ]);
+  });
+});
+
+const anthropicRequest = {
+  system: 'Be brief.',
+  messages: [
+    { role: 'user', content: 'Read two files' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'plan', signature: 'sig' },
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a.ts' } },
+        { type: 'tool_use', id: 't2', name: 'read', input: { path: 'b.ts' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: 'A' },
+        { type: 'tool_result', tool_use_id: 't2', content: 'no such file', is_error: true },
+        { type: 'text', text: 'and summarise' },
+      ],
+    },
+    { role: 'assistant', content: 'Summary.' },
+  ],
+};
+
+describe('fromAnthropic', () => {
+  it('splits a user message with results and text into a tool message and a user message', () => {
+    const messages = fromAnthropic(anthropicRequest);
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(
+      messages[3]!.parts.map((p) => (p.type === 'tool-result' ? [p.callId, p.isError ?? false] : p.type)),
+    ).toEqual([
+      ['t1', false],
+      ['t2', true],
+    ]);
+    expect(messages[2]!.parts[0]).toEqual({ type: 'reasoning', text: 'plan', signature: 'sig' });
+  });
+
+  it('names the JSON path of an unknown block type', () => {
+    expect(() => fromAnthropic({ messages: [{ role: 'user', content: [{ type: 'audio' }] }] })).toThrow(
+      /messages\[0\]\.content\[0\]\.type: unknown content block type/,
+    );
+  });
+});
+
+describe('toAnthropic', () => {
+  it('round-trips an Anthropic request', () => {
+    expect(toAnthropic(fromAnthropic(anthropicRequest))).toEqual(anthropicRequest);
+  });
+
+  it('turns a mid-conversation system message into user text and keeps alternation', () => {
+    const messages: Message[] = [
+      { id: 'a', role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      { id: 'b', role: 'system', parts: [{ type: 'text', text: 'summary' }] },
+    ];
+    expect(toAnthropic(messages).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: '[System] summary' },
+        ],
+      },
+    ]);
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertInvariants,
+  assistant,
+  checkInvariants,
+  MISSING_RESULT_TEXT,
+  pairToolCalls,
+  repairMessages,
+  toolCall,
+  toolResult,
+  user,
+} from '../../src/core/index.ts';
+
+const rules = (ms: Parameters<typeof checkInvariants>[0], o?: Parameters<typeof checkInvariants>[1]) =>
+  checkInvariants(ms, o).map((v) => v.rule);
+
+describe('pairToolCalls', () => {
+  it('pairs a reused id with the nearest preceding open call', () => {
+    const ms = [
+      user('go', { id: 'u' }),
+      assistant('', [toolCall('x', 'search')], { id: 'a1' }),
+      toolResult('x', 'search', 'first', { id: 't1' }),
+      assistant('', [toolCall('x', 'search')], { id: 'a2' }),
+      toolResult('x', 'search', 'second', { id: 't2' }),
+    ];
+    const { pairs, orphanResults } = pairToolCalls(ms);
+    expect(pairs.map((p) => [p.call.message, p.result?.message])).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(orphanResults).toEqual([]);
+  });
+});
+
+describe('checkInvariants', () => {
+  it('reports a call without its result', () => {
+    expect(rules([user('q'), assistant('', [toolCall('c', 'f')])])).toEqual(['call-without-result']);
+  });
+
+  it('accepts a trailing unanswered call when pending calls are allowed', () => {
+    expect(rules([user('q'), assistant('', [toolCall('c', 'f')])], { allowPendingCalls: true })).toEqual([]);
+  });
+
+  it('reports a result without a call', () => {
+    expect(rules([user('q'), toolResult('c', 'f', 'x')])).toEqual(['result-without-call']);
+  });
+
+  it('reports a result separated from its call for a dialect', () => {
+    const ms = [user('q'), assistant('', [toolCall('c', 'f')]), user('interrupt'), toolResult('c', 'f', 'x')];
+    expect(rules(ms)).toEqual([]);
+    expect(rules(ms, { dialect: 'openai' })).toEqual(['result-not-adjacent']);
+  });
+
+  it('reports reused ids for anthropic only', () => {
+    const ms = [
+      user('q'),
+      assistant('', [toolCall('x', 'f')]),
+      toolResult('x', 'f', '1'),
+      assistant('', [toolCall('x', 'f')]),
+      toolResult('x', 'f', '2'),
+    ];
+    expect(rules(ms, { dialect: 'openai' })).toEqual([]);
+    expect(rules(ms, { dialect: 'anthropic' })).toEqual(['duplicate-call-id']);
+  });
+
+  it('reports a lost pinned message and a reordering against the input', () => {
+    const a = user('a', { id: 'a', meta: { pinned: true } });
+    const b = user('b', { id: 'b' });
+    const c = user('c', { id: 'c' });
+    expect(rules([c, b], { before: [a, b, c] })).toEqual(['order-changed', 'pinned-lost']);
+  });
+
+  it('throws a CtxError listing violations', () => {
+    expect(() => assertInvariants([toolResult('c', 'f', 'x')])).toThrow(/result-without-call/);
+  });
+});
+
+describe('repairMessages', () => {
+  it('returns the input itself when nothing is wrong', () => {
+    const ms = [user('q'), assistant('', [toolCall('c', 'f')]), toolResult('c', 'f', 'x')];
+    expect(repairMessages(ms, { dialect: 'openai' }).messages).toBe(ms);
+  });
+
+  it('synthesises a result for a call without one, and reports it', () => {
+    const ms = [
+      user('q', { id: 'u' }),
+      assistant('', [toolCall('c', 'f')], { id: 'a' }),
+      user('next', { id: 'n' }),
+    ];
+    const { messages, repairs } = repairMessages(ms, { dialect: 'openai' });
+    expect(messages.map((m) => m.id)).toEqual(['u', 'a', 'a~repair', 'n']);
+    expect(messages[2]!.parts[0]).toMatchObject({
+      type: 'tool-result',
+      callId: 'c',
+      output: MISSING_RESULT_TEXT,
+      isError: true,
+    });
+    expect(repairs.map((r) => r.kind)).toEqual(['synthesized-result']);
+    expect(checkInvariants(messages, { dialect: 'openai' })).toEqual([]);
+  });
+
+  it('drops orphan results and moves separated results next to their call', () => {
+    const ms = [
+      toolResult('zz', 'f', 'orphan', { id: 'o' }),
+      user('q', { id: 'u' }),
+      assistant('', [toolCall('c', 'f')], { id: 'a' }),
+      user('wait', { id: 'w' }),
+      toolResult('c', 'f', 'x', { id: 't' }),
+    ];
+    const { messages, repairs } = repairMessages(ms, { dialect: 'anthropic' });
+    expect(repairs.map((r) => r.kind).sort()).toEqual(['dropped-orphan-result', 'moved-result']);
+    expect(checkInvariants(messages, { dialect: 'anthropic' })).toEqual([]);
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
+  });
+
+  it('renames reused ids for anthropic and keeps each pair together', () => {
+    const ms = [
+      user('q'),
+      assistant('', [toolCall('x', 'f')]),
+      toolResult('x', 'f', '1'),
+      assistant('', [toolCall('x', 'f')]),
+      toolResult('x', 'f', '2'),
+    ];
+    const { messages, repairs } = repairMessages(ms, { dialect: 'anthropic' });
+    expect(repairs.map((r) => r.detail)).toEqual(['renamed to x_2']);
+    expect(checkInvariants(messages, { dialect: 'anthropic' })).toEqual([]);
+  });
+});
