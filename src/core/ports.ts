@@ -73,6 +73,12 @@ export interface SummarizeRequest {
   messages: readonly Message[];
   /** A previous summary to update instead of starting from scratch. */
   previousSummary?: string;
+  /**
+   * The transcript the preset's prompt expects, already formatted and capped by the stage (002 §4.7,
+   * 003 §5.6). LLM summarizers send it instead of serialising `messages` themselves; extractive ones
+   * may ignore it.
+   */
+  transcript?: string;
   /** Focus instructions given with a manual compaction. */
   instructions?: string;
   /** Clip the answer to this many characters. */
