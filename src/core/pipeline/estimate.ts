@@ -1,0 +1,113 @@
+/**
+ * The runner's context estimate. It anchors to the provider's last reported usage (003 §5.5) while
+ * the messages up to that anchor are the ones the provider saw. Once a stage changes anything at or
+ * before the anchor, the anchor is kept but rescaled ("anchor + scaled delta"): the provider's count
+ * of the prefix is multiplied by how much the counter says the prefix shrank or grew. When the anchor
+ * message itself is gone (summarised or trimmed away), the estimate falls back to the pure count.
+ *
+ * Why scaled and not a plain difference: the provider counts with its own tokenizer; subtracting the
+ * counter's tokens from the provider's total can go below zero when the counter over-counts, while a
+ * ratio keeps the provider's calibration for what is left and is exact when nothing changed.
+ */
+import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
+import type { TokenCounter } from '../ports.ts';
+import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
+
+export interface Measure {
+  tokens: number;
+  level: BudgetLevel;
+  /** True when the figure rests on the provider's reported usage. */
+  anchored: boolean;
+}
+
+/** The provider's usage as seen in the input of a run. */
+export interface Anchor {
+  id: string;
+  /** The provider's total at the anchor (system + tools + messages up to and including it). */
+  total: number;
+  /** Counter tokens of the input messages up to and including the anchor. */
+  prefix: number;
+}
+
+export interface Estimator {
+  readonly system: number;
+  readonly tools: number;
+  readonly anchor: Anchor | undefined;
+  measure(messages: readonly Message[]): Measure;
+  /** Sum of message counts (no system, no tools, no anchor). */
+  count(messages: readonly Message[]): number;
+}
+
+export interface EstimatorOptions {
+  counter: TokenCounter;
+  budget: ContextBudget;
+  system?: string | undefined;
+  tools?: readonly JsonValue[] | undefined;
+  /** Messages whose usage anchors the estimate; omit (or `anchor: false`) for the pure count. */
+  input: readonly Message[];
+  /** @default true */
+  anchor?: boolean;
+}
+
+function sum(counter: TokenCounter, messages: readonly Message[], from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n += counter.countMessage(messages[i]!);
+  return n;
+}
+
+/** Index of the message with `id`, looking first at `hint`. */
+function indexOfId(messages: readonly Message[], id: string, hint: number): number {
+  if (messages[hint]?.id === id) return hint;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i;
+  return -1;
+}
+
+export function createEstimator(options: EstimatorOptions): Estimator {
+  const { counter, budget, input } = options;
+  const system = options.system ? counter.countText(options.system) : 0;
+  const tools =
+    options.tools && options.tools.length > 0 ? counter.countText(JSON.stringify(options.tools)) : 0;
+  let anchor: Anchor | undefined;
+  let anchorIndex = -1;
+  if (options.anchor !== false) {
+    anchorIndex = findUsageAnchor(input);
+    if (anchorIndex >= 0) {
+      const m = input[anchorIndex]!;
+      anchor = { id: m.id, total: usageTotal(m.usage!), prefix: sum(counter, input, 0, anchorIndex + 1) };
+    }
+  }
+  const count = (messages: readonly Message[]) => sum(counter, messages, 0, messages.length);
+  const pure = (messages: readonly Message[]): Measure => {
+    const tokens = system + tools + count(messages);
+    return { tokens, level: budget.level(tokens), anchored: false };
+  };
+  return {
+    system,
+    tools,
+    anchor,
+    count,
+    measure(messages) {
+      if (!anchor) return pure(messages);
+      const j = indexOfId(messages, anchor.id, anchorIndex);
+      if (j < 0 || messages[j]!.meta?.agentVisible === false) return pure(messages);
+      const after = sum(counter, messages, j + 1, messages.length);
+      let prefixTokens = anchor.total;
+      // Unchanged prefix (the usual case): same objects, nothing to rescale.
+      const same = messages === input || (j === anchorIndex && samePrefix(messages, input, j));
+      if (!same) {
+        const now = sum(counter, messages, 0, j + 1);
+        const providerMessages = Math.max(0, anchor.total - system - tools);
+        const scaled = anchor.prefix > 0 ? (providerMessages * now) / anchor.prefix : now;
+        prefixTokens = system + tools + Math.round(scaled);
+      }
+      const tokens = prefixTokens + after;
+      return { tokens, level: budget.level(tokens), anchored: true };
+    },
+  };
+}
+
+function samePrefix(a: readonly Message[], b: readonly Message[], last: number): boolean {
+  for (let i = last; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
+}

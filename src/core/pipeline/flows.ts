@@ -1,0 +1,189 @@
+/**
+ * The order of operations of each preset's pre-flight (DESIGN.md pipeline table, SEED-RULES §1–5),
+ * written against stage slots so that each flow reads like the rule it reproduces. Gates (levels,
+ * circuit breaker, loop guard) live here; the stages themselves stay pure transformations.
+ */
+import type { Measure } from './estimate.ts';
+import { atLeast, type Recorder, runAtLevel } from './runner.ts';
+import type { Stage } from './types.ts';
+
+/** The stages a preset runs, by slot. A missing slot is simply not part of the preset. */
+export interface PresetStages {
+  applyPendingInjections?: Stage;
+  historicalTruncation?: Stage;
+  dedup?: Stage;
+  pruning?: Stage;
+  /** Aggressive pruning freeing at least `savings` tokens, used when the loop guard escalates. */
+  masking?: (savings: number) => Stage;
+  archiving?: Stage;
+  cowagentTrim?: Stage;
+  slidingWindow?: Stage;
+  /** Level-triggered compaction. */
+  compaction?: Stage;
+  /** Oldest-turn trimming at the blocking level. */
+  emergencyTrim?: Stage;
+}
+
+export interface GuardOptions {
+  /** Consecutive compaction failures that open the circuit breaker (002 §4.8). @default 3 */
+  breakerThreshold: number;
+  /** Loop guard: a compaction leaving more than this share of its trigger escalates. @default 0.6 */
+  loopGuardRatio: number;
+}
+
+export const GUARD_DEFAULTS = { breakerThreshold: 3, loopGuardRatio: 0.6 } as const satisfies GuardOptions;
+
+export type Flow = (r: Recorder, s: PresetStages, guards: GuardOptions) => Promise<void>;
+
+async function maybe(r: Recorder, stage: Stage | undefined): Promise<void> {
+  if (stage) await r.run(stage);
+}
+
+function resetBreaker(r: Recorder): void {
+  if (r.state.compactionFailures !== 0) r.setState({ ...r.state, compactionFailures: 0 });
+}
+
+function below(m: Measure, tokens: number): boolean {
+  return m.tokens < tokens;
+}
+
+/** Marks the stages of a flow that did not run because an earlier step ended the pre-flight. */
+function skipRest(r: Recorder, stages: Array<Stage | undefined>, detail: string): void {
+  for (const s of stages) if (s) r.skip(s.name, detail);
+}
+
+/** 000: pending injections → historical truncation (§1.4) → turn trim + token trim (§1.6–1.7). */
+export const cowagentFlow: Flow = async (r, s) => {
+  await maybe(r, s.applyPendingInjections);
+  await maybe(r, s.historicalTruncation);
+  await maybe(r, s.cowagentTrim);
+};
+
+/** 001: tool-return truncation (§3.1) → sliding window (§3.2), both message-count driven. */
+export const coCliFlow: Flow = async (r, s) => {
+  await maybe(r, s.historicalTruncation);
+  await maybe(r, s.slidingWindow);
+};
+
+/** 002 §4.6, exactly, after dedup (which 002 runs on load and after every tool batch). */
+export const kosmokratorFlow: Flow = async (r, s, g) => {
+  await maybe(r, s.dedup);
+  const b = r.context.budget;
+  if (below(r.measure, b.warning)) {
+    resetBreaker(r);
+    return skipRest(r, [s.pruning, s.compaction, s.emergencyTrim], 'below warning; breaker reset');
+  }
+  await maybe(r, s.pruning);
+  if (below(r.measure, b.warning)) {
+    resetBreaker(r);
+    return skipRest(r, [s.compaction, s.emergencyTrim], 'below warning after pruning; breaker reset');
+  }
+  if (r.state.compactionFailures >= g.breakerThreshold) {
+    r.event({ type: 'breaker-open', failures: r.state.compactionFailures });
+    if (s.compaction)
+      r.skip(s.compaction.name, `circuit breaker open (${r.state.compactionFailures} failures)`);
+    if (s.emergencyTrim)
+      if (r.measure.tokens >= b.blocking) await r.run(s.emergencyTrim);
+      else r.skip(s.emergencyTrim.name, 'below blocking');
+    return;
+  }
+  if (s.compaction && (r.measure.tokens >= b.autoCompact || r.measure.tokens >= b.blocking)) {
+    const failuresBefore = r.state.compactionFailures;
+    const report = await r.run(s.compaction);
+    const failed = report.status === 'failed';
+    // 002: any exception → failure + 1 and trimOldest immediately (every failure).
+    if (failed && r.state.compactionFailures === failuresBefore)
+      r.setState({ ...r.state, compactionFailures: failuresBefore + 1 });
+    if (report.status === 'applied') resetBreaker(r);
+    if (s.emergencyTrim)
+      if (failed) await r.run(s.emergencyTrim);
+      else r.skip(s.emergencyTrim.name, 'compaction did not fail');
+    return;
+  }
+  if (s.compaction) r.skip(s.compaction.name, 'below auto-compact');
+  if (s.emergencyTrim)
+    if (r.measure.tokens >= b.blocking) await r.run(s.emergencyTrim);
+    else r.skip(s.emergencyTrim.name, 'below blocking');
+};
+
+/** 003: archiving (count-triggered, cutoff 10) → ShouldCompact (budget `compact` level = limit) → compaction. */
+export const tiancaiFlow: Flow = async (r, s) => {
+  await maybe(r, s.archiving);
+  if (s.compaction) await runAtLevel(r, s.compaction, 'compact');
+};
+
+/**
+ * ctxkit's default: dedup → historical truncation → pruning (≥ warn) → archiving (≥ warn) →
+ * compaction (≥ compact; circuit breaker; loop guard) → emergency trim (block).
+ */
+export const defaultFlow: Flow = async (r, s, g) => {
+  await maybe(r, s.dedup);
+  await maybe(r, s.historicalTruncation);
+  if (r.measure.level === 'ok') resetBreaker(r);
+  if (s.pruning) await runAtLevel(r, s.pruning, 'warn');
+  if (s.archiving) await runAtLevel(r, s.archiving, 'warn');
+  const escalation = await guardedCompaction(r, s, g);
+  if (escalation) {
+    const target = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
+    const masking = s.masking?.(Math.max(1, r.measure.tokens - target));
+    r.event({
+      type: 'escalated',
+      stage: masking?.name ?? s.emergencyTrim?.name ?? 'none',
+      reason: escalation,
+    });
+    if (masking) await runAtLevel(r, masking, 'compact');
+    if (s.emergencyTrim) await runAtLevel(r, s.emergencyTrim, 'compact');
+    if (r.measure.tokens <= g.loopGuardRatio * r.context.budget.autoCompact) clearLastCompaction(r);
+  } else {
+    if (s.emergencyTrim) await runAtLevel(r, s.emergencyTrim, 'block');
+  }
+};
+
+/**
+ * Compaction with the circuit breaker and the loop guard (default preset). Returns the reason to
+ * escalate to masking and trimming instead of summarising (again), or undefined.
+ */
+async function guardedCompaction(r: Recorder, s: PresetStages, g: GuardOptions): Promise<string | undefined> {
+  if (!s.compaction) return undefined;
+  const name = s.compaction.name;
+  if (!atLeast(r.measure, 'compact')) {
+    r.skip(name, `level ${r.measure.level} below compact`);
+    return undefined;
+  }
+  const limit = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
+  if (r.state.compactionFailures >= g.breakerThreshold) {
+    r.event({ type: 'breaker-open', failures: r.state.compactionFailures });
+    r.skip(name, `circuit breaker open (${r.state.compactionFailures} failures)`);
+    return 'circuit breaker open';
+  }
+  const last = r.state.lastCompactionTokens;
+  if (last !== undefined && last > limit) {
+    r.skip(name, `loop guard: last compaction left ${last} tokens (> ${limit})`);
+    return 'loop guard: the previous compaction left the context above the line';
+  }
+  const failuresBefore = r.state.compactionFailures;
+  const report = await r.run(s.compaction);
+  if (report.status === 'failed') {
+    if (r.state.compactionFailures === failuresBefore)
+      r.setState({ ...r.state, compactionFailures: failuresBefore + 1 });
+    return r.measure.level === 'block' ? 'compaction failed at the blocking level' : undefined;
+  }
+  if (report.status !== 'applied') return undefined;
+  r.setState({ ...r.state, compactionFailures: 0, lastCompactionTokens: r.measure.tokens });
+  if (r.measure.tokens > limit) return `loop guard: compaction left ${r.measure.tokens} tokens (> ${limit})`;
+  return undefined;
+}
+
+function clearLastCompaction(r: Recorder): void {
+  if (r.state.lastCompactionTokens === undefined) return;
+  const { lastCompactionTokens: _, ...rest } = r.state;
+  r.setState(rest);
+}
+
+export const FLOWS = {
+  default: defaultFlow,
+  cowagent: cowagentFlow,
+  'co-cli': coCliFlow,
+  kosmokrator: kosmokratorFlow,
+  tiancai: tiancaiFlow,
+} as const satisfies Record<string, Flow>;

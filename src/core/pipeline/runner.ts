@@ -1,0 +1,208 @@
+/**
+ * The runner: feeds messages through stages one at a time, records one report per stage (with the
+ * runner's own before/after estimate), collects journal, events, memories and state, and finally
+ * builds what is sent (model view + repair per dialect). It throws only on bad input; a stage that
+ * throws becomes a `failed` report and the run goes on with that stage's input.
+ */
+import { isCtxError } from '../errors.ts';
+import { type Repair, repairMessages } from '../invariants/repair.ts';
+import type { Dialect, Message } from '../messages/types.ts';
+import { toModelView } from '../messages/visibility.ts';
+import type { ExtractedMemory } from '../ports.ts';
+import type { Estimator, Measure } from './estimate.ts';
+import { repairsToJournal } from './journal.ts';
+import type {
+  JournalEntry,
+  PipelineEvent,
+  PipelineState,
+  Stage,
+  StageContext,
+  StageReport,
+  StageResult,
+} from './types.ts';
+
+export interface PipelineRun {
+  /** The working context after the stages: what the session keeps as its context. */
+  messages: Message[];
+  /** What to send: the model view of `messages`, repaired for the dialect. */
+  send: Message[];
+  /** One per stage, in order. */
+  reports: StageReport[];
+  journal: JournalEntry[];
+  events: PipelineEvent[];
+  /** Carry into the next run. */
+  state: PipelineState;
+  estimate: RunEstimate;
+  memories: ExtractedMemory[];
+  repairs: Repair[];
+}
+
+export interface RunEstimate {
+  before: number;
+  after: number;
+  level: Measure['level'];
+  anchored: boolean;
+}
+
+/** What a run's observer sees after each stage (tests check invariants here). */
+export interface StageObservation {
+  stage: string;
+  before: readonly Message[];
+  after: readonly Message[];
+  report: StageReport;
+  journal: readonly JournalEntry[];
+}
+
+export type StageObserver = (observation: StageObservation) => void;
+
+export interface RecorderInit {
+  messages: readonly Message[];
+  /** The context every stage receives, minus the state (the recorder carries it). */
+  context: Omit<StageContext, 'state'>;
+  state: PipelineState;
+  estimator: Estimator;
+  observe?: StageObserver | undefined;
+}
+
+/** A run in progress. Preset flows drive it stage by stage. */
+export interface Recorder {
+  readonly messages: Message[];
+  readonly state: PipelineState;
+  /** The estimate of `messages` right now (re-measured after every stage that changed them). */
+  readonly measure: Measure;
+  readonly initial: Measure;
+  readonly reports: readonly StageReport[];
+  readonly context: Omit<StageContext, 'state'>;
+  /** Runs a stage on the current messages and records everything it returns. */
+  run(stage: Stage): Promise<StageReport>;
+  /** Records a stage that was not run, with the reason. */
+  skip(stage: string, detail: string): StageReport;
+  /** Replaces the state (e.g. a circuit-breaker reset decided by the flow). */
+  setState(state: PipelineState): void;
+  /** Adds an event decided by the flow (breaker open, escalation). */
+  event(event: PipelineEvent): void;
+  finish(dialect?: Dialect): PipelineRun;
+}
+
+export function createRecorder(init: RecorderInit): Recorder {
+  let messages = init.messages as Message[];
+  let state = init.state;
+  const initial = init.estimator.measure(messages);
+  let measure = initial;
+  const reports: StageReport[] = [];
+  const journal: JournalEntry[] = [];
+  const events: PipelineEvent[] = [];
+  const memories: ExtractedMemory[] = [];
+
+  const record = (report: StageReport) => {
+    reports.push(report);
+    return report;
+  };
+
+  return {
+    get messages() {
+      return messages;
+    },
+    get state() {
+      return state;
+    },
+    get measure() {
+      return measure;
+    },
+    initial,
+    reports,
+    context: init.context,
+    async run(stage) {
+      const before = measure;
+      let result: StageResult;
+      try {
+        result = await stage.run(messages, { ...init.context, state });
+      } catch (error) {
+        if (init.context.signal?.aborted) throw error;
+        if (isCtxError(error, 'invalid_config') || isCtxError(error, 'invalid_input')) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        return record({
+          stage: stage.name,
+          status: 'failed',
+          tokensBefore: before.tokens,
+          tokensAfter: before.tokens,
+          detail: 'stage threw; input kept',
+          error: message,
+        });
+      }
+      const changed = result.messages !== messages;
+      const prior = messages;
+      if (changed) {
+        messages = result.messages;
+        measure = init.estimator.measure(messages);
+      }
+      if (result.state) state = result.state;
+      journal.push(...result.journal);
+      events.push(...result.events);
+      if (result.memories) memories.push(...result.memories);
+      const report: StageReport = {
+        ...result.report,
+        stage: result.report.stage || stage.name,
+        tokensBefore: before.tokens,
+        tokensAfter: measure.tokens,
+      };
+      init.observe?.({
+        stage: report.stage,
+        before: prior,
+        after: messages,
+        report,
+        journal: result.journal,
+      });
+      return record(report);
+    },
+    skip(stage, detail) {
+      return record({
+        stage,
+        status: 'skipped',
+        tokensBefore: measure.tokens,
+        tokensAfter: measure.tokens,
+        detail,
+      });
+    },
+    setState(next) {
+      state = next;
+    },
+    event(e) {
+      events.push(e);
+    },
+    finish(dialect) {
+      const view = toModelView(messages);
+      const repaired = repairMessages(view, dialect ? { dialect } : {});
+      journal.push(...repairsToJournal(repaired.repairs));
+      return {
+        messages,
+        send: repaired.messages,
+        reports,
+        journal,
+        events,
+        state,
+        estimate: {
+          before: initial.tokens,
+          after: measure.tokens,
+          level: measure.level,
+          anchored: measure.anchored,
+        },
+        memories,
+        repairs: repaired.repairs,
+      };
+    },
+  };
+}
+
+/** The usual gate of a level-triggered stage: run at or above `min`, else a `skipped` report. */
+export const LEVEL_ORDER = { ok: 0, warn: 1, compact: 2, block: 3 } as const;
+
+export function atLeast(measure: Measure, min: Measure['level']): boolean {
+  return LEVEL_ORDER[measure.level] >= LEVEL_ORDER[min];
+}
+
+/** Runs `stage` when the level is at least `min`; otherwise records why it was skipped. */
+export async function runAtLevel(r: Recorder, stage: Stage, min: Measure['level']): Promise<StageReport> {
+  if (!atLeast(r.measure, min)) return r.skip(stage.name, `level ${r.measure.level} below ${min}`);
+  return r.run(stage);
+}

@@ -1,0 +1,173 @@
+/**
+ * fast-check arbitraries of conversation histories for the property tests: turns of a user message
+ * (plain, CJK, with an image, sometimes pinned) followed by assistant steps with parallel tool calls
+ * (ids drawn from a small pool when `reuseIds`, so ids repeat across the conversation as in τ-bench),
+ * their results (short, CJK, JSON, huge, errors), and provider usage on some assistant messages.
+ * Histories are valid: every call has its result in the tool messages right after it.
+ */
+import fc from 'fast-check';
+import type { JsonValue, Message, Part, ToolCallPart } from '../../src/core/messages/types.ts';
+
+export const TOOL_NAMES = [
+  'file_read',
+  'grep',
+  'glob',
+  'bash',
+  'file_edit',
+  'file_write',
+  'web_fetch',
+  'memory_get',
+];
+export const PATHS = ['src/a.ts', 'src/b.ts', 'README.md', 'docs/x.md'];
+
+const LATIN = ['fix the bug', 'run the tests', 'why does it fail?', 'ok', 'refactor the parser', 'ship it'];
+const CJK = ['修复这个错误', '运行测试并报告结果', 'テストを実行してください', '파서를 리팩터링해 주세요'];
+
+export interface HistoryOptions {
+  /** @default 8 */
+  maxTurns?: number;
+  /** Draw call ids from a pool of 3 so that they repeat across the conversation. @default true */
+  reuseIds?: boolean;
+  /** Allow results of 20k–60k characters. @default true */
+  huge?: boolean;
+}
+
+type Output = { kind: 'short' | 'cjk' | 'json' | 'huge' | 'lines'; size: number };
+
+const outputArb = (huge: boolean): fc.Arbitrary<Output> =>
+  fc.record({
+    kind: huge
+      ? fc.constantFrom<Output['kind']>('short', 'short', 'cjk', 'json', 'lines', 'lines', 'huge')
+      : fc.constantFrom<Output['kind']>('short', 'cjk', 'json', 'lines'),
+    size: fc.integer({ min: 1, max: 40 }),
+  });
+
+function renderOutput(o: Output, seed: number): string | JsonValue {
+  switch (o.kind) {
+    case 'short':
+      return `result ${seed}: ok`;
+    case 'cjk':
+      return '结果：文件已更新。'.repeat(o.size);
+    case 'json':
+      return { ok: true, items: Array.from({ length: o.size }, (_, i) => `item-${seed}-${i}`) };
+    case 'lines':
+      return Array.from({ length: o.size * 20 }, (_, i) => `line ${i} of output ${seed}`).join('\n');
+    case 'huge':
+      return `${'0123456789abcdef '.repeat(o.size * 80)}\n`.repeat(3);
+  }
+}
+
+interface CallSpec {
+  tool: number;
+  path: number;
+  output: Output;
+  error: boolean;
+}
+
+interface StepSpec {
+  text: boolean;
+  calls: CallSpec[];
+  usage: number;
+}
+
+interface TurnSpec {
+  text: number;
+  cjk: boolean;
+  image: boolean;
+  pinned: boolean;
+  steps: StepSpec[];
+  reply: boolean;
+}
+
+const callArb = (huge: boolean): fc.Arbitrary<CallSpec> =>
+  fc.record({
+    tool: fc.integer({ min: 0, max: TOOL_NAMES.length - 1 }),
+    path: fc.integer({ min: 0, max: PATHS.length - 1 }),
+    output: outputArb(huge),
+    error: fc.boolean(),
+  });
+
+const stepArb = (huge: boolean): fc.Arbitrary<StepSpec> =>
+  fc.record({
+    text: fc.boolean(),
+    calls: fc.array(callArb(huge), { minLength: 0, maxLength: 3 }),
+    usage: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 50, max: 40_000 })),
+  });
+
+const turnArb = (huge: boolean): fc.Arbitrary<TurnSpec> =>
+  fc.record({
+    text: fc.integer({ min: 0, max: LATIN.length - 1 }),
+    cjk: fc.boolean(),
+    image: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
+    pinned: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+    steps: fc.array(stepArb(huge), { minLength: 0, maxLength: 3 }),
+    reply: fc.boolean(),
+  });
+
+export interface History {
+  messages: Message[];
+  /** Whether call ids repeat. */
+  reusedIds: boolean;
+}
+
+/** Builds the message list from a spec; ids `m0…`, call ids from a pool or unique. */
+function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[] {
+  const out: Message[] = [];
+  let n = 0;
+  let callSeq = 0;
+  const id = () => `m${n++}`;
+  if (system)
+    out.push({ id: id(), role: 'system', parts: [{ type: 'text', text: 'You are a coding agent.' }] });
+  turns.forEach((t, ti) => {
+    const text = t.cjk ? CJK[t.text % CJK.length]! : LATIN[t.text]!;
+    const parts: Part[] = [{ type: 'text', text: `${text} (${ti})` }];
+    if (t.image) parts.push({ type: 'image', url: `https://example.com/${ti}.png` });
+    const u: Message = { id: id(), role: 'user', parts };
+    if (t.pinned) u.meta = { pinned: true };
+    out.push(u);
+    for (const s of t.steps) {
+      const aParts: Part[] = [];
+      if (s.text || s.calls.length === 0) aParts.push({ type: 'text', text: `Working on step ${n}.` });
+      const calls: ToolCallPart[] = s.calls.map((c, ci) => {
+        const name = TOOL_NAMES[c.tool]!;
+        const callId = reuseIds ? `call_${ci}` : `call_${callSeq++}`;
+        return { type: 'tool-call', id: callId, name, args: { path: PATHS[c.path]!, pattern: 'foo' } };
+      });
+      aParts.push(...calls);
+      const a: Message = { id: id(), role: 'assistant', parts: aParts };
+      if (s.usage > 0) a.usage = { inputTokens: s.usage, outputTokens: 20 };
+      out.push(a);
+      s.calls.forEach((c, ci) => {
+        const call = calls[ci]!;
+        const output = renderOutput(c.output, n);
+        const part: Part = { type: 'tool-result', callId: call.id, name: call.name, output };
+        if (c.error && c.output.kind === 'short') part.isError = true;
+        out.push({ id: id(), role: 'tool', parts: [part], meta: { kind: 'tool_result' } });
+      });
+    }
+    if (t.reply)
+      out.push({ id: id(), role: 'assistant', parts: [{ type: 'text', text: `Done with turn ${ti}.` }] });
+  });
+  return out;
+}
+
+/** A valid history with 1…`maxTurns` turns. */
+export function historyArb(options: HistoryOptions = {}): fc.Arbitrary<History> {
+  const huge = options.huge ?? true;
+  return fc
+    .record({
+      system: fc.boolean(),
+      turns: fc.array(turnArb(huge), { minLength: 1, maxLength: options.maxTurns ?? 8 }),
+      reuse: options.reuseIds === false ? fc.constant(false) : fc.boolean(),
+    })
+    .map(({ system, turns, reuse }) => ({ messages: build(system, turns, reuse), reusedIds: reuse }));
+}
+
+/** Deep-freezes a history so that any mutation by a stage throws in strict mode. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
