@@ -1,0 +1,20 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ExtractedMemory } from '../../core/index.ts';
+
+/** What a prompt family's parser makes of the answer text. */
+export interface ParsedAnswer {
+  summary: string;
+  memories?: ExtractedMemory[];
+}
+
+/** One Chat Completions call: the messages, sampling limits and how to read the answer. */
+export interface PromptPlan {
+  /** Prompt family, for logs and tests: `kosmokrator`, `tiancai-checkpoint`, `tiancai-tool`, … */
+  family: string;
+  messages: ChatCompletionMessageParam[];
+  temperature?: number;
+  maxTokens?: number;
+  /** The answer is clipped to this many runes after parsing. */
+  maxOutputRunes?: number;
+  parse(text: string): ParsedAnswer;
+}
