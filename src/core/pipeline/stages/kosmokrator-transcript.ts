@@ -125,11 +125,11 @@ export interface ProtectedContext {
   /** Mode label, e.g. `Edit`. */
   mode: string;
   cwd: string;
-  repoRoot?: string;
-  gitBranch?: string;
-  agentType?: string;
-  agentDepth?: number;
-  agentMaxDepth?: number;
+  repoRoot?: string | undefined;
+  gitBranch?: string | undefined;
+  agentType?: string | undefined;
+  agentDepth?: number | undefined;
+  agentMaxDepth?: number | undefined;
 }
 
 /** The `## Protected Context` system message text (002 `ProtectedContextBuilder`). */
