@@ -1,0 +1,70 @@
+/**
+ * Salient references in agent text: file paths, file names with an extension, and code identifiers
+ * (snake_case or camelCase, 6+ characters). Compactions are measured by how many of the references an
+ * agent uses after a cut survive in the compacted context, and the summarizers list them for that reason.
+ */
+
+const EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|pyi|go|rs|rb|ex|exs|eex|heex|erl|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|ps1|sql|yml|yaml|toml|ini|cfg|conf|env|lock|txt|csv|tsv|xml|html|htm|css|scss|sass|less|vue|svelte|proto|graphql|gql|tf|lua|dart|r|jl|pl|pm|zig|nim|ml|mli|hs|elm|clj|cljs|edn|gradle|properties|dockerfile|mk|cmake|ipynb|pdf|png|jpg|svg|wasm|log|patch|diff';
+
+/** Paths with at least one slash: `src/core/index.ts`, `/home/u/x.py`, `lib/spotter/`. */
+const PATH_RE = /(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
+/** File names with a known extension: `mix.exs`, `README.md`. */
+const FILE_RE = new RegExp(`\\b[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
+/** snake_case (an inner underscore) or camelCase/PascalCase (a lower→upper step), 6+ characters. */
+const IDENT_RE = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
+
+export type ReferenceKind = 'path' | 'file' | 'identifier';
+
+function isIdentifier(word: string): boolean {
+  if (/^[0-9_]+$/.test(word)) return false;
+  const snake = /[A-Za-z0-9]_[A-Za-z0-9]/.test(word);
+  const camel = /[a-z][A-Z]/.test(word);
+  return snake || camel;
+}
+
+function cleanPath(p: string): string | undefined {
+  const trimmed = p.replace(/[.,:;]+$/, '');
+  if (!trimmed.includes('/')) return undefined;
+  const segments = trimmed.split('/').filter(Boolean);
+  if (segments.length === 0) return undefined;
+  // URLs' hosts and bare slashes are not paths an agent works with.
+  if (/^(https?|ftp):?$/.test(segments[0]!)) return undefined;
+  if (segments.every((s) => /^[0-9.]+$/.test(s))) return undefined; // dates, versions, fractions
+  return trimmed.length >= 3 ? trimmed : undefined;
+}
+
+/** Every reference in `text`, by kind, in order of first appearance (deduplicated). */
+export function extractReferences(text: string): Map<string, ReferenceKind> {
+  const out = new Map<string, ReferenceKind>();
+  for (const m of text.matchAll(PATH_RE)) {
+    const p = cleanPath(m[0]);
+    if (p && !out.has(p)) out.set(p, 'path');
+  }
+  for (const m of text.matchAll(FILE_RE)) if (!out.has(m[0])) out.set(m[0], 'file');
+  for (const m of text.matchAll(IDENT_RE))
+    if (isIdentifier(m[0]) && !out.has(m[0])) out.set(m[0], 'identifier');
+  return out;
+}
+
+/**
+ * References ranked for a summary: by how often they occur, then by how recently (later wins).
+ * `texts` are in conversation order.
+ */
+export function rankReferences(
+  texts: readonly string[],
+): Array<{ ref: string; kind: ReferenceKind; count: number }> {
+  const stats = new Map<string, { kind: ReferenceKind; count: number; last: number }>();
+  texts.forEach((text, i) => {
+    for (const [ref, kind] of extractReferences(text)) {
+      const s = stats.get(ref);
+      if (s) {
+        s.count++;
+        s.last = i;
+      } else stats.set(ref, { kind, count: 1, last: i });
+    }
+  });
+  return [...stats.entries()]
+    .sort(([, a], [, b]) => b.count - a.count || b.last - a.last)
+    .map(([ref, s]) => ({ ref, kind: s.kind, count: s.count }));
+}
