@@ -1,0 +1,80 @@
+/**
+ * Bearer API keys, one or more per tenant. A key reads `ctx_<keyId>_<secret>`; only its SHA-256 is
+ * stored (`api_keys` table), looked up by `keyId` and compared in constant time.
+ */
+import { CtxError } from '../../core/index.ts';
+
+const KEY_RE = /^ctx_([a-z0-9]{12})_([A-Za-z0-9_-]{32,128})$/;
+// Compared against when the key id is unknown, so that both paths cost the same.
+const DUMMY_HASH = '0'.repeat(64);
+
+export interface ApiKeyRow {
+  id: string;
+  tenant: string;
+  hash: string;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Constant-time comparison of two strings (time depends on the length only). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  const n = Math.max(x.length, y.length);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+function randomToken(bytes: number): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...buf))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+}
+
+/** A new key for `tenant`: the plain key (shown once) and the row to store. */
+export async function generateApiKey(tenant: string): Promise<{ key: string; row: ApiKeyRow }> {
+  const id = [...crypto.getRandomValues(new Uint8Array(6))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
+  const key = `ctx_${id}_${randomToken(32)}`;
+  return { key, row: { id, tenant, hash: await sha256Hex(key) } };
+}
+
+/** Extracts the key from an `Authorization: Bearer …` header; throws `unauthorized`. */
+export function bearerKey(header: string | null): string {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw new CtxError('unauthorized', 'missing bearer token', { path: 'headers.authorization' });
+  return match[1]!;
+}
+
+/** The tenant owning `key`; throws `unauthorized` for a malformed, unknown or revoked key. */
+export async function authenticate(db: D1Database, key: string): Promise<string> {
+  const parsed = KEY_RE.exec(key);
+  const row = parsed
+    ? await db
+        .prepare('SELECT id, tenant, hash FROM api_keys WHERE id = ? AND revoked_at IS NULL')
+        .bind(parsed[1]!)
+        .first<ApiKeyRow>()
+    : null;
+  const ok = timingSafeEqual(await sha256Hex(key), row?.hash ?? DUMMY_HASH);
+  if (!row || !ok) throw new CtxError('unauthorized', 'invalid API key', { path: 'headers.authorization' });
+  return row.tenant;
+}
+
+export async function insertApiKey(
+  db: D1Database,
+  row: ApiKeyRow,
+  label: string,
+  now: number,
+): Promise<void> {
+  await db
+    .prepare('INSERT INTO api_keys (id, tenant, hash, label, created_at) VALUES (?, ?, ?, ?, ?)')
+    .bind(row.id, row.tenant, row.hash, label, now)
+    .run();
+}

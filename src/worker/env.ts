@@ -1,0 +1,22 @@
+/// <reference types="@cloudflare/workers-types" />
+/**
+ * The bindings and variables the Worker receives (see `wrangler.toml`). Secrets for the summarizer
+ * (`CTXKIT_SUMMARIZER_*`) arrive the same way and are read by `summarizerConfigFromEnv`.
+ */
+import type { SessionObject } from './session/session-object.ts';
+
+export interface Env {
+  DB: D1Database;
+  SESSIONS: DurableObjectNamespace<SessionObject>;
+  BLOBS: R2Bucket;
+  /** Largest accepted request body in bytes. @default "1048576" */
+  MAX_BODY_BYTES?: string;
+  /** Preset for sessions that do not name one. @default "default" */
+  DEFAULT_PRESET?: string;
+  /** Idle days after which the clean-up cron deletes a session. @default "30" */
+  SESSION_IDLE_DAYS?: string;
+  /** Days after which spilled outputs are deleted. @default "7" */
+  BLOB_RETENTION_DAYS?: string;
+  /** Any other variable or secret (summarizer configuration). */
+  [key: string]: unknown;
+}

@@ -1,0 +1,67 @@
+/**
+ * Request bodies: JSON only, size-limited twice — on the declared `Content-Length` before reading,
+ * and on the bytes actually read (a client can lie or stream without a length).
+ */
+import { CtxError } from '../../core/index.ts';
+
+/** @default 1 MiB */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+export function maxBodyBytes(raw: unknown): number {
+  const n = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : Number.NaN;
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_BODY_BYTES;
+}
+
+function tooLarge(max: number): CtxError {
+  return new CtxError('payload_too_large', `request body exceeds ${max} bytes`, { path: 'body' });
+}
+
+/** Reads the body as UTF-8 text, at most `max` bytes. */
+export async function readText(request: Request, max: number): Promise<string> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(max);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new CtxError('invalid_input', 'body is not valid UTF-8', { path: 'body' });
+  }
+}
+
+/** Reads a JSON body: `application/json` only (415 otherwise), limited to `max` bytes, parsed. */
+export async function readJson(request: Request, max: number): Promise<unknown> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json')
+    throw new CtxError('unsupported', 'content-type must be application/json', {
+      path: 'headers.content-type',
+    });
+  const text = await readText(request, max);
+  if (text.trim() === '')
+    throw new CtxError('invalid_input', 'body is empty (expected a JSON object)', { path: 'body' });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CtxError('invalid_input', `body is not valid JSON: ${(error as Error).message}`, {
+      path: 'body',
+    });
+  }
+}

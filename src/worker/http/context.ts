@@ -1,0 +1,49 @@
+/**
+ * The Hono environment of the app, and helpers every route uses: the authenticated tenant, the
+ * body reader with the configured limit, zod validation that names the JSON path.
+ */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { CtxError, parseWith } from '../../core/index.ts';
+import type { Env } from '../env.ts';
+import { maxBodyBytes, readJson } from './body.ts';
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { tenant: string };
+}
+
+export type AppContext = Context<AppEnv>;
+
+/** Reads, size-checks and validates a JSON body. */
+export async function jsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<T> {
+  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES));
+  return parseWith(schema, raw, []);
+}
+
+/** Like `jsonBody`, but an absent body (no content, no content-type) is `{}`. */
+export async function optionalJsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<T> {
+  const length = c.req.header('content-length');
+  const hasBody = c.req.header('content-type') !== undefined || (length !== undefined && length !== '0');
+  if (!hasBody) return parseWith(schema, {}, []);
+  return jsonBody(c, schema);
+}
+
+/** Validates query parameters. */
+export function queryParams<T>(c: AppContext, schema: z.ZodType<T>): T {
+  return parseWith(schema, c.req.query(), ['query']);
+}
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A path parameter that names a session or memory. */
+export function idParam(c: AppContext, name: string): string {
+  const value = c.req.param(name) ?? '';
+  if (!ID_RE.test(value))
+    throw new CtxError('invalid_input', 'must be 1–128 characters of [A-Za-z0-9._-], starting alphanumeric', {
+      path: `params.${name}`,
+    });
+  return value;
+}
+
+export const ID_PATTERN = ID_RE;

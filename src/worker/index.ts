@@ -1,0 +1,18 @@
+/**
+ * The ctxkit edge service: the Hono app (`fetch`), the daily-summary and clean-up cron
+ * (`scheduled`), and the per-session Durable Object class bound as `SESSIONS`.
+ */
+import { createApp } from './app.ts';
+import type { Env } from './env.ts';
+import { runScheduled } from './scheduled.ts';
+
+export { SessionObject } from './session/session-object.ts';
+
+const app = createApp();
+
+export default {
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  scheduled(controller, env, ctx) {
+    ctx.waitUntil(runScheduled(controller.cron, controller.scheduledTime, env));
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,32 @@
+/**
+ * Bundles the Worker with esbuild (as wrangler does) into one ES module for Miniflare. Built once
+ * per test process.
+ */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+let pending: Promise<string> | undefined;
+
+export function bundleWorker(): Promise<string> {
+  pending ??= (async () => {
+    const dir = join(tmpdir(), `ctxkit-worker-bundle-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const outfile = join(dir, 'worker.mjs');
+    await build({
+      entryPoints: [join(ROOT, 'src/worker/index.ts')],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      conditions: ['workerd', 'worker', 'browser'],
+      external: ['cloudflare:*', 'node:*'],
+      logLevel: 'error',
+    });
+    return outfile;
+  })();
+  return pending;
+}

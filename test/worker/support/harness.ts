@@ -1,0 +1,79 @@
+/**
+ * Runs the bundled Worker in workerd through Miniflare's API, with D1, the session Durable Object
+ * and R2 bound as in `wrangler.toml`, and a persistence directory so that a test can stop the
+ * runtime and start it again on the same state.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { generateApiKey, insertApiKey } from '../../../src/worker/auth/api-keys.ts';
+import { bundleWorker } from './bundle.ts';
+import { applyMigrations } from './migrations.ts';
+
+export interface WorkerOptions {
+  /** Reuse the state of an earlier run. @default a fresh temporary directory */
+  persistDir?: string;
+  /** Extra `[vars]` / secrets. */
+  bindings?: Record<string, string>;
+  /** Apply the migrations (skip on a restart). @default true */
+  migrate?: boolean;
+}
+
+export interface RunningWorker {
+  mf: Miniflare;
+  persistDir: string;
+  /** `http://127.0.0.1:<port>` of the running worker. */
+  url: URL;
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  /** A fresh API key for `tenant`, stored hashed. */
+  createKey(tenant: string): Promise<string>;
+  db(): Promise<D1Database>;
+  dispose(options?: { keepState?: boolean }): Promise<void>;
+}
+
+export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
+  const scriptPath = await bundleWorker();
+  const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'ctxkit-worker-'));
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: '2025-09-01',
+    host: '127.0.0.1',
+    d1Databases: { DB: 'ctxkit-test' },
+    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
+    r2Buckets: ['BLOBS'],
+    defaultPersistRoot: persistDir,
+    bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
+  });
+  const url = await mf.ready;
+  const db = () => mf.getD1Database('DB') as unknown as Promise<D1Database>;
+  if (options.migrate !== false) await applyMigrations(await db());
+  return {
+    mf,
+    persistDir,
+    url,
+    db,
+    async request(path, init = {}) {
+      const { key, json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== undefined) headers.set('authorization', `Bearer ${key}`);
+      let body = rest.body;
+      if (json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(json);
+      }
+      return fetch(new URL(path, url), { ...rest, headers, ...(body !== undefined ? { body } : {}) });
+    },
+    async createKey(tenant) {
+      const { key, row } = await generateApiKey(tenant);
+      await insertApiKey(await db(), row, 'test', Date.now());
+      return key;
+    },
+    async dispose({ keepState = false } = {}) {
+      await mf.dispose();
+      if (!keepState) rmSync(persistDir, { recursive: true, force: true });
+    },
+  };
+}
