@@ -20,3 +20,4 @@ export * from './tokens/estimators.ts';
 export * from './tokens/exact.ts';
 export * from './tokens/context.ts';
 export * from './budget/budget.ts';
+export * from './tokens/calibrated/index.ts';

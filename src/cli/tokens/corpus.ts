@@ -1,0 +1,40 @@
+/** Loads the token-estimation corpus: `manifest.json` lists `{ file, category }` entries. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CtxError } from '../../core/index.ts';
+
+export interface CorpusFile {
+  file: string;
+  category: string;
+  text: string;
+  /** UTF-8 size. */
+  bytes: number;
+}
+
+/** The category of texts unlike the calibration set, never used for fitting. */
+export const UNSEEN_CATEGORY = 'tokenx-fixtures';
+
+const manifestSchema = z.array(z.object({ file: z.string().min(1), category: z.string().min(1) }).loose());
+
+export async function loadTokenCorpus(dir: string): Promise<CorpusFile[]> {
+  let raw: string;
+  try {
+    raw = await readFile(join(dir, 'manifest.json'), 'utf8');
+  } catch (cause) {
+    throw new CtxError('invalid_input', `corpus: cannot read ${join(dir, 'manifest.json')}`, { cause });
+  }
+  const parsed = manifestSchema.safeParse(JSON.parse(raw));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CtxError('invalid_input', `corpus manifest.json[${issue?.path.join('.')}]: ${issue?.message}`);
+  }
+  const entries = [...parsed.data].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const encoder = new TextEncoder();
+  return Promise.all(
+    entries.map(async (e) => {
+      const text = await readFile(join(dir, e.file), 'utf8');
+      return { file: e.file, category: e.category, text, bytes: encoder.encode(text).length };
+    }),
+  );
+}

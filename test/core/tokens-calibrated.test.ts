@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assistant,
+  CALIBRATED_PRESETS,
+  CALIBRATED_WEIGHTS,
+  createCalibratedCounter,
+  createSessionCalibrator,
+  extractTokenFeatures,
+  image,
+  TOKEN_FEATURE_COUNT,
+  TOKEN_FEATURE_NAMES,
+  toolCall,
+  toolResult,
+  user,
+} from '../../src/core/index.ts';
+
+function features(text: string): Record<string, number> {
+  const v = extractTokenFeatures(text, new Float64Array(TOKEN_FEATURE_COUNT));
+  const out: Record<string, number> = {};
+  TOKEN_FEATURE_NAMES.forEach((name, i) => {
+    if (v[i] !== 0) out[name] = v[i]!;
+  });
+  return out;
+}
+
+describe('extractTokenFeatures', () => {
+  it('counts words, spaces, punctuation and newlines when given plain English', () => {
+    expect(features('Hello, world!\nBye now')).toEqual({
+      words: 4,
+      wordChars: 16,
+      spaces: 2,
+      punct: 2,
+      punctRuns: 2,
+      newlines: 1,
+    });
+  });
+
+  it('splits camelCase switches, long words and digit groups when given code', () => {
+    const f = features('parseHTTPResponse 1234567');
+    expect(f.words).toBe(1);
+    expect(f.caseSwitches).toBe(2);
+    expect(f.longChars).toBe(17 - 6);
+    expect(f.vlongChars).toBe(17 - 10);
+    expect(f.digitRuns).toBe(1);
+    expect(f.digitGroups).toBe(3);
+  });
+
+  it('counts indentation runs apart from single spaces when lines are indented', () => {
+    const f = features('if x:\n        return 1\n\n\ny');
+    expect(f.spaceRuns).toBe(1);
+    expect(f.spaceRunExtra).toBe(7);
+    expect(f.newlineRuns).toBe(1);
+    expect(f.newlines).toBe(4);
+  });
+
+  it('classifies each script when given CJK, Hangul, Cyrillic, Greek, Arabic and Devanagari', () => {
+    const f = features('中文字 ひらがな 한국어 Привет Ελλάδα مرحبا नमस्ते。');
+    expect(f.han).toBe(3);
+    expect(f.kana).toBe(4);
+    expect(f.hangul).toBe(3);
+    expect(f.cyrillic).toBe(6);
+    expect(f.greek).toBe(6);
+    expect(f.arabic).toBe(5);
+    expect(f.indic).toBe(6);
+    expect(f.cjkPunct).toBe(1);
+  });
+
+  it('counts one emoji per astral code point and its modifiers apart when given emoji', () => {
+    const f = features('ok 👍🏽 ❤️ 👨‍👩‍👧');
+    expect(f.emoji).toBe(5); // 👍 ❤ 👨 👩 👧
+    expect(f.emojiMods).toBe(4); // skin tone, VS16, two ZWJ
+  });
+
+  it('marks hashes and base64 as high-entropy runs instead of words', () => {
+    const hash = features('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(hash.entropyRuns).toBe(1);
+    expect(hash.entropyChars).toBe(64);
+    expect(hash.words).toBeUndefined();
+    const b64 = features('iVBORw0KGgoAAAANSUhEUgAABt4AAATqCAYAAADRdhVc');
+    expect(b64.entropyRuns).toBe(1);
+    expect(features('XMLHttpRequest getElementById').entropyRuns).toBeUndefined();
+  });
+
+  it('treats \\r\\n like \\n when lines end in CRLF', () => {
+    expect(features('a\r\nb')).toEqual(features('a\nb'));
+  });
+
+  it('fills every slot with zero when the text is empty', () => {
+    const v = extractTokenFeatures('', new Float64Array(TOKEN_FEATURE_COUNT).fill(7));
+    expect(Array.from(v).every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('createCalibratedCounter', () => {
+  it('returns 0 for empty text under every preset', () => {
+    for (const preset of CALIBRATED_PRESETS)
+      expect(createCalibratedCounter({ preset }).countText('')).toBe(0);
+  });
+
+  it('has one weight per feature for every preset', () => {
+    for (const preset of CALIBRATED_PRESETS)
+      expect(CALIBRATED_WEIGHTS[preset].w).toHaveLength(TOKEN_FEATURE_COUNT);
+  });
+
+  it('names itself after the preset', () => {
+    expect(createCalibratedCounter({ preset: 'cl100k' }).name).toBe('ctxkit-cl100k');
+  });
+
+  it('never decreases when text is appended', () => {
+    const counter = createCalibratedCounter();
+    const pieces = [
+      'The quick brown fox ',
+      'jumps over 13 lazy dogs. ',
+      '猫が好き ',
+      '👍 ',
+      '{"a": [1, 2]}\n    ',
+    ];
+    let text = '';
+    let last = 0;
+    for (let i = 0; i < 40; i++) {
+      text += pieces[i % pieces.length];
+      const n = counter.countText(text);
+      expect(n).toBeGreaterThanOrEqual(last);
+      last = n;
+    }
+  });
+
+  it('counts English prose at roughly 3.5–5.5 characters per token under o200k', () => {
+    const text = 'It was the best of times, it was the worst of times, it was the age of wisdom. '.repeat(20);
+    const n = createCalibratedCounter({ preset: 'o200k' }).countText(text);
+    expect(text.length / n).toBeGreaterThan(3.5);
+    expect(text.length / n).toBeLessThan(5.5);
+  });
+
+  it('counts CJK, emoji and base64 more densely than English when texts have equal length', () => {
+    const counter = createCalibratedCounter();
+    const english = 'a quick brown fox jumps over the lazy dog '.repeat(5).slice(0, 200);
+    const cjk = '我们今天去公园散步天气很好'.repeat(20).slice(0, 200);
+    const emoji = '😀🎉'.repeat(50);
+    const b64 = 'iVBORw0KGgoAAAANSUhEUgAABt4AAATqCAYAAADRdhVcAAAMPmlDQ1BJQ0MgUHJvZmlsZQAASImVVwdYU8kW'
+      .repeat(3)
+      .slice(0, 200);
+    const base = counter.countText(english);
+    expect(counter.countText(cjk)).toBeGreaterThan(base * 2);
+    expect(counter.countText(emoji)).toBeGreaterThan(base * 2);
+    expect(counter.countText(b64)).toBeGreaterThan(base * 1.5);
+  });
+
+  it('returns an upper bound at least the estimate for texts of every kind', () => {
+    const counter = createCalibratedCounter({ preset: 'llama3' });
+    for (const text of ['', 'x', 'hello world', '数据结构', '🙂🙂', '{"k":1}', 'a'.repeat(999)]) {
+      expect(counter.upperBound(text)).toBeGreaterThanOrEqual(counter.countText(text));
+    }
+  });
+
+  it('counts every part kind of a message plus the per-message overhead', () => {
+    const counter = createCalibratedCounter({ preset: 'o200k', messageOverhead: 4, imageTokens: 1000 });
+    const text = 'Please look at the attached file and summarise it.';
+    const bare = counter.countMessage(user(text));
+    expect(bare).toBe(counter.countText(text) + 4);
+    const withImage = counter.countMessage(user([{ type: 'text', text }, image('https://x/y.png')]));
+    expect(withImage).toBe(bare + 1000);
+    const call = counter.countMessage(assistant('', [toolCall('c1', 'read_file', { path: 'src/index.ts' })]));
+    expect(call).toBeGreaterThan(4 + 3);
+    const result = counter.countMessage(toolResult('c1', 'read_file', { lines: 120, ok: true }));
+    expect(result).toBe(counter.countText(JSON.stringify({ lines: 120, ok: true })) + 4);
+  });
+
+  it('counts a message hidden from the agent as 0', () => {
+    const counter = createCalibratedCounter();
+    expect(counter.countMessage(user('secret', { meta: { agentVisible: false } }))).toBe(0);
+  });
+
+  it('throws naming the field when the preset is unknown', () => {
+    expect(() => createCalibratedCounter({ preset: 'gpt2' as never })).toThrow(/preset/);
+  });
+});
+
+describe('createSessionCalibrator', () => {
+  it('converges to the true ratio within 2% after three observations when estimates are off by 15%', () => {
+    const calibrator = createSessionCalibrator();
+    const truth = [1000, 1400, 2100, 2600, 3300];
+    const ratios: number[] = [];
+    for (const reported of truth) {
+      const estimated = Math.round(reported / 1.15);
+      calibrator.observe(estimated, reported);
+      ratios.push(calibrator.factor);
+    }
+    expect(Math.abs(ratios[2]! - 1.15) / 1.15).toBeLessThan(0.02);
+    expect(calibrator.observations).toBe(5);
+  });
+
+  it('keeps the factor within its bounds and ignores invalid observations', () => {
+    const calibrator = createSessionCalibrator({ min: 0.8, max: 1.25 });
+    expect(calibrator.observe(1000, 5000)).toBe(1.25);
+    expect(calibrator.observe(0, 5000)).toBe(1.25);
+    expect(calibrator.observe(Number.NaN, 10)).toBe(1.25);
+    expect(calibrator.observations).toBe(1);
+  });
+
+  it('scales a wrapped counter by the learned factor', () => {
+    const calibrator = createSessionCalibrator();
+    const counter = createCalibratedCounter();
+    const wrapped = calibrator.wrap(counter);
+    const text = 'word '.repeat(200);
+    expect(wrapped.countText(text)).toBe(counter.countText(text));
+    calibrator.observe(1000, 1100);
+    expect(wrapped.countText(text)).toBe(Math.round(counter.countText(text) * 1.1));
+    expect(wrapped.countText('')).toBe(0);
+  });
+});
