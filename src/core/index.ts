@@ -21,3 +21,4 @@ export * from './tokens/exact.ts';
 export * from './tokens/context.ts';
 export * from './budget/budget.ts';
 export * from './tokens/calibrated/index.ts';
+export * from './store/index.ts';

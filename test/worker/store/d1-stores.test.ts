@@ -2,7 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { D1Database } from '@cloudflare/workers-types';
 import { Miniflare } from 'miniflare';
-import { applyD1Migrations, createD1MemoryStore, createD1SessionStore } from '../../../src/worker/store/d1-stores.ts';
+import {
+  applyD1Migrations,
+  createD1MemoryStore,
+  createD1SessionStore,
+} from '../../../src/worker/store/d1-stores.ts';
 import { memoryStoreContract } from '../../contract/memory-store-contract.ts';
 import { sessionStoreContract } from '../../contract/session-store-contract.ts';
 

@@ -1,0 +1,63 @@
+/**
+ * Writing to the index: memories (with their vector) and Markdown documents (chunked, daily files
+ * dated for decay). Embedding happens here, outside the stores.
+ */
+import { type ChunkOptions, chunkLines } from './chunker.ts';
+import { type Embedder, embedAll } from './embedder.ts';
+import { dailyDate } from './hybrid-search.ts';
+import type { ChunkRecord, MemoryRecord, MemoryStore } from './memory-store.ts';
+
+/** The text a memory is indexed (and embedded) as. */
+export function memoryText(memory: Pick<MemoryRecord, 'title' | 'content'>): string {
+  return memory.title === '' ? memory.content : `${memory.title}\n${memory.content}`;
+}
+
+export async function saveMemory(
+  store: MemoryStore,
+  memory: MemoryRecord,
+  embedder?: Embedder,
+): Promise<MemoryRecord> {
+  if (!embedder) return store.put(memory);
+  const [embedding] = await embedAll(embedder, [memoryText(memory)]);
+  return store.put(memory, { embedding: embedding!, model: embedder.modelId });
+}
+
+export interface IndexDocumentOptions extends ChunkOptions {
+  tenant: string;
+  project?: string;
+  userId?: string;
+  embedder?: Embedder;
+}
+
+/** Chunks `content` and replaces the chunks of `path`; returns the chunks written. */
+export async function indexDocument(
+  store: MemoryStore,
+  path: string,
+  content: string,
+  options: IndexDocumentOptions,
+): Promise<ChunkRecord[]> {
+  const pieces = chunkLines(content, options);
+  const vectors = options.embedder
+    ? await embedAll(
+        options.embedder,
+        pieces.map((p) => p.text),
+      )
+    : [];
+  const chunks = pieces.map(
+    (p, i): ChunkRecord => ({
+      tenant: options.tenant,
+      id: `${path}#${p.startLine}-${p.endLine}`,
+      project: options.project ?? '',
+      userId: options.userId ?? '',
+      source: path,
+      startLine: p.startLine,
+      endLine: p.endLine,
+      text: p.text,
+      date: dailyDate(path),
+      embedding: vectors[i] ?? null,
+      model: vectors[i] ? options.embedder!.modelId : null,
+    }),
+  );
+  await store.replaceChunks(options.tenant, path, chunks);
+  return chunks;
+}

@@ -1,0 +1,247 @@
+/** `SessionStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores. */
+import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import {
+  type Clock,
+  CtxError,
+  EMPTY_SESSION_STATE,
+  type IdGenerator,
+  type Message,
+  messageText,
+  type RecallHit,
+  randomIds,
+  type SessionInfo,
+  type SessionState,
+  type SessionStore,
+  type StoredMessage,
+  systemClock,
+  toFtsQuery,
+} from '../../core/index.ts';
+import { sessionMessages, sessions } from '../schema.ts';
+import { chunked, isUniqueViolation, type SqlDriver, type SqlWrite } from './sql-driver.ts';
+
+export interface SqlSessionStoreOptions {
+  clock?: Clock;
+  ids?: IdGenerator;
+}
+
+type SessionRow = typeof sessions.$inferSelect;
+
+function toInfo(r: SessionRow): SessionInfo {
+  return {
+    tenant: r.tenant,
+    id: r.id,
+    project: r.project,
+    title: r.title,
+    createdAt: r.createdAt,
+    lastActive: r.lastActive,
+    lastSeq: r.lastSeq,
+  };
+}
+
+function indexedText(m: Message): string {
+  return m.role === 'user' || m.role === 'assistant' ? messageText(m) : '';
+}
+
+export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStoreOptions = {}): SessionStore {
+  const { db } = driver;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const where = (tenant: string, id: string) => and(eq(sessions.tenant, tenant), eq(sessions.id, id));
+  const rowsOf = (tenant: string, id: string) =>
+    and(eq(sessionMessages.tenant, tenant), eq(sessionMessages.sessionId, id));
+  const need = async (tenant: string, id: string): Promise<SessionRow> => {
+    const [row] = await db.select().from(sessions).where(where(tenant, id)).limit(1);
+    if (!row) throw new CtxError('not_found', `session ${id} not found`, { path: 'sessionId' });
+    return row;
+  };
+
+  return {
+    async create(input) {
+      const id = input.id ?? ids.next('ses');
+      const now = clock.now();
+      const row: SessionRow = {
+        tenant: input.tenant,
+        id,
+        project: input.project ?? '',
+        title: input.title ?? null,
+        createdAt: now,
+        lastActive: now,
+        lastSeq: 0,
+        state: JSON.stringify(EMPTY_SESSION_STATE),
+      };
+      try {
+        await db.insert(sessions).values(row);
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new CtxError('conflict', `session ${id} already exists`, { path: 'id', cause: error });
+        throw new CtxError('storage_error', `could not create session ${id}`, { cause: error });
+      }
+      return toInfo(row);
+    },
+    async get(tenant, id) {
+      const [row] = await db.select().from(sessions).where(where(tenant, id)).limit(1);
+      return row ? toInfo(row) : undefined;
+    },
+    async list(tenant, opts = {}) {
+      const cond =
+        opts.project === undefined
+          ? eq(sessions.tenant, tenant)
+          : and(eq(sessions.tenant, tenant), eq(sessions.project, opts.project));
+      const rows = await db
+        .select()
+        .from(sessions)
+        .where(cond)
+        .orderBy(desc(sessions.lastActive), asc(sessions.id))
+        .limit(opts.limit ?? 50);
+      return rows.map(toInfo);
+    },
+    async append(tenant, id, messages, opts = {}) {
+      const row = await need(tenant, id);
+      if (opts.expectedSeq !== undefined && opts.expectedSeq !== row.lastSeq)
+        throw new CtxError('conflict', `expected seq ${opts.expectedSeq} but the log is at ${row.lastSeq}`, {
+          path: 'expectedSeq',
+        });
+      if (messages.length === 0) return row.lastSeq;
+      const now = clock.now();
+      const last = row.lastSeq + messages.length;
+      const writes: SqlWrite[] = messages.map((m, i) =>
+        db.insert(sessionMessages).values({
+          tenant,
+          sessionId: id,
+          seq: row.lastSeq + i + 1,
+          messageId: m.id,
+          role: m.role,
+          text: indexedText(m),
+          message: JSON.stringify(m),
+          createdAt: now,
+          compacted: false,
+        }),
+      );
+      writes.push(
+        db
+          .update(sessions)
+          .set({ lastSeq: last, lastActive: now })
+          .where(and(where(tenant, id), eq(sessions.lastSeq, row.lastSeq))),
+      );
+      try {
+        await driver.batch(writes);
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new CtxError(
+            'conflict',
+            `seq ${row.lastSeq + 1} of session ${id} was taken by a concurrent append`,
+            {
+              path: 'expectedSeq',
+              cause: error,
+            },
+          );
+        throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+      }
+      return last;
+    },
+    async messages(tenant, id, opts = {}) {
+      await need(tenant, id);
+      const conds = [rowsOf(tenant, id), gt(sessionMessages.seq, opts.afterSeq ?? 0)];
+      if (opts.includeCompacted === false) conds.push(eq(sessionMessages.compacted, false));
+      const rows = await db
+        .select()
+        .from(sessionMessages)
+        .where(and(...conds))
+        .orderBy(asc(sessionMessages.seq));
+      return rows.map(
+        (r): StoredMessage => ({
+          seq: r.seq,
+          message: JSON.parse(r.message) as Message,
+          createdAt: r.createdAt,
+          compacted: r.compacted,
+        }),
+      );
+    },
+    async getState(tenant, id) {
+      const row = await need(tenant, id);
+      return JSON.parse(row.state) as SessionState;
+    },
+    async setState(tenant, id, state) {
+      await need(tenant, id);
+      const w = state.working;
+      const refs = w ? JSON.stringify(w.items.flatMap((i) => ('seq' in i ? [i.seq] : []))) : '[]';
+      const compacted = w
+        ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${refs})) THEN 1 ELSE 0 END`
+        : sql`0`;
+      await driver.batch([
+        db
+          .update(sessions)
+          .set({ state: JSON.stringify(state), lastActive: clock.now() })
+          .where(where(tenant, id)),
+        db.update(sessionMessages).set({ compacted }).where(rowsOf(tenant, id)),
+      ]);
+    },
+    async clear(tenant, id, opts = {}) {
+      const row = await need(tenant, id);
+      const state: SessionState = { ...EMPTY_SESSION_STATE, working: { throughSeq: row.lastSeq, items: [] } };
+      await driver.batch([
+        db
+          .update(sessions)
+          .set({ state: JSON.stringify(state), lastActive: clock.now() })
+          .where(where(tenant, id)),
+        opts.purge
+          ? db.delete(sessionMessages).where(rowsOf(tenant, id))
+          : db.update(sessionMessages).set({ compacted: true }).where(rowsOf(tenant, id)),
+      ]);
+    },
+    async delete(tenant, id) {
+      const existing = await this.get(tenant, id);
+      if (!existing) return false;
+      await driver.batch([
+        db.delete(sessionMessages).where(rowsOf(tenant, id)),
+        db.delete(sessions).where(where(tenant, id)),
+      ]);
+      return true;
+    },
+    async cleanup(idleBefore, tenant) {
+      const cond =
+        tenant === undefined
+          ? lt(sessions.lastActive, idleBefore)
+          : and(eq(sessions.tenant, tenant), lt(sessions.lastActive, idleBefore));
+      const stale = await db.select({ tenant: sessions.tenant, id: sessions.id }).from(sessions).where(cond);
+      for (const group of chunked(stale, 20)) {
+        const writes: SqlWrite[] = [];
+        for (const s of group)
+          writes.push(
+            db.delete(sessionMessages).where(rowsOf(s.tenant, s.id)),
+            db.delete(sessions).where(where(s.tenant, s.id)),
+          );
+        await driver.batch(writes);
+      }
+      return stale.length;
+    },
+    async recall(tenant, q) {
+      const match = toFtsQuery(q.query);
+      if (match === '') return [];
+      const rows = await db.all<{
+        session_id: string;
+        title: string | null;
+        role: string;
+        text: string;
+        seq: number;
+      }>(sql`
+        SELECT m.session_id, s.title, m.role, m.text, m.seq
+        FROM messages_fts f
+        JOIN session_messages m ON m.pk = f.rowid
+        JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session_id
+        WHERE messages_fts MATCH ${match} AND m.tenant = ${tenant} AND s.project = ${q.project}
+          AND m.session_id <> ${q.excludeSession} AND m.role IN ('user', 'assistant')
+        ORDER BY bm25(messages_fts), m.pk
+        LIMIT ${q.limit ?? 3}`);
+      return rows.map(
+        (r): RecallHit => ({
+          sessionId: r.session_id,
+          title: r.title,
+          role: r.role,
+          text: r.text,
+          seq: r.seq,
+        }),
+      );
+    },
+  };
+}
