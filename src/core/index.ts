@@ -22,3 +22,4 @@ export * from './tokens/context.ts';
 export * from './budget/budget.ts';
 export * from './tokens/calibrated/index.ts';
 export * from './store/index.ts';
+export * from './fixtures/index.ts';
