@@ -15,11 +15,11 @@ import {
   type SummarizeRequest,
   type SummarizeResult,
   type Summarizer,
+  trimRunes,
 } from '../core/index.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { buildPrompt } from './prompts/index.ts';
 import { withRetries } from './retry.ts';
-import { clipRunes } from './text.ts';
 
 interface Answer {
   text: string;
@@ -194,7 +194,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
       const parsed = plan.parse(answer.text);
       const clip = request.maxOutputChars ?? plan.maxOutputRunes;
       const result: SummarizeResult = {
-        summary: clip !== undefined ? clipRunes(parsed.summary, clip) : parsed.summary,
+        summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,
         model: answer.model ?? model,
         usage: answer.usage ?? {
           inputTokens: plan.messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),

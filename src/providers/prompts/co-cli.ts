@@ -5,7 +5,13 @@
  * (a window split can orphan a result, §6 #14).
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { type Message, repairMessages, toModelView, toOpenAI } from '../../core/index.ts';
+import {
+  type Message,
+  repairMessages,
+  type SummarizeRequest,
+  toModelView,
+  toOpenAI,
+} from '../../core/index.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
@@ -25,11 +31,8 @@ export function coCliHistory(messages: readonly Message[]): ChatCompletionMessag
   return toOpenAI(repaired) as unknown as ChatCompletionMessageParam[];
 }
 
-export function coCliPrompt(
-  messages: readonly Message[],
-  previousSummary: string | undefined,
-  instructions: string | undefined,
-): PromptPlan {
+/** History is always the messages themselves (a transcript would defeat the point of 001). */
+export function coCliPrompt({ messages, previousSummary, instructions }: SummarizeRequest): PromptPlan {
   return {
     family: 'co-cli',
     messages: [

@@ -3,7 +3,7 @@
  * characters of each message's text), temperature 0, max_tokens 500, and a system prompt asking for
  * `[DAILY]` and `[MEMORY]` sections, or "无" when nothing is worth keeping.
  */
-import { type Message, messageText } from '../../core/index.ts';
+import { type Message, messageText, type SummarizeRequest } from '../../core/index.ts';
 import { parseCowagentAnswer } from '../parse.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
@@ -35,18 +35,20 @@ export function cowagentTranscript(messages: readonly Message[]): string {
   return lines.join('\n');
 }
 
-export function cowagentPrompt(
-  messages: readonly Message[],
-  previousSummary: string | undefined,
-  instructions: string | undefined,
-): PromptPlan {
+/** The flush prompt; the stage's `transcript` is used when given. */
+export function cowagentPrompt({
+  messages,
+  transcript,
+  previousSummary,
+  instructions,
+}: SummarizeRequest): PromptPlan {
   return {
     family: 'cowagent',
     messages: [
       { role: 'system', content: COWAGENT_SYSTEM_PROMPT },
       {
         role: 'user',
-        content: `对话记录：\n${cowagentTranscript(messages)}${updateBlock(previousSummary, instructions)}`,
+        content: `对话记录：\n${transcript ?? cowagentTranscript(messages)}${updateBlock(previousSummary, instructions)}`,
       },
     ],
     temperature: 0,

@@ -12,22 +12,20 @@ import type { PromptPlan } from './types.ts';
 export type { ParsedAnswer, PromptPlan } from './types.ts';
 
 export function buildPrompt(request: SummarizeRequest): PromptPlan {
-  const { messages, previousSummary, instructions } = request;
   switch (request.purpose) {
     case 'memory-flush':
-      return cowagentPrompt(messages, previousSummary, instructions);
+      return cowagentPrompt(request);
     case 'tool-result':
-      return tiancaiToolPrompt(messages, instructions);
+      return tiancaiToolPrompt(request);
     case 'tool-batch':
-      return tiancaiBatchPrompt(messages, instructions);
+      return tiancaiBatchPrompt(request);
     case 'sliding-window':
-      return coCliPrompt(messages, previousSummary, instructions);
+      return coCliPrompt(request);
     case 'manual-compact':
     case 'compaction':
-      if (request.preset === 'tiancai')
-        return tiancaiCheckpointPrompt(messages, previousSummary, instructions);
-      if (request.preset === 'co-cli') return coCliPrompt(messages, previousSummary, instructions);
-      if (request.preset === 'cowagent') return cowagentPrompt(messages, previousSummary, instructions);
-      return kosmokratorPrompt(messages, previousSummary, instructions);
+      if (request.preset === 'tiancai') return tiancaiCheckpointPrompt(request);
+      if (request.preset === 'co-cli') return coCliPrompt(request);
+      if (request.preset === 'cowagent') return cowagentPrompt(request);
+      return kosmokratorPrompt(request);
   }
 }

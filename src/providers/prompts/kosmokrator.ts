@@ -2,9 +2,16 @@
  * 002 (KosmoKrator) and the `default` preset: one call that both summarises the old part of the
  * conversation and extracts typed memories, as JSON (SEED-RULES §4.7, §6 #20). The transcript follows
  * `ContextCompactor::formatMessages`; over the 100,000-char cap the OLDEST lines go (HEAD behaviour,
- * §6 #22), the marker line coming first.
+ * §6 #22), the marker line coming first. The pipeline stage formats its own transcript (with its
+ * options) and passes it as `request.transcript`; this one serves direct callers.
  */
-import { type JsonValue, type Message, messageText, outputText } from '../../core/index.ts';
+import {
+  type JsonValue,
+  type Message,
+  messageText,
+  outputText,
+  type SummarizeRequest,
+} from '../../core/index.ts';
 import { parseKosmokratorAnswer } from '../parse.ts';
 import { clipWithNote } from '../text.ts';
 import type { PromptPlan } from './types.ts';
@@ -90,12 +97,10 @@ Memories hold durable knowledge useful across future sessions:
 - decision: technical decisions made and why
 Only extract things NOT obvious from reading the code; skip ephemeral task details. "class" is optional (default durable); use "working" with "expires_days" (1–30) for short-lived context. Use an empty list when nothing is worth remembering.`;
 
-export function kosmokratorPrompt(
-  messages: readonly Message[],
-  previousSummary: string | undefined,
-  instructions: string | undefined,
-): PromptPlan {
-  const user = `Summarize this conversation segment.\n\n<conversation>\n${kosmokratorTranscript(messages)}\n</conversation>${updateBlock(previousSummary, instructions)}`;
+/** The one-call prompt; the stage's `transcript` is used when given, else the messages are serialised. */
+export function kosmokratorPrompt(request: SummarizeRequest): PromptPlan {
+  const transcript = request.transcript ?? kosmokratorTranscript(request.messages);
+  const user = `Summarize this conversation segment.\n\n<conversation>\n${transcript}\n</conversation>${updateBlock(request.previousSummary, request.instructions)}`;
   return {
     family: 'kosmokrator',
     messages: [

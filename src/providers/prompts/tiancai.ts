@@ -3,8 +3,15 @@
  * summaries, one result or a batch (§5.3). Lines are joined with real newlines (the upstream prompt's
  * literal `\n` is a bug, §6 #32, not reproduced).
  */
-import { CtxError, type Message, messageText, outputText, type ToolResultPart } from '../../core/index.ts';
-import { trimTextWithTail } from '../text.ts';
+import {
+  CtxError,
+  type Message,
+  messageText,
+  outputText,
+  type SummarizeRequest,
+  type ToolResultPart,
+  trimTextWithTail,
+} from '../../core/index.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
@@ -83,12 +90,10 @@ const CHECKPOINT_FORMAT = `Write the checkpoint in this format:
 ## Critical Context
 [File paths, identifiers, commands, error messages needed to continue]`;
 
-export function tiancaiCheckpointPrompt(
-  messages: readonly Message[],
-  previousSummary: string | undefined,
-  instructions: string | undefined,
-): PromptPlan {
-  const transcript = tiancaiTranscript(messages);
+/** The checkpoint prompt; the stage's `transcript` is used when given, else the messages are serialised. */
+export function tiancaiCheckpointPrompt(request: SummarizeRequest): PromptPlan {
+  const { previousSummary, instructions } = request;
+  const transcript = request.transcript ?? tiancaiTranscript(request.messages);
   if (transcript === '')
     throw new CtxError('invalid_input', 'no visible messages to summarise', { path: 'messages' });
   const user = `<conversation>\n${transcript}\n</conversation>\n\n${CHECKPOINT_FORMAT}${updateBlock(previousSummary, instructions)}`;
@@ -124,10 +129,7 @@ const status = (p: ToolResultPart) => (p.isError ? 'error' : 'ok');
 export const TIANCAI_TOOL_SYSTEM = `You summarize tool outputs for a coding agent whose context is running out. Keep what the agent will need later: file paths, identifiers, numbers, commands, errors and their causes, and the conclusion. Drop repetition and noise. Answer in plain text only.`;
 
 /** One tool result → a summary of at most 1,200 runes. */
-export function tiancaiToolPrompt(
-  messages: readonly Message[],
-  instructions: string | undefined,
-): PromptPlan {
+export function tiancaiToolPrompt({ messages, instructions }: SummarizeRequest): PromptPlan {
   const item = toolItems(messages)[0];
   if (!item) throw new CtxError('invalid_input', 'no tool result to summarise', { path: 'messages' });
   const input = trimTextWithTail(outputText(item.part.output) || EMPTY_OUTPUT, TIANCAI_LIMITS.toolInput);
@@ -144,10 +146,7 @@ export function tiancaiToolPrompt(
 }
 
 /** A batch of tool results → one summary of at most 2,200 runes. */
-export function tiancaiBatchPrompt(
-  messages: readonly Message[],
-  instructions: string | undefined,
-): PromptPlan {
+export function tiancaiBatchPrompt({ messages, instructions }: SummarizeRequest): PromptPlan {
   const items = toolItems(messages);
   if (items.length === 0)
     throw new CtxError('invalid_input', 'no tool results to summarise', { path: 'messages' });
