@@ -1,0 +1,234 @@
+/**
+ * ctxkit's default compaction: the best of the four seeds plus two guards.
+ * - Split by a keep-recent token budget at a turn boundary, never inside a tool chain; when the last
+ *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step.
+ * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
+ *   extracted in the same call.
+ * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
+ * - Inflation guard: a summary at least as large as what it replaces is rejected (`failed`, `inflation`).
+ * - Loop guard: if the context stays above 60% of the trigger after compaction — or the previous
+ *   compaction's result did — an `escalated` event tells the flow to mask and trim instead of
+ *   summarising again (the second case skips this run and clears the mark).
+ * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
+ */
+import { z } from 'zod';
+import { segmentTurns } from '../../messages/turns.ts';
+import type { Message } from '../../messages/types.ts';
+import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
+import {
+  compactionEvents,
+  contextTokens,
+  journalEntry,
+  leadingSystemCount,
+  parseStageOptions,
+  protectedIndices,
+  report,
+  safeCuts,
+  sumTokens,
+  textMessage,
+  trySummarize,
+} from './compaction-support.ts';
+
+export const COMPACTION_DEFAULTS = {
+  keepRecentTokens: 20_000,
+  keepRecentRatio: 0.4,
+  summaryRole: 'user',
+  loopGuardRatio: 0.6,
+  maxFailures: 3,
+  maxSummaryChars: 12_000,
+  trigger: 'always',
+} as const;
+
+export interface CompactionOptions {
+  /** Most tokens kept verbatim at the end. @default 20000 */
+  keepRecentTokens?: number;
+  /** …and at most this share of the trigger. @default 0.4 */
+  keepRecentRatio?: number;
+  /** Role of the summary message. @default 'user' */
+  summaryRole?: 'user' | 'system';
+  /** Tokens at which compaction is due; the loop guard compares against it. @default ctx.budget.autoCompact */
+  triggerTokens?: number;
+  /** Share of the trigger above which the loop guard escalates. @default 0.6 */
+  loopGuardRatio?: number;
+  /** Consecutive failures that open the circuit breaker. @default 3 */
+  maxFailures?: number;
+  /** Clip the summary to this many characters (asked of the summarizer). @default 12000 */
+  maxSummaryChars?: number;
+  /** `always`: compact whenever run (the flow gates by level); `auto`: only at or above the trigger. @default 'always' */
+  trigger?: 'always' | 'auto';
+}
+
+const schema = z.strictObject({
+  keepRecentTokens: z.number().int().nonnegative().default(COMPACTION_DEFAULTS.keepRecentTokens),
+  keepRecentRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.keepRecentRatio),
+  summaryRole: z.enum(['user', 'system']).default(COMPACTION_DEFAULTS.summaryRole),
+  triggerTokens: z.number().int().positive().optional(),
+  loopGuardRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.loopGuardRatio),
+  maxFailures: z.number().int().positive().default(COMPACTION_DEFAULTS.maxFailures),
+  maxSummaryChars: z.number().int().positive().default(COMPACTION_DEFAULTS.maxSummaryChars),
+  trigger: z.enum(['always', 'auto']).default(COMPACTION_DEFAULTS.trigger),
+});
+
+const NAME = 'compaction';
+export const SUMMARY_PREFIX = '[Previous conversation summary]\n\n';
+
+/**
+ * Start of the kept part: the earliest pairing-safe turn start whose suffix fits `keep` tokens; when
+ * none fits (the last turn alone is too big), the earliest safe point before an assistant message
+ * inside the turns that fits, else the last such point. Returns `lead` when nothing can be cut or
+ * everything fits.
+ */
+export function keepRecentCut(
+  messages: readonly Message[],
+  lead: number,
+  keep: number,
+  count: (m: Message) => number,
+): number {
+  const n = messages.length;
+  const suffix = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + count(messages[i]!);
+  const safe = safeCuts(messages);
+  if (suffix[lead]! <= keep) return lead; // everything fits: nothing to compact
+  const turns = segmentTurns(messages.slice(lead)).map((t) => t.start + lead);
+  for (const s of turns) if (s > lead && safe[s] && suffix[s]! <= keep) return s;
+  let last = lead;
+  for (let i = lead + 1; i < n; i++) {
+    if (!safe[i] || messages[i]!.role !== 'assistant') continue;
+    if (suffix[i]! <= keep) return i;
+    last = i;
+  }
+  const lastTurn = turns.filter((s) => s > lead && safe[s]).at(-1) ?? lead;
+  return Math.max(last, lastTurn);
+}
+
+function withoutMark(state: PipelineState): PipelineState {
+  const { lastCompactionTokens: _drop, ...rest } = state;
+  return rest;
+}
+
+export function compaction(options: CompactionOptions = {}): Stage {
+  const o = parseStageOptions(schema, options, NAME);
+  return {
+    name: NAME,
+    async run(input, ctx): Promise<StageResult> {
+      const tokensBefore = sumTokens(input, ctx.counter);
+      const trigger = o.triggerTokens ?? ctx.budget.autoCompact;
+      const guardLine = Math.floor(trigger * o.loopGuardRatio);
+      const unchanged = (
+        status: 'noop' | 'skipped',
+        detail: string,
+        events: PipelineEvent[] = [],
+        state?: PipelineState,
+      ) => {
+        const r: StageResult = {
+          messages: input as Message[],
+          report: report(NAME, status, tokensBefore, tokensBefore, { detail }),
+          journal: [],
+          events,
+        };
+        if (state) r.state = state;
+        return r;
+      };
+      const failures = ctx.state.compactionFailures;
+      if (failures >= o.maxFailures)
+        return unchanged('skipped', 'circuit breaker open', [{ type: 'breaker-open', failures }]);
+      const estimate = contextTokens(input, ctx, true);
+      if (o.trigger === 'auto' && estimate < trigger)
+        return unchanged('skipped', `below the trigger (${estimate} < ${trigger})`);
+      const previous = ctx.state.lastCompactionTokens;
+      if (previous !== undefined && previous > guardLine) {
+        const reason = `loop guard: the previous compaction left ${previous} tokens (> ${guardLine}); mask and trim instead`;
+        return unchanged(
+          'skipped',
+          reason,
+          [{ type: 'escalated', stage: NAME, reason }],
+          withoutMark(ctx.state),
+        );
+      }
+
+      const lead = leadingSystemCount(input);
+      const keep = Math.min(o.keepRecentTokens, Math.floor(trigger * o.keepRecentRatio));
+      const cut = keepRecentCut(input, lead, keep, (m) => ctx.counter.countMessage(m));
+      if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
+      const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
+      const kept = protectedIndices(input, range, ctx.excludeTools);
+      const folded = range.filter((i) => !kept.has(i)).map((i) => input[i]!);
+      if (folded.length === 0) return unchanged('noop', 'every old message is protected');
+
+      const before = { messages: input.length, tokens: tokensBefore };
+      const fail = (error: string, detail: string): StageResult => {
+        const count = failures + 1;
+        const events = compactionEvents(NAME, 'auto-compact', before, before, error);
+        if (count >= o.maxFailures) events.push({ type: 'breaker-open', failures: count });
+        return {
+          messages: input as Message[],
+          report: report(NAME, 'failed', tokensBefore, tokensBefore, { detail, error }),
+          journal: [],
+          events,
+          state: { ...ctx.state, compactionFailures: count },
+        };
+      };
+      const request: Parameters<typeof trySummarize>[1] = {
+        purpose: 'compaction',
+        preset: ctx.preset,
+        messages: folded,
+        maxOutputChars: o.maxSummaryChars,
+      };
+      if (ctx.state.lastSummary !== undefined) request.previousSummary = ctx.state.lastSummary;
+      const outcome = await trySummarize(ctx, request);
+      if (!outcome.ok) return fail(outcome.error, 'summarizer failed; input kept');
+      const summary = outcome.result.summary.trim();
+      if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
+
+      const summaryMessage = textMessage(
+        ctx.ids.next('summary'),
+        o.summaryRole,
+        `${SUMMARY_PREFIX}${summary}`,
+        'summary',
+      );
+      const foldedTokens = sumTokens(folded, ctx.counter);
+      const summaryTokens = ctx.counter.countMessage(summaryMessage);
+      if (summaryTokens >= foldedTokens)
+        return fail(
+          'inflation',
+          `summary (${summaryTokens} tokens) not smaller than what it replaces (${foldedTokens})`,
+        );
+
+      const out: Message[] = [
+        ...input.slice(0, lead),
+        summaryMessage,
+        ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
+        ...input.slice(cut),
+      ];
+      const journal: JournalEntry[] = folded.map((m) =>
+        journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+      );
+      journal.push(journalEntry(NAME, 'inserted', summaryMessage, ctx.counter));
+      const tokensAfter = sumTokens(out, ctx.counter);
+      const after = contextTokens(out, ctx);
+      const events = compactionEvents(NAME, 'auto-compact', before, {
+        messages: out.length,
+        tokens: tokensAfter,
+      });
+      const memories = outcome.result.memories ?? [];
+      if (memories.length > 0) events.push({ type: 'memory-extracted', stage: NAME, count: memories.length });
+      let detail = `${folded.length} messages → 1 summary (${foldedTokens} → ${summaryTokens} tokens)`;
+      if (after > guardLine) {
+        const reason = `still ${after} tokens after compaction (> ${guardLine}, ${Math.round(o.loopGuardRatio * 100)}% of ${trigger})`;
+        events.push({ type: 'escalated', stage: NAME, reason });
+        detail += `; escalate: ${reason}`;
+      }
+      const extra: Parameters<typeof report>[4] = { detail };
+      if (outcome.result.usage) extra.usage = outcome.result.usage;
+      const result: StageResult = {
+        messages: out,
+        report: report(NAME, 'applied', tokensBefore, tokensAfter, extra),
+        journal,
+        events,
+        state: { ...ctx.state, compactionFailures: 0, lastSummary: summary, lastCompactionTokens: after },
+      };
+      if (memories.length > 0) result.memories = memories;
+      return result;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { createBudget } from '../../../src/core/budget/budget.ts';
+import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
+import type { Message } from '../../../src/core/messages/types.ts';
+import { compaction, keepRecentCut } from '../../../src/core/pipeline/stages/compaction.ts';
+import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
+import { conversation, deepFreeze, ids, makeCtx, violations, withState } from './compaction-helpers.ts';
+
+const ten = () => 10;
+
+describe('keepRecentCut', () => {
+  it('cuts at the earliest turn start whose suffix fits the budget', () => {
+    const msgs = conversation(5); // 10 messages of 10 tokens
+    expect(keepRecentCut(msgs, 0, 45, ten)).toBe(6); // u4: 4 messages = 40 tokens
+  });
+
+  it('cuts before an assistant step inside a single long turn, never inside a chain', () => {
+    const msgs: Message[] = [user('do it', { id: 'u' })];
+    for (let i = 0; i < 6; i++)
+      msgs.push(
+        assistant('', [toolCall(`k${i}`, 'bash')], { id: `c${i}` }),
+        toolResult(`k${i}`, 'bash', 'o', { id: `r${i}` }),
+      );
+    const cut = keepRecentCut(msgs, 0, 40, ten);
+    expect(msgs[cut]!.role).toBe('assistant');
+    expect(cut).toBe(9);
+  });
+});
+
+describe('compaction', () => {
+  const budget = createBudget({ contextWindow: 40_000, reserveOutput: 0, autoCompactBuffer: 20_000 }); // trigger 20000
+
+  it('replaces the old part by the summary and keeps the recent turns verbatim', async () => {
+    const summarizer = createScriptedSummarizer({
+      answers: [{ summary: 'the gist', memories: [{ type: 'project', title: 'T', content: 'C' }] }],
+    });
+    const input = deepFreeze(conversation(40, { tools: true, pad: 1000 }));
+    const r = await compaction().run(input, makeCtx({ summarizer, budget }));
+    expect(r.report.status).toBe('applied');
+    expect(r.messages[0]!.parts[0]).toEqual({
+      type: 'text',
+      text: '[Previous conversation summary]\n\nthe gist',
+    });
+    expect(r.messages[1]!.id).toMatch(/^u/);
+    expect(violations(r.messages, input)).toEqual([]);
+    expect(r.memories).toHaveLength(1);
+    expect(r.state).toMatchObject({ compactionFailures: 0, lastSummary: 'the gist' });
+    expect(r.events.map((e) => e.type)).toEqual(['compaction-start', 'compaction-end', 'memory-extracted']);
+    const summarized = r.journal.filter((j) => j.action === 'summarized').length;
+    expect(summarized + r.messages.length - 1).toBe(input.length);
+  });
+
+  it('passes the previous summary for an iterative update', async () => {
+    const summarizer = createScriptedSummarizer({ fallback: { summary: 'v2' } });
+    await compaction().run(
+      deepFreeze(conversation(40, { pad: 2000 })),
+      withState(makeCtx({ summarizer, budget }), { lastSummary: 'v1' }),
+    );
+    expect(summarizer.requests[0]).toMatchObject({ purpose: 'compaction', previousSummary: 'v1' });
+  });
+
+  it('rejects a summary larger than what it replaces', async () => {
+    const summarizer = createScriptedSummarizer({ answers: [{ summary: 'z'.repeat(100_000) }] });
+    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    const r = await compaction({ maxSummaryChars: 1_000_000 }).run(input, makeCtx({ summarizer, budget }));
+    expect(r.messages).toBe(input);
+    expect(r.report).toMatchObject({ status: 'failed', error: 'inflation' });
+    expect(r.state!.compactionFailures).toBe(1);
+  });
+
+  it('reports failed and counts the failure when the summarizer throws', async () => {
+    const summarizer = createScriptedSummarizer({ answers: [{ error: 'down' }] });
+    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    const r = await compaction().run(
+      input,
+      withState(makeCtx({ summarizer, budget }), { compactionFailures: 2 }),
+    );
+    expect(r.messages).toBe(input);
+    expect(r.report).toMatchObject({ status: 'failed', error: 'down' });
+    expect(r.state!.compactionFailures).toBe(3);
+    expect(r.events.at(-1)).toEqual({ type: 'breaker-open', failures: 3 });
+  });
+
+  it('escalates when the context stays above 60% of the trigger after compaction', async () => {
+    // A huge system prompt keeps the context high whatever is summarised.
+    const ctx = makeCtx({ budget, system: 's'.repeat(60_000) });
+    const r = await compaction().run(deepFreeze(conversation(40, { pad: 1000 })), ctx);
+    expect(r.report.status).toBe('applied');
+    expect(r.events.find((e) => e.type === 'escalated')).toMatchObject({ stage: 'compaction' });
+    // Next time: skipped once, the mark cleared.
+    const next = await compaction().run(deepFreeze(r.messages), { ...ctx, state: r.state! });
+    expect(next.report.status).toBe('skipped');
+    expect(next.events[0]!.type).toBe('escalated');
+    expect(next.state!.lastCompactionTokens).toBeUndefined();
+  });
+
+  it('keeps pinned messages and excluded tool chains verbatim', async () => {
+    const input = conversation(40, { tools: true, pad: 1000 }).map((m) =>
+      m.id === 'a2' ? { ...m, meta: { pinned: true } } : m,
+    );
+    const withTodo: Message[] = [
+      ...input.slice(0, 4),
+      assistant('', [toolCall('t1', 'todo', { items: ['a'] })], { id: 'todo-call' }),
+      toolResult('t1', 'todo', 'ok', { id: 'todo-result' }),
+      ...input.slice(4),
+    ];
+    const ctx = makeCtx({ budget, excludeTools: new Set(['todo']) });
+    const r = await compaction().run(deepFreeze(withTodo), ctx);
+    expect(ids(r.messages).slice(1, 4)).toEqual(['todo-call', 'todo-result', 'a2']);
+    expect(violations(r.messages, withTodo)).toEqual([]);
+  });
+
+  it('returns the input itself when everything fits the keep-recent budget', async () => {
+    const input = deepFreeze(conversation(2));
+    const r = await compaction().run(input, makeCtx({ budget }));
+    expect(r.messages).toBe(input);
+    expect(r.report.status).toBe('noop');
+  });
+});
