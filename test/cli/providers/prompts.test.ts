@@ -40,6 +40,7 @@ async function sent(request: SummarizeRequest, answer = 'the summary') {
   server.script({ kind: 'answer', content: answer });
   const result = await summarizer().summarize(request);
   const body = server.requests.at(-1)!.body as {
+    model: string;
     messages: Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
     temperature?: number;
     max_tokens?: number;
