@@ -1,0 +1,351 @@
+/**
+ * Tool-result archiving behind a digest (003 §5.3). While more than `cutoff` tool results are visible
+ * to the agent, the oldest is archived — kept in the history with `agentVisible: false`,
+ * `kind: 'tool_result_archived'` (userVisible unchanged) — and a summary message is appended
+ * (`agentVisible: true`, `userVisible: false`, `kind: 'tool_summary'`):
+ * - `sync` (the documented rule): one `[Tool output summary]` message per archived result;
+ * - `batch` (what 003's loop runs): batches of ≤ 4, at most 2 per run, one `[Tool outputs summary]` each.
+ * Summaries come from `ctx.summarizer` (`llm`, purpose `tool-result` / `tool-batch`, any error or empty
+ * answer → heuristic), from the heuristic, or not at all (`off`). `toModelView()` replaces an archived
+ * result whose call is still visible by a stub, so pairing survives.
+ * Also exports 003 §5.6's `compactToolResultsInRecent` digest, used by compaction.
+ */
+import { z } from 'zod';
+import { outputText } from '../../messages/text.ts';
+import type { Message, ToolCallPart } from '../../messages/types.ts';
+import type { IdGenerator, SummarizeRequest } from '../../ports.ts';
+import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
+import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
+import {
+  applied,
+  indexToolCalls,
+  noop,
+  parseOptions,
+  resultToolName,
+  SESSION_LOG_LOCATION,
+  sessionLogRecover,
+} from './stage-kit.ts';
+
+export const toolArchivingOptionsSchema = z.strictObject({
+  /** Visible tool results allowed before archiving starts; `≤ 0` disables. @default 10 */
+  cutoff: z.number().int().optional(),
+  /** `llm` (through `ctx.summarizer`, heuristic on error), `heuristic`, or `off`. @default 'llm' */
+  strategy: z.enum(['llm', 'heuristic', 'off']).optional(),
+  /** `sync`: one summary per result (documented); `batch`: ≤ 4 per summary (what 003 runs). @default 'sync' */
+  variant: z.enum(['sync', 'batch']).optional(),
+  /** `batch`: results per summary. @default 4 */
+  batchSize: z.number().int().positive().optional(),
+  /** `batch`: batches per run (003 keeps 2 in flight). @default 2 */
+  maxBatches: z.number().int().positive().optional(),
+  /** Summarizer time limit in ms. @default 30000 */
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+export type ToolArchivingOptions = z.input<typeof toolArchivingOptionsSchema>;
+
+export const TOOL_ARCHIVING_DEFAULTS = {
+  cutoff: 10,
+  batchSize: 4,
+  maxBatches: 2,
+  timeoutMs: 30000,
+  llmInputRunes: 12000,
+  llmOutputRunes: 1200,
+  heuristicRunes: 800,
+  batchItemRunes: 4000,
+  batchOutputRunes: 2200,
+  batchLineRunes: 220,
+  digestLineRunes: 200,
+} as const;
+
+/** One tool message seen as a 003 `toolResult`. */
+interface ToolItem {
+  name: string;
+  callId: string;
+  isError: boolean;
+  text: string;
+}
+
+function itemOf(m: Message, calls: ReadonlyMap<string, ToolCallPart>): ToolItem {
+  let name = '';
+  let callId = '';
+  let isError = false;
+  let text = '';
+  for (const p of m.parts) {
+    if (p.type === 'tool-result') {
+      if (callId === '') {
+        callId = p.callId;
+        name = resultToolName(p, calls) ?? '';
+      }
+      if (p.isError) isError = true;
+      text += outputText(p.output);
+    } else if (p.type === 'text') text += p.text;
+  }
+  return { name: name.trim(), callId: callId.trim(), isError, text };
+}
+
+const status = (item: ToolItem) => (item.isError ? 'error' : 'ok');
+const visibleTool = (m: Message) => m.role === 'tool' && m.meta?.agentVisible !== false;
+
+function archivable(
+  m: Message,
+  calls: ReadonlyMap<string, ToolCallPart>,
+  excludeTools: ReadonlySet<string>,
+): boolean {
+  if (m.meta?.pinned === true) return false;
+  for (const p of m.parts) {
+    if (p.type !== 'tool-result') continue;
+    const name = resultToolName(p, calls);
+    if (name !== undefined && excludeTools.has(name)) return false;
+  }
+  return true;
+}
+
+/** The archived copy: hidden from the agent, userVisible unchanged. */
+export function archiveToolResult(m: Message): Message {
+  return { ...m, meta: { ...m.meta, agentVisible: false, kind: 'tool_result_archived' } };
+}
+
+function summaryMessage(id: string, text: string): Message {
+  return {
+    id,
+    role: 'user',
+    parts: [{ type: 'text', text }],
+    meta: { kind: 'tool_summary', agentVisible: true, userVisible: false },
+  };
+}
+
+/** 003's fallback: `Tool "{name}" finished with status {ok|error}. Output excerpt:\n{≤800 runes, head+tail}`. */
+export function heuristicToolSummary(item: ToolItem): string {
+  const text = item.text.trim() || '(empty output)';
+  return `Tool ${JSON.stringify(item.name)} finished with status ${status(item)}. Output excerpt:\n${trimTextWithTail(text, TOOL_ARCHIVING_DEFAULTS.heuristicRunes)}`;
+}
+
+export function toolSummaryText(item: ToolItem, summary: string): string {
+  return `[Tool output summary]\nTool: ${item.name}\nCall ID: ${item.callId}\nStatus: ${status(item)}\n${summary.trim()}`;
+}
+
+/** One line per result: `- [{id|n/a}] {name|unknown} ({ok|error}): {text, one line, ≤220 runes}`. */
+export function heuristicBatchSummary(items: readonly ToolItem[]): string {
+  return items
+    .map((it) => {
+      const text = trimRunes(
+        (it.text.trim() || '(empty output)').replaceAll('\n', ' '),
+        TOOL_ARCHIVING_DEFAULTS.batchLineRunes,
+      );
+      return `- [${it.callId || 'n/a'}] ${it.name || 'unknown'} (${status(it)}): ${text}`;
+    })
+    .join('\n');
+}
+
+export function toolBatchSummaryText(items: readonly ToolItem[], summary: string): string {
+  const ids = items.map((it) => it.callId).filter((id) => id !== '');
+  const idLine = ids.length > 0 ? `Call IDs: ${ids.join(', ')}\n` : '';
+  return `[Tool outputs summary]\nCount: ${items.length}\n${idLine}${summary.trim()}`;
+}
+
+/** The message the summarizer sees for one result: its output clipped head+tail. */
+function clippedCopy(m: Message, item: ToolItem, runes: number): Message {
+  return {
+    id: m.id,
+    role: 'tool',
+    parts: [
+      {
+        type: 'tool-result',
+        callId: item.callId,
+        name: item.name,
+        output: trimTextWithTail(item.text.trim() || '(empty output)', runes),
+        ...(item.isError ? { isError: true } : {}),
+      },
+    ],
+  };
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`summarizer timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
+  const o = parseOptions(toolArchivingOptionsSchema, options, 'toolArchiving');
+  const d = TOOL_ARCHIVING_DEFAULTS;
+  const cutoff = o.cutoff ?? d.cutoff;
+  const strategy = o.strategy ?? 'llm';
+  const variant = o.variant ?? 'sync';
+  const batchSize = o.batchSize ?? d.batchSize;
+  const maxBatches = o.maxBatches ?? d.maxBatches;
+  const timeoutMs = o.timeoutMs ?? d.timeoutMs;
+  const name = 'tool-archiving';
+
+  return {
+    name,
+    async run(messages: readonly Message[], ctx: StageContext): Promise<StageResult> {
+      if (cutoff <= 0 || strategy === 'off') return noop(name, messages, ctx, 'disabled');
+      let visible = 0;
+      for (const m of messages) if (visibleTool(m)) visible++;
+      if (visible <= cutoff) return noop(name, messages, ctx, `${visible} visible tool results ≤ ${cutoff}`);
+      const calls = indexToolCalls(messages);
+      const queue: number[] = [];
+      messages.forEach((m, i) => {
+        if (visibleTool(m) && archivable(m, calls, ctx.excludeTools)) queue.push(i);
+      });
+      const limit =
+        variant === 'sync' ? visible - cutoff : Math.min(visible - cutoff, batchSize * maxBatches);
+      const chosen = queue.slice(0, Math.max(0, limit));
+      if (chosen.length === 0)
+        return noop(name, messages, ctx, 'only pinned or excluded results are visible');
+      const usage = { inputTokens: 0, outputTokens: 0 };
+
+      const ask = async (
+        request: Omit<SummarizeRequest, 'preset' | 'signal'>,
+      ): Promise<string | undefined> => {
+        if (strategy !== 'llm') return undefined;
+        try {
+          const full: SummarizeRequest = { ...request, preset: ctx.preset };
+          if (ctx.signal) full.signal = ctx.signal;
+          const result = await withTimeout(ctx.summarizer.summarize(full), timeoutMs);
+          if (result.usage) {
+            usage.inputTokens += result.usage.inputTokens;
+            usage.outputTokens += result.usage.outputTokens;
+          }
+          const out = result.summary.trim();
+          return out === '' ? undefined : out;
+        } catch {
+          return undefined;
+        }
+      };
+
+      const output = messages.slice();
+      const journal: JournalEntry[] = [];
+      const appended: Message[] = [];
+      const groups: number[][] = [];
+      if (variant === 'sync') for (const i of chosen) groups.push([i]);
+      else for (let k = 0; k < chosen.length; k += batchSize) groups.push(chosen.slice(k, k + batchSize));
+
+      for (const group of groups) {
+        const items = group.map((i) => itemOf(messages[i]!, calls));
+        let text: string;
+        if (variant === 'sync') {
+          const item = items[0]!;
+          const llm = await ask({
+            purpose: 'tool-result',
+            messages: [clippedCopy(messages[group[0]!]!, item, d.llmInputRunes)],
+            maxOutputChars: d.llmOutputRunes,
+          });
+          text = toolSummaryText(
+            item,
+            llm !== undefined ? trimRunes(llm, d.llmOutputRunes) : heuristicToolSummary(item),
+          );
+        } else {
+          const llm = await ask({
+            purpose: 'tool-batch',
+            messages: group.map((i, k) => clippedCopy(messages[i]!, items[k]!, d.batchItemRunes)),
+            maxOutputChars: d.batchOutputRunes,
+          });
+          text = toolBatchSummaryText(
+            items,
+            llm !== undefined ? trimRunes(llm, d.batchOutputRunes) : heuristicBatchSummary(items),
+          );
+        }
+        const summary = summaryMessage(ctx.ids.next('toolsum'), text);
+        appended.push(summary);
+        for (const i of group) {
+          const m = messages[i]!;
+          output[i] = archiveToolResult(m);
+          journal.push({
+            stage: name,
+            action: 'archived',
+            messageId: m.id,
+            replacementId: summary.id,
+            tokensBefore: ctx.counter.countMessage(m),
+            tokensAfter: 0,
+            location: SESSION_LOG_LOCATION,
+            recover: `still in the history with agentVisible=false (kind tool_result_archived); ${sessionLogRecover(m.id)}`,
+          });
+        }
+        journal.push({
+          stage: name,
+          action: 'inserted',
+          messageId: summary.id,
+          tokensBefore: 0,
+          tokensAfter: ctx.counter.countMessage(summary),
+          location: SESSION_LOG_LOCATION,
+          recover: 'a digest ctxkit added; nothing to recover',
+        });
+      }
+      output.push(...appended);
+      const result = applied(
+        name,
+        messages,
+        output,
+        ctx,
+        journal,
+        `archived ${chosen.length} tool result(s) (${variant}, ${strategy})`,
+      );
+      if (usage.inputTokens + usage.outputTokens > 0) result.report.summarizerUsage = usage;
+      return result;
+    },
+  };
+}
+
+export interface RecentDigestOptions {
+  ids: IdGenerator;
+  /** Results of these tools are never archived. */
+  excludeTools?: ReadonlySet<string>;
+}
+
+export interface RecentDigest {
+  /** The input itself when nothing was archived. */
+  messages: Message[];
+  /** The archived originals, oldest first. */
+  archived: Message[];
+  digest?: Message;
+}
+
+/**
+ * 003 §5.6 `compactToolResultsInRecent`: when the visible tool results exceed `cutoff` (≤ 0 → never),
+ * the oldest excess are archived and one `[Compaction tool digest]` message is appended at the end:
+ * `- {name|unknown} ({ok|error}): {text|(empty output), one line, ≤200 runes}` per result.
+ * Pinned and excluded results are skipped (ctxkit rule; 003 has neither).
+ */
+export function compactToolResultsInRecent(
+  messages: readonly Message[],
+  cutoff: number,
+  options: RecentDigestOptions,
+): RecentDigest {
+  const unchanged: RecentDigest = { messages: messages as Message[], archived: [] };
+  if (cutoff <= 0 || messages.length === 0) return unchanged;
+  const visible: number[] = [];
+  messages.forEach((m, i) => {
+    if (visibleTool(m)) visible.push(i);
+  });
+  const excess = visible.length - cutoff;
+  if (excess <= 0) return unchanged;
+  const calls = indexToolCalls(messages);
+  const exclude = options.excludeTools ?? new Set<string>();
+  const targets = visible.filter((i) => archivable(messages[i]!, calls, exclude)).slice(0, excess);
+  if (targets.length === 0) return unchanged;
+  const out = messages.slice();
+  const lines: string[] = [];
+  const archived: Message[] = [];
+  for (const i of targets) {
+    const m = messages[i]!;
+    const item = itemOf(m, calls);
+    out[i] = archiveToolResult(m);
+    archived.push(m);
+    const text = trimRunes(
+      (item.text.trim() || '(empty output)').replaceAll('\n', ' '),
+      TOOL_ARCHIVING_DEFAULTS.digestLineRunes,
+    );
+    lines.push(`- ${item.name || 'unknown'} (${status(item)}): ${text}`);
+  }
+  const digest = summaryMessage(options.ids.next('digest'), `[Compaction tool digest]\n${lines.join('\n')}`);
+  out.push(digest);
+  return { messages: out, archived, digest };
+}

@@ -1,0 +1,230 @@
+/**
+ * Deduplication of superseded tool results (002 §4.2). Three tiers, first match wins, scanning
+ * oldest → newest against indexes built newest → oldest:
+ * 1. exact: a read tool (file_read, grep, glob) whose tool + sorted args + result recurs later →
+ *    `[Superseded — identical result returned by later call]`;
+ * 2. stale read: a file_read of a path re-read later with a write (file_edit, file_write) to that path
+ *    strictly between → `[Superseded — file was re-read after modification]`;
+ * 3. grep subsumed: a grep on a file path that a later message file_reads →
+ *    `[Superseded — content included in later file_read of {basename}]`.
+ * Results already starting with `[Superseded` or `[Old ` are skipped everywhere. Tool names map to
+ * roles so Claude Code's `Read`/`Grep`/`Glob`/`Edit`/`Write`/`MultiEdit` work too (default mode).
+ *
+ * Paths are normalised by string only (core has no file system): `.`/`..` segments and repeated
+ * slashes are resolved lexically; no `realpath`, so symlinks and relative-vs-absolute spellings of
+ * one file are not unified. Pass `normalizePath` / `isDirectory` to plug in a real file system.
+ */
+import { z } from 'zod';
+import { outputText } from '../../messages/text.ts';
+import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
+import type { JournalEntry, StageContext, StageResult } from '../types.ts';
+import {
+  applied,
+  indexToolCalls,
+  isUntouchable,
+  noop,
+  parseOptions,
+  replaceParts,
+  resultArgs,
+  resultToolName,
+  SESSION_LOG_LOCATION,
+  type SyncStage,
+  sessionLogRecover,
+} from './stage-kit.ts';
+
+export const SUPERSEDED_IDENTICAL = '[Superseded — identical result returned by later call]';
+export const SUPERSEDED_STALE = '[Superseded — file was re-read after modification]';
+export function supersededByRead(basename: string): string {
+  return `[Superseded — content included in later file_read of ${basename}]`;
+}
+
+export type DedupRole = 'read' | 'grep' | 'glob' | 'write';
+export interface DedupTool {
+  role: DedupRole;
+  /** Argument holding the path. */
+  pathArg: string;
+}
+
+/** 002's tool names. */
+export const KOSMOKRATOR_DEDUP_TOOLS: Readonly<Record<string, DedupTool>> = {
+  file_read: { role: 'read', pathArg: 'path' },
+  grep: { role: 'grep', pathArg: 'path' },
+  glob: { role: 'glob', pathArg: 'path' },
+  file_edit: { role: 'write', pathArg: 'path' },
+  file_write: { role: 'write', pathArg: 'path' },
+};
+
+/** 002's names plus Claude Code's. */
+export const DEFAULT_DEDUP_TOOLS: Readonly<Record<string, DedupTool>> = {
+  ...KOSMOKRATOR_DEDUP_TOOLS,
+  Read: { role: 'read', pathArg: 'file_path' },
+  Grep: { role: 'grep', pathArg: 'path' },
+  Glob: { role: 'glob', pathArg: 'path' },
+  Edit: { role: 'write', pathArg: 'file_path' },
+  Write: { role: 'write', pathArg: 'file_path' },
+  MultiEdit: { role: 'write', pathArg: 'file_path' },
+};
+
+const fn = <T>() => z.custom<T>((v) => typeof v === 'function', { message: 'expected a function' });
+
+export const dedupOptionsSchema = z.strictObject({
+  /** `kosmokrator` knows only 002's tool names; `default` also Claude Code's. @default 'default' */
+  mode: z.enum(['default', 'kosmokrator']).optional(),
+  /** Tool name → role and path argument; replaces the mode's table. */
+  tools: z
+    .record(
+      z.string(),
+      z.strictObject({ role: z.enum(['read', 'grep', 'glob', 'write']), pathArg: z.string().min(1) }),
+    )
+    .optional(),
+  /** Path normalisation. @default lexical (see file comment) */
+  normalizePath: fn<(path: string) => string>().optional(),
+  /** Whether a grep path is a directory (tier 3 skips directories). @default ends with `/`, or `.`/`/` */
+  isDirectory: fn<(path: string) => boolean>().optional(),
+});
+
+export type DedupOptions = z.input<typeof dedupOptionsSchema>;
+
+/** Resolves `.`, `..` and repeated slashes without touching a file system. */
+export function normalizePathLexically(path: string): string {
+  if (path === '') return '';
+  const absolute = path.startsWith('/');
+  const segments: string[] = [];
+  for (const s of path.split('/')) {
+    if (s === '' || s === '.') continue;
+    if (s === '..') {
+      if (segments.length > 0 && segments.at(-1) !== '..') segments.pop();
+      else if (!absolute) segments.push('..');
+    } else segments.push(s);
+  }
+  const out = (absolute ? '/' : '') + segments.join('/');
+  return out === '' ? (absolute ? '/' : '.') : out;
+}
+
+/** PHP `basename`: the last path segment, trailing slashes ignored. */
+export function pathBasename(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+function defaultIsDirectory(raw: string, normalized: string): boolean {
+  return raw.endsWith('/') || normalized === '.' || normalized === '/';
+}
+
+function sortedJson(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(value[k]!)}`).join(',')}}`;
+}
+
+/** Already replaced by dedup or pruning. */
+export function isClearedResult(text: string): boolean {
+  return text.startsWith('[Superseded') || text.startsWith('[Old ');
+}
+
+interface Entry {
+  msg: number;
+  part: number;
+  tool: string;
+  spec: DedupTool;
+  path: string;
+  rawPath: string;
+  signature: string;
+  touchable: boolean;
+}
+
+export function createDedup(options: DedupOptions = {}): SyncStage {
+  const o = parseOptions(dedupOptionsSchema, options, 'dedup');
+  const tools = o.tools ?? (o.mode === 'kosmokrator' ? KOSMOKRATOR_DEDUP_TOOLS : DEFAULT_DEDUP_TOOLS);
+  const normalize = o.normalizePath ?? normalizePathLexically;
+  const isDirectory = (raw: string, normalized: string) =>
+    o.isDirectory ? o.isDirectory(normalized) : defaultIsDirectory(raw, normalized);
+  const name = 'dedup';
+
+  return {
+    name,
+    run(messages: readonly Message[], ctx: StageContext): StageResult {
+      if (messages.length < 2) return noop(name, messages, ctx, 'fewer than 2 messages');
+      const calls = indexToolCalls(messages);
+      const entries: Entry[] = [];
+      messages.forEach((m, mi) => {
+        m.parts.forEach((p, pi) => {
+          if (p.type !== 'tool-result') return;
+          const tool = resultToolName(p, calls);
+          const spec = tool !== undefined ? tools[tool] : undefined;
+          if (!tool || !spec) return;
+          const text = outputText(p.output);
+          if (isClearedResult(text)) return;
+          const args = resultArgs(p, calls);
+          const rawArg = args[spec.pathArg];
+          const rawPath = typeof rawArg === 'string' ? rawArg : '';
+          entries.push({
+            msg: mi,
+            part: pi,
+            tool,
+            spec,
+            rawPath,
+            path: rawPath === '' ? '' : normalize(rawPath),
+            signature: `${tool}:${sortedJson(args as JsonValue)}:${text}`,
+            touchable: !isUntouchable(m, p as ToolResultPart, calls, ctx),
+          });
+        });
+      });
+      // Index pass, newest → oldest (last result of a message first).
+      const latestBySig = new Map<string, Entry>();
+      const latestRead = new Map<string, Entry>();
+      const writes = new Map<string, number[]>();
+      for (let k = entries.length - 1; k >= 0; k--) {
+        const e = entries[k]!;
+        if (e.spec.role !== 'write' && !latestBySig.has(e.signature)) latestBySig.set(e.signature, e);
+        if (e.spec.role === 'read' && e.path !== '' && !latestRead.has(e.path)) latestRead.set(e.path, e);
+        if (e.spec.role === 'write' && e.path !== '')
+          writes.set(e.path, [...(writes.get(e.path) ?? []), e.msg]);
+      }
+      // Replace pass, oldest → newest.
+      const replacements = new Map<number, Map<number, string>>();
+      for (const e of entries) {
+        if (!e.touchable || e.spec.role === 'write') continue;
+        let marker: string | undefined;
+        if (latestBySig.get(e.signature) !== e) marker = SUPERSEDED_IDENTICAL;
+        else if (e.spec.role === 'read' && e.path !== '') {
+          const latest = latestRead.get(e.path);
+          if (latest && latest !== e && (writes.get(e.path) ?? []).some((w) => w > e.msg && w < latest.msg))
+            marker = SUPERSEDED_STALE;
+        }
+        if (!marker && e.spec.role === 'grep' && e.path !== '' && !isDirectory(e.rawPath, e.path)) {
+          const latest = latestRead.get(e.path);
+          if (latest && latest.msg > e.msg) marker = supersededByRead(pathBasename(e.path));
+        }
+        if (!marker) continue;
+        const perMessage = replacements.get(e.msg) ?? new Map<number, string>();
+        perMessage.set(e.part, marker);
+        replacements.set(e.msg, perMessage);
+      }
+      if (replacements.size === 0) return noop(name, messages, ctx, 'nothing superseded');
+      const output = messages.slice();
+      const journal: JournalEntry[] = [];
+      let count = 0;
+      for (const [mi, parts] of replacements) {
+        const m = messages[mi]!;
+        const next = replaceParts(
+          m,
+          new Map([...parts].map(([pi, text]) => [pi, { ...(m.parts[pi] as ToolResultPart), output: text }])),
+        );
+        output[mi] = next;
+        count += parts.size;
+        journal.push({
+          stage: name,
+          action: 'replaced',
+          messageId: m.id,
+          tokensBefore: ctx.counter.countMessage(m),
+          tokensAfter: ctx.counter.countMessage(next),
+          location: SESSION_LOG_LOCATION,
+          recover: sessionLogRecover(m.id),
+        });
+      }
+      return applied(name, messages, output, ctx, journal, `${count} superseded result(s)`);
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * Tool-output truncation at arrival (SEED-RULES §4.1, §5.2, §1.5): one arriving tool result is cut by
+ * lines / bytes / chars, after its full text was spilled to a `BlobStore`, with a notice saying where
+ * it went and how to read it back. `truncate()` handles one result; as a `Stage` it handles the
+ * results that arrived since the last assistant message (or all results, `scope: 'all'`). A message
+ * it changed carries `meta.truncatedAtArrival`, so a second run leaves it alone.
+ */
+import { z } from 'zod';
+import { outputText } from '../../messages/text.ts';
+import type { Message, ToolResultPart } from '../../messages/types.ts';
+import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
+import { pyJsonDumps } from '../../tokens/py-json.ts';
+import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
+import {
+  type ModeInput,
+  type ModeOutput,
+  type SpillOutcome,
+  truncateCowagent,
+  truncateDefault,
+  truncateKosmokrator,
+  truncateTiancai,
+} from './output-truncation-modes.ts';
+import {
+  applied,
+  indexToolCalls,
+  isUntouchable,
+  noop,
+  parseOptions,
+  replaceParts,
+  SESSION_LOG_LOCATION,
+  sessionLogRecover,
+} from './stage-kit.ts';
+
+export type OutputTruncationMode = 'default' | 'kosmokrator' | 'tiancai' | 'cowagent';
+
+export const outputTruncationOptionsSchema = z.strictObject({
+  /** Which system to reproduce. @default 'default' */
+  mode: z.enum(['default', 'kosmokrator', 'tiancai', 'cowagent']).optional(),
+  /** Line limit (`≤ 0` disables it in `tiancai`). @default 2000 */
+  maxLines: z.number().int().optional(),
+  /** Byte limit. @default 51200 (`kosmokrator`: 50000) */
+  maxBytes: z.number().int().optional(),
+  /** Character (code point) limit. @default 204800 (`cowagent`: 50000; unused by `kosmokrator`, `default`) */
+  maxChars: z.number().int().optional(),
+  /** `tiancai`: runes above which the whole output is spilled and replaced by a pointer; 0 disables. @default 204800 */
+  spillThreshold: z.number().int().optional(),
+  /** `tiancai` line cut. @default 'head_tail' */
+  truncateMode: z.enum(['head_tail', 'head']).optional(),
+  /** `cowagent` per-tool line/byte cut. @default { bash: 'tail', read: 'head', grep: 'head' } */
+  perTool: z.record(z.string(), z.enum(['head', 'tail'])).optional(),
+  /** Which results the stage looks at: those after the last assistant message, or all. @default 'latest' */
+  scope: z.enum(['latest', 'all']).optional(),
+  /** Prefix of spilled blob ids (`default` mode). @default '' */
+  blobPrefix: z.string().optional(),
+});
+
+export type OutputTruncationOptions = z.input<typeof outputTruncationOptionsSchema>;
+
+export interface ResolvedOutputTruncation {
+  mode: OutputTruncationMode;
+  maxLines: number;
+  maxBytes: number;
+  maxChars: number;
+  spillThreshold: number;
+  truncateMode: 'head_tail' | 'head';
+  perTool: Readonly<Record<string, 'head' | 'tail'>>;
+  scope: 'latest' | 'all';
+  blobPrefix: string;
+}
+
+export const OUTPUT_TRUNCATION_DEFAULTS = {
+  maxLines: 2000,
+  maxBytes: 51200,
+  kosmokratorMaxBytes: 50000,
+  maxChars: 204800,
+  cowagentMaxChars: 50000,
+  spillThreshold: 204800,
+  perTool: { bash: 'tail', read: 'head', grep: 'head' },
+} as const;
+
+export function resolveOutputTruncation(options: OutputTruncationOptions = {}): ResolvedOutputTruncation {
+  const o = parseOptions(outputTruncationOptionsSchema, options, 'outputTruncation');
+  const mode = o.mode ?? 'default';
+  const d = OUTPUT_TRUNCATION_DEFAULTS;
+  return {
+    mode,
+    maxLines: o.maxLines ?? d.maxLines,
+    maxBytes: o.maxBytes ?? (mode === 'kosmokrator' ? d.kosmokratorMaxBytes : d.maxBytes),
+    maxChars: o.maxChars ?? (mode === 'cowagent' ? d.cowagentMaxChars : d.maxChars),
+    spillThreshold:
+      o.spillThreshold === undefined || o.spillThreshold < 0 ? d.spillThreshold : o.spillThreshold,
+    truncateMode: o.truncateMode ?? 'head_tail',
+    perTool: o.perTool ?? d.perTool,
+    scope: o.scope ?? 'latest',
+    blobPrefix: o.blobPrefix ?? '',
+  };
+}
+
+/** What `truncate()` needs from the outside world. */
+export interface ArrivalEnv {
+  blobs?: BlobStore | undefined;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+export interface ArrivalOutcome {
+  /** The input part itself when nothing changed. */
+  part: ToolResultPart;
+  changed: boolean;
+  /** The spilled full output, when it was written. */
+  blob?: BlobInfo;
+  /** Why the spill failed, when it did. */
+  spillError?: string;
+  detail?: string;
+}
+
+export interface OutputTruncationStage extends Stage {
+  readonly options: ResolvedOutputTruncation;
+  /** Truncates one arriving tool result. `toolName` defaults to `part.name`. */
+  truncate(part: ToolResultPart, env: ArrivalEnv, toolName?: string): Promise<ArrivalOutcome>;
+}
+
+function blobIdFor(o: ResolvedOutputTruncation, part: ToolResultPart, env: ArrivalEnv): string {
+  if (o.mode === 'kosmokrator') return part.callId !== '' ? part.callId : env.ids.next('anon');
+  if (o.mode === 'tiancai')
+    return `tool_output_${env.clock.now()}000000${part.callId !== '' ? `_${part.callId}` : ''}`;
+  const base = part.callId !== '' ? part.callId : 'anon';
+  return `${o.blobPrefix}${base}_${env.ids.next('out')}`;
+}
+
+async function truncateOne(
+  o: ResolvedOutputTruncation,
+  part: ToolResultPart,
+  env: ArrivalEnv,
+  toolName: string | undefined,
+): Promise<ArrivalOutcome> {
+  const text =
+    o.mode === 'cowagent' && typeof part.output !== 'string'
+      ? pyJsonDumps(part.output)
+      : outputText(part.output);
+  let blob: BlobInfo | undefined;
+  const spill = async (full: string): Promise<SpillOutcome> => {
+    if (!env.blobs) return { ok: false, error: 'no blob store configured' };
+    try {
+      blob = await env.blobs.put(blobIdFor(o, part, env), full, { createdAt: env.clock.now() });
+      return { ok: true, id: blob.id, location: blob.location, sha256: blob.sha256, size: blob.size };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  const input: ModeInput = { text, isError: part.isError === true, toolName, spill };
+  let out: ModeOutput;
+  if (o.mode === 'kosmokrator') out = await truncateKosmokrator(input, o);
+  else if (o.mode === 'tiancai') out = await truncateTiancai(input, { ...o, mode: o.truncateMode });
+  else if (o.mode === 'cowagent') out = await truncateCowagent(input, o);
+  else out = await truncateDefault(input, o);
+  if (!out.changed) return { part, changed: false };
+  const outcome: ArrivalOutcome = { part: { ...part, output: out.text }, changed: true };
+  if (blob) outcome.blob = blob;
+  if (out.spill && !out.spill.ok) outcome.spillError = out.spill.error;
+  if (out.detail) outcome.detail = out.detail;
+  return outcome;
+}
+
+/** Indices of the tool messages the stage looks at. */
+function targets(messages: readonly Message[], scope: 'latest' | 'all'): number[] {
+  let from = 0;
+  if (scope === 'latest')
+    for (let i = messages.length - 1; i >= 0; i--)
+      if (messages[i]!.role === 'assistant') {
+        from = i + 1;
+        break;
+      }
+  const out: number[] = [];
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.parts.some((p) => p.type === 'tool-result') && m.meta?.truncatedAtArrival === undefined)
+      out.push(i);
+  }
+  return out;
+}
+
+export function createOutputTruncation(options: OutputTruncationOptions = {}): OutputTruncationStage {
+  const o = resolveOutputTruncation(options);
+  const name = 'output-truncation';
+  return {
+    name,
+    options: o,
+    truncate: (part, env, toolName) => truncateOne(o, part, env, toolName ?? part.name),
+    async run(messages: readonly Message[], ctx: StageContext): Promise<StageResult> {
+      const calls = indexToolCalls(messages);
+      const env: ArrivalEnv = { blobs: ctx.blobs, clock: ctx.clock, ids: ctx.ids };
+      let output: Message[] | undefined;
+      const journal: JournalEntry[] = [];
+      for (const i of targets(messages, o.scope)) {
+        const m = messages[i]!;
+        const replaced = new Map<number, ToolResultPart>();
+        for (let pi = 0; pi < m.parts.length; pi++) {
+          const p = m.parts[pi]!;
+          if (p.type !== 'tool-result' || isUntouchable(m, p, calls, ctx)) continue;
+          const outcome = await truncateOne(o, p, env, p.name ?? calls.get(p.callId)?.name);
+          if (!outcome.changed) continue;
+          replaced.set(pi, outcome.part);
+          const before = ctx.counter.countMessage(m);
+          const entry: JournalEntry = outcome.blob
+            ? {
+                stage: name,
+                action: 'spilled',
+                messageId: m.id,
+                tokensBefore: before,
+                tokensAfter: 0,
+                location: `blob:${outcome.blob.id}`,
+                recover: `the full output of call ${p.callId} (${outcome.blob.size} bytes, SHA-256 ${outcome.blob.sha256}) is blob ${outcome.blob.id}: read ${outcome.blob.location}, or BlobStore.get / getRange for byte ranges`,
+              }
+            : {
+                stage: name,
+                action: 'truncated',
+                messageId: m.id,
+                tokensBefore: before,
+                tokensAfter: 0,
+                location: SESSION_LOG_LOCATION,
+                recover: sessionLogRecover(m.id),
+              };
+          journal.push(entry);
+        }
+        if (replaced.size === 0) continue;
+        output ??= messages.slice();
+        const next = replaceParts(m, replaced);
+        next.meta = { ...m.meta, truncatedAtArrival: o.mode };
+        output[i] = next;
+        for (const e of journal) if (e.messageId === m.id) e.tokensAfter = ctx.counter.countMessage(next);
+      }
+      if (!output) return noop(name, messages, ctx, 'no oversized tool output');
+      return applied(
+        name,
+        messages,
+        output,
+        ctx,
+        journal,
+        `${journal.length} tool output(s) truncated (${o.mode})`,
+      );
+    },
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * Score-based pruning of old tool results into placeholders (002 §4.3, HEAD semantics as recommended).
+ * Protects everything from the 2nd user message from the end on, and the most recent `protectTokens`
+ * of tool output before it (walking back, stopping at a system message, `ceil(code points / 3.2)` per
+ * result). Older results are candidates; they are scored (tool priority minus references from later
+ * assistant messages, floor 0), sorted by score descending, and pruned in that order only until the
+ * savings reach `minSavings`. Nothing happens when all candidates together save less than that.
+ *
+ * `kosmokrator` mode emits 002's five placeholder strings exactly; `default` mode's placeholders name
+ * the tool, its target, the size and where to get the content back, and also know Claude Code's names.
+ */
+import { z } from 'zod';
+import { messageText, outputText } from '../../messages/text.ts';
+import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
+import { formatCount, headCodePoints } from '../../text/trim.ts';
+import { codePointLength } from '../../tokens/text-stats.ts';
+import type { JournalEntry, StageContext, StageResult } from '../types.ts';
+import { isClearedResult, pathBasename } from './dedup.ts';
+import {
+  applied,
+  indexToolCalls,
+  isUntouchable,
+  noop,
+  parseOptions,
+  replaceParts,
+  resultArgs,
+  resultToolName,
+  SESSION_LOG_LOCATION,
+  type SyncStage,
+  sessionLogRecover,
+} from './stage-kit.ts';
+
+export const PRUNE_PLACEHOLDER = '[Old tool result content cleared]';
+export const PRUNE_SHELL_PLACEHOLDER =
+  '[Old shell output cleared; inspect truncation storage or rerun targeted commands if needed]';
+
+/** 002 HEAD priorities: higher = pruned first. */
+export const PRUNE_PRIORITIES: Readonly<Record<string, number>> = {
+  bash: 70,
+  shell_read: 65,
+  web_fetch: 55,
+  grep: 50,
+  web_search: 40,
+  file_read: 30,
+  glob: 20,
+  file_edit: 10,
+  file_write: 10,
+};
+export const PRUNE_OTHER_PRIORITY = 25;
+
+/** Claude Code names → 002 names (default mode). */
+export const DEFAULT_PRUNE_ALIASES: Readonly<Record<string, string>> = {
+  Read: 'file_read',
+  Grep: 'grep',
+  Glob: 'glob',
+  Bash: 'bash',
+  Edit: 'file_edit',
+  MultiEdit: 'file_edit',
+  Write: 'file_write',
+  WebFetch: 'web_fetch',
+  WebSearch: 'web_search',
+};
+
+export const pruningOptionsSchema = z.strictObject({
+  /** `kosmokrator`: 002's exact placeholders and names. @default 'default' */
+  mode: z.enum(['default', 'kosmokrator']).optional(),
+  /** Tokens of recent tool output (before the protected turns) never pruned. @default 40000 */
+  protectTokens: z.number().int().nonnegative().optional(),
+  /** Prune only when at least this many tokens can go, and stop once they have. @default 20000 */
+  minSavings: z.number().int().nonnegative().optional(),
+  /** Tool name → priority; replaces the 002 table. */
+  priorities: z.record(z.string(), z.number()).optional(),
+  /** Tool name → 002 name. @default Claude Code names in `default` mode, none in `kosmokrator` */
+  aliases: z.record(z.string(), z.string()).optional(),
+});
+
+export type PruningOptions = z.input<typeof pruningOptionsSchema>;
+
+export const PRUNING_DEFAULTS = { protectTokens: 40000, minSavings: 20000 } as const;
+
+/** 002's estimate of one result: `ceil(mb_strlen / 3.2)`. */
+export function pruneTokens(text: string): number {
+  return text === '' ? 0 : Math.ceil(codePointLength(text) / 3.2);
+}
+
+/** 002's placeholder for a pruned result. */
+export function kosmokratorPlaceholder(tool: string, args: Readonly<Record<string, JsonValue>>): string {
+  const path = typeof args.path === 'string' ? args.path : '';
+  if (tool === 'file_read' && path !== '') return `[Old file_read output cleared for ${path}]`;
+  if (tool === 'grep' && path !== '') return `[Old grep output cleared for ${path}]`;
+  if (tool === 'glob') return '[Old glob output cleared]';
+  if (tool === 'bash' || tool === 'shell_read') return PRUNE_SHELL_PLACEHOLDER;
+  return PRUNE_PLACEHOLDER;
+}
+
+function str(v: JsonValue | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function pathOf(args: Readonly<Record<string, JsonValue>>): string {
+  return str(args.path) || str(args.file_path);
+}
+
+/** Default mode: `[Old grep output cleared for src/x.ts — 1,234 tokens; recover: …]`. */
+export function contextPlaceholder(
+  tool: string,
+  args: Readonly<Record<string, JsonValue>>,
+  tokens: number,
+  messageId: string,
+  callId: string,
+): string {
+  let target = pathOf(args);
+  const extra = str(args.pattern) || str(args.query) || str(args.command) || str(args.url);
+  if (target !== '' && extra !== '' && extra !== target) target = `${target} (${extra})`;
+  else if (target === '') target = extra;
+  if (codePointLength(target) > 80) target = `${headCodePoints(target, 79)}…`;
+  const what = target === '' ? `[Old ${tool} output cleared` : `[Old ${tool} output cleared for ${target}`;
+  return `${what} — ${formatCount(tokens)} tokens; recover: call ${callId} is kept in the session log as message ${messageId}]`;
+}
+
+interface Candidate {
+  msg: number;
+  part: number;
+  tokens: number;
+  score: number;
+  placeholder: string;
+}
+
+const DECISION_PHRASES = ['based on', "i'll use", 'the issue is'];
+
+export function createPruning(options: PruningOptions = {}): SyncStage {
+  const o = parseOptions(pruningOptionsSchema, options, 'pruning');
+  const mode = o.mode ?? 'default';
+  const protect = o.protectTokens ?? PRUNING_DEFAULTS.protectTokens;
+  const minSavings = o.minSavings ?? PRUNING_DEFAULTS.minSavings;
+  const priorities = o.priorities ?? PRUNE_PRIORITIES;
+  const aliases = o.aliases ?? (mode === 'kosmokrator' ? {} : DEFAULT_PRUNE_ALIASES);
+  const name = 'pruning';
+
+  function score(
+    messages: readonly Message[],
+    from: number,
+    to: number,
+    tool: string,
+    path: string,
+    text: string,
+  ) {
+    let s = priorities[tool] ?? PRUNE_OTHER_PRIORITY;
+    const base = path !== '' ? pathBasename(path).toLowerCase() : '';
+    const quote = codePointLength(text) > 20 ? headCodePoints(text, 20).toLowerCase() : '';
+    for (let j = from + 1; j < to; j++) {
+      const m = messages[j]!;
+      if (m.role !== 'assistant') continue;
+      const content = messageText(m).toLowerCase();
+      if (base !== '' && content.includes(base)) s -= 20;
+      if (DECISION_PHRASES.some((p) => content.includes(p))) s -= 10;
+      if (quote !== '' && content.includes(quote)) s -= 20;
+    }
+    return Math.max(0, s);
+  }
+
+  return {
+    name,
+    run(messages: readonly Message[], ctx: StageContext): StageResult {
+      if (messages.length < 4) return noop(name, messages, ctx, 'fewer than 4 messages');
+      let boundary = 0;
+      for (let i = messages.length - 1, users = 0; i >= 0; i--)
+        if (messages[i]!.role === 'user' && ++users >= 2) {
+          boundary = i;
+          break;
+        }
+      if (boundary <= 0) return noop(name, messages, ctx, 'fewer than 2 user turns');
+      const calls = indexToolCalls(messages);
+      const candidates: Candidate[] = [];
+      let seen = 0;
+      for (let i = boundary - 1; i >= 0; i--) {
+        const m = messages[i]!;
+        if (m.role === 'system') break;
+        if (m.role !== 'tool') continue;
+        m.parts.forEach((p, pi) => {
+          if (p.type !== 'tool-result') return;
+          if (mode === 'kosmokrator' && typeof p.output !== 'string') return;
+          const text = outputText(p.output);
+          if (text === PRUNE_PLACEHOLDER || isClearedResult(text)) return;
+          const tokens = pruneTokens(text);
+          seen += tokens;
+          if (seen <= protect || isUntouchable(m, p, calls, ctx)) return;
+          const raw = resultToolName(p, calls) ?? 'unknown';
+          const tool = aliases[raw] ?? raw;
+          const args = resultArgs(p, calls);
+          const path = mode === 'kosmokrator' ? str(args.path) : pathOf(args);
+          candidates.push({
+            msg: i,
+            part: pi,
+            tokens,
+            score: score(messages, i, boundary, tool, path, text),
+            placeholder:
+              mode === 'kosmokrator'
+                ? kosmokratorPlaceholder(tool, args)
+                : contextPlaceholder(raw, args, tokens, m.id, p.callId),
+          });
+        });
+      }
+      const total = candidates.reduce((n, c) => n + c.tokens, 0);
+      if (candidates.length === 0 || total < minSavings)
+        return noop(name, messages, ctx, `candidates save ${total} < ${minSavings} tokens`);
+      candidates.sort((a, b) => b.score - a.score); // stable: ties keep walk order (newest first)
+      const selected: Candidate[] = [];
+      let saved = 0;
+      for (const c of candidates) {
+        if (saved >= minSavings) break;
+        selected.push(c);
+        saved += c.tokens;
+      }
+      const byMessage = new Map<number, Map<number, ToolResultPart>>();
+      for (const c of selected) {
+        const part = messages[c.msg]!.parts[c.part] as ToolResultPart;
+        const map = byMessage.get(c.msg) ?? new Map<number, ToolResultPart>();
+        map.set(c.part, { ...part, output: c.placeholder });
+        byMessage.set(c.msg, map);
+      }
+      const output = messages.slice();
+      const journal: JournalEntry[] = [];
+      for (const [mi, parts] of [...byMessage].sort((a, b) => a[0] - b[0])) {
+        const m = messages[mi]!;
+        const next = replaceParts(m, parts);
+        output[mi] = next;
+        journal.push({
+          stage: name,
+          action: 'replaced',
+          messageId: m.id,
+          tokensBefore: ctx.counter.countMessage(m),
+          tokensAfter: ctx.counter.countMessage(next),
+          location: SESSION_LOG_LOCATION,
+          recover: sessionLogRecover(m.id),
+        });
+      }
+      return applied(
+        name,
+        messages,
+        output,
+        ctx,
+        journal,
+        `pruned ${selected.length} result(s), ~${saved} tokens`,
+      );
+    },
+  };
+}
