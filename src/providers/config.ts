@@ -48,6 +48,11 @@ const envSchema = z.object({
   CTXKIT_LLM_TIMEOUT_MS: intVar(1, 3_600_000),
   CTXKIT_LLM_MAX_RETRIES: intVar(0, 10),
   CTXKIT_LLM_STREAM: boolVar,
+  CTXKIT_LLM_MAX_TOKENS_PARAM: opt(
+    z.enum(['max_tokens', 'max_completion_tokens'], {
+      message: 'must be max_tokens or max_completion_tokens',
+    }),
+  ),
 });
 
 export type SummarizerEnvConfig =
@@ -56,7 +61,8 @@ export type SummarizerEnvConfig =
 
 /**
  * Reads `CTXKIT_LLM_BASE_URL`, `CTXKIT_LLM_API_KEY` (or `OPENAI_API_KEY`), `CTXKIT_LLM_MODEL`,
- * `CTXKIT_SUMMARY_MODEL`, `CTXKIT_LLM_TIMEOUT_MS`, `CTXKIT_LLM_MAX_RETRIES`, `CTXKIT_LLM_STREAM`.
+ * `CTXKIT_SUMMARY_MODEL`, `CTXKIT_LLM_TIMEOUT_MS`, `CTXKIT_LLM_MAX_RETRIES`, `CTXKIT_LLM_STREAM`,
+ * `CTXKIT_LLM_MAX_TOKENS_PARAM`.
  * Pure. A bad value throws `CtxError('invalid_config')` naming the variable. No key and no base URL
  * (or the OpenAI one) → `offline` with a plain message; a local base URL (Ollama, vLLM) needs no key.
  */
@@ -81,6 +87,7 @@ export function summarizerConfigFromEnv(env: Readonly<Record<string, unknown>>):
   if (e.CTXKIT_LLM_TIMEOUT_MS !== undefined) options.timeoutMs = e.CTXKIT_LLM_TIMEOUT_MS;
   if (e.CTXKIT_LLM_MAX_RETRIES !== undefined) options.maxRetries = e.CTXKIT_LLM_MAX_RETRIES;
   if (e.CTXKIT_LLM_STREAM !== undefined) options.stream = e.CTXKIT_LLM_STREAM;
+  if (e.CTXKIT_LLM_MAX_TOKENS_PARAM !== undefined) options.maxTokensParam = e.CTXKIT_LLM_MAX_TOKENS_PARAM;
   const models = options.summarizationModel ? `${model} (automatic: ${options.summarizationModel})` : model;
   return {
     kind: 'llm',

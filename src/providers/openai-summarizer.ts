@@ -42,6 +42,11 @@ function usageOf(raw: unknown): Answer['usage'] {
   };
 }
 
+/** Removes `<think>…</think>` blocks that reasoning models served by Ollama or vLLM put in the content. */
+export function stripThinking(text: string): string {
+  return text.replace(/<think>[\s\S]*?(?:<\/think>|$)/g, '');
+}
+
 /** Model chosen for a request: the primary for `manual-compact`, else the summarization model. */
 export function modelFor(
   purpose: SummarizeRequest['purpose'],
@@ -168,7 +173,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
       const model = modelFor(request.purpose, o);
       const body: ChatCompletionCreateParamsNonStreaming = { model, messages: plan.messages };
       if (plan.temperature !== undefined) body.temperature = plan.temperature;
-      if (plan.maxTokens !== undefined) body.max_tokens = plan.maxTokens;
+      if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
       let retries = 0;
       let answer: Answer;
       try {
@@ -189,9 +194,10 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
       } catch (error) {
         throw fault(error, model, retries);
       }
-      if (answer.text.trim() === '')
+      const text = stripThinking(answer.text);
+      if (text.trim() === '')
         throw fault(new CtxError('provider_error', 'empty answer (no content)'), model, retries);
-      const parsed = plan.parse(answer.text);
+      const parsed = plan.parse(text);
       const clip = request.maxOutputChars ?? plan.maxOutputRunes;
       const result: SummarizeResult = {
         summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,

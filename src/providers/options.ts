@@ -23,6 +23,8 @@ export interface OpenAISummarizerOptions {
   stream?: boolean;
   /** With `stream`, ask for usage in the last chunk (`stream_options.include_usage`). @default true */
   streamUsage?: boolean;
+  /** Name of the output cap parameter: newer OpenAI models only accept `max_completion_tokens`. @default 'max_tokens' */
+  maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
   /** First backoff delay, doubled per retry. @default 500 */
   initialRetryDelayMs?: number;
   /** Cap on any retry delay, the server's `retry-after` included. @default 30000 */
@@ -51,6 +53,7 @@ export const OPENAI_SUMMARIZER_DEFAULTS = {
   maxRetries: 2,
   stream: false,
   streamUsage: true,
+  maxTokensParam: 'max_tokens',
   initialRetryDelayMs: 500,
   maxRetryDelayMs: 30_000,
   name: 'openai',
@@ -67,6 +70,7 @@ const dataSchema = z.object({
   maxRetries: z.int().min(0).max(10).optional(),
   stream: z.boolean().optional(),
   streamUsage: z.boolean().optional(),
+  maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   initialRetryDelayMs: z.number().min(0).optional(),
   maxRetryDelayMs: z.number().min(0).optional(),
   name: nonEmpty.optional(),

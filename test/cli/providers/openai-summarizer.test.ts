@@ -221,6 +221,27 @@ describe('createOpenAISummarizer', () => {
     expect(result.summary).toHaveLength(100);
   });
 
+  it('drops <think> blocks when a reasoning model puts them in the content', async () => {
+    server.script({ kind: 'answer', content: '<think>hmm, let me see</think>\nthe real summary' });
+    const result = await make().summarize(request({ preset: 'tiancai' }));
+    expect(result.summary).toBe('the real summary');
+  });
+
+  it('throws provider_error when the content is only a <think> block', async () => {
+    server.script({ kind: 'answer', content: '<think>endless' });
+    const error = await failure(make().summarize(request({ preset: 'tiancai' })));
+    expect(error.message).toContain('empty answer');
+  });
+
+  it('sends max_completion_tokens when configured for newer OpenAI models', async () => {
+    server.script({ kind: 'answer', content: '[DAILY]\n- x' });
+    await make({ maxTokensParam: 'max_completion_tokens' }).summarize(
+      request({ purpose: 'memory-flush', preset: 'cowagent' }),
+    );
+    expect(server.requests[0]!.body.max_completion_tokens).toBe(500);
+    expect(server.requests[0]!.body).not.toHaveProperty('max_tokens');
+  });
+
   it('throws invalid_config naming the field when an option is bad', () => {
     expect(() => make({ timeoutMs: -5 })).toThrow(/options\.timeoutMs/);
     expect(() => make({ baseURL: 'ftp://x' })).toThrow(/options\.baseURL/);
