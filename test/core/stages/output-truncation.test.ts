@@ -144,6 +144,13 @@ describe('createOutputTruncation (cowagent)', () => {
     ).toBe(true);
   });
 
+  it('keeps the first 2000 lines of a read with the read notice and no spill', async () => {
+    const e = env();
+    const r = await stage.truncate(part(lines(2500), { name: 'read' }), e);
+    expect(r.part.output).toBe(`${lines(2000)}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]`);
+    expect(r.blob).toBeUndefined();
+  });
+
   it('measures dict outputs as Python json.dumps', async () => {
     const r = await stage.truncate(
       deepFreeze({

@@ -23,6 +23,8 @@ export interface ModeInput {
   text: string;
   isError: boolean;
   toolName: string | undefined;
+  /** The call's `path` argument, when it has one (CowAgent's read notice names it). */
+  path?: string | undefined;
   /** Writes the full output (once) and says where it went. */
   spill: (text: string) => Promise<SpillOutcome>;
 }
@@ -166,19 +168,33 @@ export async function truncateCowagent(input: ModeInput, limits: CowagentLimits)
       maxBytes: limits.maxBytes,
     });
     if (cut.truncated) {
-      spill = await input.spill(text);
-      const path = spill.ok ? spill.location : 'None';
-      const start = side === 'tail' ? cut.totalLines - cut.outputLines + 1 : 1;
-      const end = side === 'tail' ? cut.totalLines : cut.outputLines;
+      const limit = formatSize(limits.maxBytes);
       let notice: string;
-      if (cut.lastLinePartial) {
-        const lastLine = text.split('\n').at(-1) ?? '';
-        notice = `\n\n[Showing last ${formatSize(cut.outputBytes)} of line ${end} (line is ${formatSize(utf8Length(lastLine))}). Full output: ${path}]`;
-      } else if (cut.truncatedBy === 'lines')
-        notice = `\n\n[Showing lines ${start}-${end} of ${cut.totalLines}. Full output: ${path}]`;
-      else
-        notice = `\n\n[Showing lines ${start}-${end} of ${cut.totalLines} (${formatSize(limits.maxBytes)} limit). Full output: ${path}]`;
-      text = (cut.content === '' ? '(no output)' : cut.content) + notice;
+      if (side === 'head') {
+        // read.py: no spill (the file is the source); the notice says how to page on.
+        const end = cut.outputLines;
+        if (cut.firstLineExceedsLimit) {
+          const first = formatSize(utf8Length(text.split('\n', 1)[0] ?? ''));
+          notice = `[Line 1 is ${first}, exceeds ${limit} limit. Use bash tool to read: head -c ${limits.maxBytes} ${input.path ?? ''} | tail -n +1]`;
+        } else if (cut.truncatedBy === 'lines')
+          notice = `\n\n[Showing lines 1-${end} of ${cut.totalLines}. Use offset=${end + 1} to continue.]`;
+        else
+          notice = `\n\n[Showing lines 1-${end} of ${cut.totalLines} (${limit} limit). Use offset=${end + 1} to continue.]`;
+      } else {
+        // bash.py: the full output goes to a file named in the notice.
+        spill = await input.spill(text);
+        const path = spill.ok ? spill.location : 'None';
+        const start = cut.totalLines - cut.outputLines + 1;
+        const end = cut.totalLines;
+        if (cut.lastLinePartial) {
+          const lastLine = text.split('\n').at(-1) ?? '';
+          notice = `\n\n[Showing last ${formatSize(cut.outputBytes)} of line ${end} (line is ${formatSize(utf8Length(lastLine))}). Full output: ${path}]`;
+        } else if (cut.truncatedBy === 'lines')
+          notice = `\n\n[Showing lines ${start}-${end} of ${cut.totalLines}. Full output: ${path}]`;
+        else
+          notice = `\n\n[Showing lines ${start}-${end} of ${cut.totalLines} (${limit} limit). Full output: ${path}]`;
+      }
+      text = side === 'tail' && cut.content === '' ? `(no output)${notice}` : cut.content + notice;
       changed = true;
     }
   }

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { outputText } from '../../messages/text.ts';
-import type { Message, ToolResultPart } from '../../messages/types.ts';
+import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
@@ -116,8 +116,13 @@ export interface ArrivalOutcome {
 
 export interface OutputTruncationStage extends Stage {
   readonly options: ResolvedOutputTruncation;
-  /** Truncates one arriving tool result. `toolName` defaults to `part.name`. */
-  truncate(part: ToolResultPart, env: ArrivalEnv, toolName?: string): Promise<ArrivalOutcome>;
+  /** Truncates one arriving tool result. `toolName` defaults to `part.name`; `args` are the call's arguments. */
+  truncate(
+    part: ToolResultPart,
+    env: ArrivalEnv,
+    toolName?: string,
+    args?: JsonValue,
+  ): Promise<ArrivalOutcome>;
 }
 
 function blobIdFor(o: ResolvedOutputTruncation, part: ToolResultPart, env: ArrivalEnv): string {
@@ -133,6 +138,7 @@ async function truncateOne(
   part: ToolResultPart,
   env: ArrivalEnv,
   toolName: string | undefined,
+  args?: JsonValue,
 ): Promise<ArrivalOutcome> {
   const text =
     o.mode === 'cowagent' && typeof part.output !== 'string'
@@ -148,7 +154,11 @@ async function truncateOne(
       return { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
   };
-  const input: ModeInput = { text, isError: part.isError === true, toolName, spill };
+  const path =
+    args !== null && typeof args === 'object' && !Array.isArray(args) && typeof args.path === 'string'
+      ? args.path
+      : undefined;
+  const input: ModeInput = { text, isError: part.isError === true, toolName, path, spill };
   let out: ModeOutput;
   if (o.mode === 'kosmokrator') out = await truncateKosmokrator(input, o);
   else if (o.mode === 'tiancai') out = await truncateTiancai(input, { ...o, mode: o.truncateMode });
@@ -186,7 +196,7 @@ export function createOutputTruncation(options: OutputTruncationOptions = {}): O
   return {
     name,
     options: o,
-    truncate: (part, env, toolName) => truncateOne(o, part, env, toolName ?? part.name),
+    truncate: (part, env, toolName, args) => truncateOne(o, part, env, toolName ?? part.name, args),
     async run(messages: readonly Message[], ctx: StageContext): Promise<StageResult> {
       const calls = indexToolCalls(messages);
       const env: ArrivalEnv = { blobs: ctx.blobs, clock: ctx.clock, ids: ctx.ids };
@@ -198,7 +208,8 @@ export function createOutputTruncation(options: OutputTruncationOptions = {}): O
         for (let pi = 0; pi < m.parts.length; pi++) {
           const p = m.parts[pi]!;
           if (p.type !== 'tool-result' || isUntouchable(m, p, calls, ctx)) continue;
-          const outcome = await truncateOne(o, p, env, p.name ?? calls.get(p.callId)?.name);
+          const call = calls.get(p.callId);
+          const outcome = await truncateOne(o, p, env, p.name ?? call?.name, call?.args);
           if (!outcome.changed) continue;
           replaced.set(pi, outcome.part);
           const before = ctx.counter.countMessage(m);
