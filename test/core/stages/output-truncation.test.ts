@@ -147,7 +147,9 @@ describe('createOutputTruncation (cowagent)', () => {
   it('keeps the first 2000 lines of a read with the read notice and no spill', async () => {
     const e = env();
     const r = await stage.truncate(part(lines(2500), { name: 'read' }), e);
-    expect(r.part.output).toBe(`${lines(2000)}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]`);
+    expect(r.part.output).toBe(
+      `${lines(2000)}\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]`,
+    );
     expect(r.blob).toBeUndefined();
   });
 
