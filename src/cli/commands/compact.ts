@@ -1,0 +1,147 @@
+/**
+ * `ctxcheck compact <transcript> --preset X --window N`: runs the pre-flight (or, with `--force`, a
+ * manual compaction) on a transcript and writes the compacted conversation and the journal.
+ * Spilled tool outputs go to the filesystem blob store (`--blobs`).
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { FIXTURE_COUNTERS, FIXTURE_PRESETS, type Message, randomIds, systemClock } from '../../core/index.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
+import { loadTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../transcripts/load-transcript.ts';
+import {
+  defaultOutputFormat,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  serializeTranscript,
+} from '../transcripts/write-transcript.ts';
+
+export interface CompactOptions {
+  transcript: string;
+  format?: TranscriptFormat;
+  preset: string;
+  window: number;
+  counter?: string;
+  out?: string;
+  to?: OutputFormat;
+  journal?: string;
+  blobs?: string;
+  force?: boolean;
+  instructions?: string;
+  llm?: boolean;
+}
+
+async function blobStore(dir: string | undefined) {
+  try {
+    const mod = (await import('../blobs/fs-blob-store.ts')) as {
+      createFsBlobStore?: (o: { dir?: string }) => unknown;
+    };
+    if (typeof mod.createFsBlobStore === 'function') return mod.createFsBlobStore(dir ? { dir } : {});
+  } catch {
+    // No filesystem store: tool outputs are truncated without a spill.
+  }
+  return undefined;
+}
+
+export async function compact(options: CompactOptions, env: CliEnv): Promise<void> {
+  const { io } = env;
+  if (!Number.isInteger(options.window) || options.window <= 0)
+    throw new CliError('--window must be a positive integer');
+  const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
+  const createPipeline = await pipelineFactory();
+  const summarizer = await chooseSummarizer(options.llm === true, io);
+  const counter = counterOption(options.counter);
+  const pipelineOptions: Record<string, unknown> = {
+    preset: options.preset,
+    budget: { contextWindow: options.window },
+    clock: systemClock,
+    ids: randomIds,
+  };
+  const blobs = await blobStore(options.blobs && resolve(io.cwd, options.blobs));
+  if (blobs) pipelineOptions.blobs = blobs;
+  if (counter) pipelineOptions.counter = counter;
+  if (summarizer) pipelineOptions.summarizer = summarizer;
+  const pipeline = createPipeline(pipelineOptions);
+  const input: { messages: readonly Message[]; system?: string; instructions?: string } = {
+    messages: transcript.messages,
+  };
+  if (transcript.system !== undefined) input.system = transcript.system;
+  let run: Awaited<ReturnType<typeof pipeline.prepare>>;
+  if (options.force) {
+    if (options.instructions !== undefined) input.instructions = options.instructions;
+    run = await pipeline.compact(input);
+  } else run = await pipeline.prepare(input);
+
+  const format = options.to ?? defaultOutputFormat(transcript.format);
+  const text = serializeTranscript(run.messages, format, transcript.header);
+  if (options.out) await writeFile(resolve(io.cwd, options.out), text);
+  else io.out(text);
+  const journalFile = options.journal ?? (options.out ? `${options.out}.journal.json` : undefined);
+  const journal = {
+    preset: options.preset,
+    window: options.window,
+    estimate: run.estimate,
+    reports: run.reports,
+    journal: run.journal,
+    events: run.events,
+    memories: run.memories ?? [],
+  };
+  if (journalFile) await writeFile(resolve(io.cwd, journalFile), `${JSON.stringify(journal, null, 2)}\n`);
+  const log = options.out ? io.out : io.err;
+  for (const r of run.reports)
+    log(
+      `${r.stage.padEnd(26)} ${r.status.padEnd(8)} ${r.tokensBefore} → ${r.tokensAfter}${r.error ? `  error: ${r.error}` : r.detail ? `  ${r.detail}` : ''}`,
+    );
+  log(
+    `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : ''}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
+  );
+  env.exit(EXIT.ok);
+}
+
+export function compactCommand(env: CliEnv): CommandModule<object, CompactOptions> {
+  return {
+    command: 'compact <transcript>',
+    describe: 'Compact a transcript with a preset and write the result and its journal',
+    builder: (y: Argv) =>
+      y
+        .positional('transcript', { type: 'string', demandOption: true, describe: 'Transcript file' })
+        .option('format', { type: 'string', choices: TRANSCRIPT_FORMATS, describe: 'Force the input format' })
+        .option('preset', {
+          type: 'string',
+          choices: FIXTURE_PRESETS,
+          default: 'default',
+          describe: 'Pipeline preset',
+        })
+        .option('window', { type: 'number', demandOption: true, describe: 'Context window in tokens' })
+        .option('counter', {
+          type: 'string',
+          choices: FIXTURE_COUNTERS,
+          describe: "Token counter (default: the preset's)",
+        })
+        .option('out', {
+          type: 'string',
+          describe: 'Write the compacted conversation here (default: stdout)',
+        })
+        .option('to', {
+          type: 'string',
+          choices: OUTPUT_FORMATS,
+          describe: "Output format (default: the input's family)",
+        })
+        .option('journal', {
+          type: 'string',
+          describe: 'Write the journal here (default: <out>.journal.json)',
+        })
+        .option('blobs', {
+          type: 'string',
+          describe: 'Directory for spilled tool outputs (default ~/.ctxkit/data/truncations)',
+        })
+        .option('force', { type: 'boolean', describe: 'Run a manual compaction instead of the pre-flight' })
+        .option('instructions', { type: 'string', describe: 'Focus instructions for --force' })
+        .option('llm', {
+          type: 'boolean',
+          describe: 'Summarize with the LLM configured in the environment',
+        }) as unknown as Argv<CompactOptions>,
+    handler: (argv) => compact(argv, env),
+  };
+}

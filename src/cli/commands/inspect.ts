@@ -1,0 +1,213 @@
+/**
+ * `ctxcheck inspect <transcript>`: what the context holds (tokens per role and kind, the largest
+ * items, a usage bar against `--window`) and what the next pre-flight would do (`prepare` on a copy).
+ */
+import type { Argv, CommandModule } from 'yargs';
+import * as core from '../../core/index.ts';
+import {
+  countTurns,
+  createRecordingBlobStore,
+  FIXTURE_COUNTERS,
+  FIXTURE_PRESETS,
+  type Message,
+  outputText,
+  type Part,
+  sequentialIds,
+  systemClock,
+  type TokenCounter,
+} from '../../core/index.ts';
+import { displayPath } from '../files.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
+import { type InspectReport, renderInspect } from '../render/inspect-report.ts';
+import { loadTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../transcripts/load-transcript.ts';
+
+export interface InspectOptions {
+  transcript: string;
+  format?: TranscriptFormat;
+  preset: string;
+  window: number;
+  counter?: string;
+  top: number;
+  json?: boolean;
+  llm?: boolean;
+}
+
+function partTokens(p: Part, counter: TokenCounter): number {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      return counter.countText(p.text);
+    case 'tool-call':
+      return counter.countText(p.name + JSON.stringify(p.args));
+    case 'tool-result':
+      return counter.countText(outputText(p.output));
+    case 'image':
+      return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
+  }
+}
+
+function label(m: Message): string {
+  const calls = m.parts
+    .filter((p) => p.type === 'tool-call')
+    .map((p) => (p.type === 'tool-call' ? p.name : ''));
+  const result = m.parts.find((p) => p.type === 'tool-result');
+  if (result && result.type === 'tool-result') return `${m.role} (${result.name ?? result.callId})`;
+  if (calls.length > 0) return `${m.role} → ${calls.join(', ')}`;
+  return m.meta?.kind && m.meta.kind !== m.role ? `${m.role} [${m.meta.kind}]` : m.role;
+}
+
+function preview(m: Message): string {
+  const p = m.parts.find((q) => q.type === 'text' || q.type === 'tool-result' || q.type === 'tool-call');
+  const text = !p
+    ? ''
+    : p.type === 'text'
+      ? p.text
+      : p.type === 'tool-result'
+        ? outputText(p.output)
+        : JSON.stringify(p.args);
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 60)}…` : flat);
+}
+
+export async function inspect(options: InspectOptions, env: CliEnv): Promise<void> {
+  const { io } = env;
+  if (!Number.isInteger(options.window) || options.window <= 0)
+    throw new CliError('--window must be a positive integer');
+  const transcript = await loadTranscript(options.transcript, options.format);
+  const createPipeline = await pipelineFactory();
+  const counter = counterOption(options.counter);
+  const summarizer = await chooseSummarizer(options.llm === true, io);
+  const pipelineOptions: Record<string, unknown> = {
+    preset: options.preset,
+    budget: { contextWindow: options.window },
+    clock: systemClock,
+    ids: sequentialIds(),
+    blobs: createRecordingBlobStore(systemClock),
+  };
+  if (counter) pipelineOptions.counter = counter;
+  if (summarizer) pipelineOptions.summarizer = summarizer;
+  const pipeline = createPipeline(pipelineOptions) as ReturnType<typeof createPipeline> & {
+    budget: { usable: number; warning: number; autoCompact: number; blocking: number };
+  };
+  const messages = transcript.messages;
+  const input: { messages: readonly Message[]; system?: string } = { messages };
+  if (transcript.system !== undefined) input.system = transcript.system;
+  const estimate = pipeline.estimate(input);
+  const used = counter ?? presetCounter(options.preset, options.window);
+
+  const roles = new Map<string, { messages: number; tokens: number }>();
+  const kinds = new Map<string, { parts: number; tokens: number }>();
+  const sized = messages.map((m) => ({ m, tokens: used.countMessage(m) }));
+  for (const { m, tokens } of sized) {
+    const r = roles.get(m.role) ?? { messages: 0, tokens: 0 };
+    r.messages++;
+    r.tokens += tokens;
+    roles.set(m.role, r);
+    for (const p of m.parts) {
+      const k = kinds.get(p.type) ?? { parts: 0, tokens: 0 };
+      k.parts++;
+      k.tokens += m.meta?.agentVisible === false ? 0 : partTokens(p, used);
+      kinds.set(p.type, k);
+    }
+  }
+  const report: InspectReport = {
+    file: displayPath(options.transcript, io.cwd),
+    format: transcript.format,
+    preset: options.preset,
+    counter: used.name,
+    messages: messages.length,
+    turns: countTurns(messages),
+    tokens: estimate.tokens,
+    anchored: estimate.anchored ?? false,
+    window: options.window,
+    usable: pipeline.budget.usable,
+    thresholds: {
+      warning: pipeline.budget.warning,
+      autoCompact: pipeline.budget.autoCompact,
+      blocking: pipeline.budget.blocking,
+    },
+    level: estimate.level ?? 'ok',
+    byRole: [...roles].map(([role, v]) => ({ role, ...v })).sort((a, b) => b.tokens - a.tokens),
+    byKind: [...kinds].map(([kind, v]) => ({ kind, ...v })).sort((a, b) => b.tokens - a.tokens),
+    largest: [...sized]
+      .sort((a, b) => b.tokens - a.tokens)
+      .slice(0, options.top)
+      .map(({ m, tokens }) => ({ id: m.id, role: m.role, label: label(m), tokens, preview: preview(m) })),
+    notes: transcript.notes,
+  };
+  const run = await pipeline.prepare({ ...input, messages: [...messages] });
+  const after = new Set(run.messages.map((m) => m.id));
+  report.next = {
+    reports: run.reports.map((r) => {
+      const o: NonNullable<InspectReport['next']>['reports'][number] = {
+        stage: r.stage,
+        status: r.status,
+        tokensBefore: r.tokensBefore,
+        tokensAfter: r.tokensAfter,
+      };
+      if (r.detail) o.detail = r.detail;
+      if (r.error) o.error = r.error;
+      return o;
+    }),
+    messagesBefore: messages.length,
+    messagesAfter: run.messages.length,
+    tokensBefore: run.estimate.before,
+    tokensAfter: run.estimate.after,
+    level: run.estimate.level,
+    journal: run.journal.length,
+    removed: messages.filter((m) => !after.has(m.id)).length,
+  };
+  if (options.json) io.out(JSON.stringify(report, null, 2));
+  else for (const line of renderInspect(report)) io.out(line);
+  env.exit(EXIT.ok);
+}
+
+/** The preset's own counter (`resolvePreset` of the pipeline), so the tables agree with the estimate. */
+function presetCounter(preset: string, window: number): TokenCounter {
+  const resolve = (core as Record<string, unknown>).resolvePreset;
+  if (typeof resolve === 'function') {
+    const r = (resolve as (...a: unknown[]) => { counter?: TokenCounter })(
+      preset,
+      undefined,
+      { contextWindow: window },
+      undefined,
+    );
+    if (r.counter) return r.counter;
+  }
+  return counterOption(preset === 'cowagent' ? 'cowagent' : preset === 'tiancai' ? 'chars4' : 'kosmokrator')!;
+}
+
+export function inspectCommand(env: CliEnv): CommandModule<object, InspectOptions> {
+  return {
+    command: 'inspect <transcript>',
+    describe: 'Show what a transcript holds and what the next pre-flight would do',
+    builder: (y: Argv) =>
+      y
+        .positional('transcript', { type: 'string', demandOption: true, describe: 'Transcript file' })
+        .option('format', {
+          type: 'string',
+          choices: TRANSCRIPT_FORMATS,
+          describe: 'Force the transcript format',
+        })
+        .option('preset', {
+          type: 'string',
+          choices: FIXTURE_PRESETS,
+          default: 'default',
+          describe: 'Pipeline preset',
+        })
+        .option('window', { type: 'number', default: 200_000, describe: 'Context window in tokens' })
+        .option('counter', {
+          type: 'string',
+          choices: FIXTURE_COUNTERS,
+          describe: "Token counter (default: the preset's)",
+        })
+        .option('top', { type: 'number', default: 10, describe: 'How many of the largest items to list' })
+        .option('llm', { type: 'boolean', describe: 'Summarize with the LLM configured in the environment' })
+        .option('json', {
+          type: 'boolean',
+          describe: 'Print the report as JSON',
+        }) as unknown as Argv<InspectOptions>,
+    handler: (argv) => inspect(argv, env),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * What a command needs from the outside world, injected so tests can capture output: two text
+ * streams, the working directory, the environment and the exit code the command settles on.
+ */
+export const EXIT = {
+  /** Everything passed. */
+  ok: 0,
+  /** At least one expectation failed. */
+  failed: 1,
+  /** Usage error, or invalid fixture / input file. */
+  invalid: 2,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Whether stdout is a colour terminal. */
+  color: boolean;
+}
+
+export interface CliEnv {
+  io: CliIo;
+  /** Records the command's exit code (the highest wins). */
+  exit(code: ExitCode): void;
+}
+
+export function processIo(): CliIo {
+  return {
+    out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+    err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+    cwd: process.cwd(),
+    env: process.env,
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  };
+}
+
+/** An in-memory io for tests. */
+export function bufferIo(options: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliIo & {
+  stdout: () => string;
+  stderr: () => string;
+} {
+  let out = '';
+  let err = '';
+  return {
+    out: (t) => {
+      out += t.endsWith('\n') ? t : `${t}\n`;
+    },
+    err: (t) => {
+      err += t.endsWith('\n') ? t : `${t}\n`;
+    },
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? {},
+    color: false,
+    stdout: () => out,
+    stderr: () => err,
+  };
+}
+
+/** A CLI fault with its exit code and a one-line message (never a stack trace). */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.invalid,
+  ) {
+    super(message);
+  }
+}

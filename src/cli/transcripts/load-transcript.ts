@@ -1,0 +1,104 @@
+/**
+ * Reads a transcript in any accepted format and returns neutral messages. Formats: OpenAI Chat
+ * Completions JSON (an array, or `{ messages }`), Anthropic Messages JSON (`{ system?, messages }`),
+ * Claude Code session JSONL, the normalized trajectory format (`{ id, agent, model, messages }`), and
+ * neutral ctxkit messages. Detected from the content; `format` forces one.
+ */
+import { readFile } from 'node:fs/promises';
+import { fromAnthropic, fromOpenAI, type Message, parseMessages } from '../../core/index.ts';
+import { parseJsonText } from '../fixture-loader.ts';
+import { CliError } from '../io.ts';
+import { fromClaudeCodeJsonl } from './claude-code.ts';
+
+export const TRANSCRIPT_FORMATS = ['openai', 'anthropic', 'claude-code', 'trajectory', 'neutral'] as const;
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+export interface Transcript {
+  format: TranscriptFormat;
+  messages: Message[];
+  /** Anthropic's top-level system prompt, when the format carries one apart. */
+  system?: string;
+  /** The source's own fields worth keeping for the way out (trajectory id/agent/model). */
+  header?: Record<string, unknown>;
+  notes: string[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
+
+function looksAnthropic(messages: unknown[]): boolean {
+  return messages.some(
+    (m) =>
+      isObj(m) &&
+      Array.isArray(m.content) &&
+      m.content.some(
+        (b) => isObj(b) && (ANTHROPIC_BLOCKS.has(String(b.type)) || (b.type === 'image' && isObj(b.source))),
+      ),
+  );
+}
+
+/** Guesses the format of a transcript text. */
+export function detectFormat(text: string): TranscriptFormat {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    const firstLine = trimmed.split('\n', 1)[0]!;
+    const parsedLine = parseJsonText(firstLine);
+    if ('value' in parsedLine && isObj(parsedLine.value) && trimmed.includes('\n{')) return 'claude-code';
+  }
+  const parsed = parseJsonText(text);
+  if ('error' in parsed) throw new CliError(`cannot read transcript: ${parsed.error}`);
+  const v = parsed.value;
+  const list = Array.isArray(v) ? v : isObj(v) && Array.isArray(v.messages) ? v.messages : undefined;
+  if (!list)
+    throw new CliError(
+      'cannot detect the transcript format: expected a message array, { messages } or JSONL',
+    );
+  if (list.some((m) => isObj(m) && Array.isArray(m.parts))) return 'neutral';
+  if (isObj(v) && (typeof v.agent === 'string' || typeof v.source_file === 'string')) return 'trajectory';
+  if (isObj(v) && v.system !== undefined) return 'anthropic';
+  if (looksAnthropic(list)) return 'anthropic';
+  return 'openai';
+}
+
+export function parseTranscript(text: string, format?: TranscriptFormat): Transcript {
+  const f = format ?? detectFormat(text);
+  if (f === 'claude-code') {
+    const cc = fromClaudeCodeJsonl(text);
+    const notes = Object.entries(cc.skipped).map(([t, n]) => `skipped ${n} ${t} line(s)`);
+    for (const e of cc.events) notes.push(`${e.type} at line ${e.line}`);
+    const t: Transcript = { format: f, messages: cc.messages, notes };
+    if (cc.sessionId) t.header = { sessionId: cc.sessionId };
+    return t;
+  }
+  const parsed = parseJsonText(text);
+  if ('error' in parsed) throw new CliError(`cannot read transcript: ${parsed.error}`);
+  const v = parsed.value;
+  switch (f) {
+    case 'neutral':
+      return { format: f, messages: parseMessages(Array.isArray(v) ? v : (v as Obj).messages), notes: [] };
+    case 'openai':
+      return { format: f, messages: fromOpenAI(Array.isArray(v) ? v : (v as Obj).messages), notes: [] };
+    case 'trajectory': {
+      if (!isObj(v)) throw new CliError('a trajectory is an object with messages');
+      const { messages, events: _events, ...header } = v;
+      return { format: f, messages: fromOpenAI(messages), header, notes: [] };
+    }
+    case 'anthropic': {
+      const messages = fromAnthropic(v);
+      const t: Transcript = { format: f, messages, notes: [] };
+      return t;
+    }
+  }
+}
+
+export async function loadTranscript(file: string, format?: TranscriptFormat): Promise<Transcript> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return parseTranscript(text, format);
+}
