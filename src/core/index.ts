@@ -34,3 +34,8 @@ export * from './pipeline/stages/dedup.ts';
 export * from './pipeline/stages/pruning.ts';
 export * from './pipeline/stages/archiving.ts';
 export * from './pipeline/stages/emergency-trim.ts';
+export * from './pipeline/types.ts';
+export * from './pipeline/runner.ts';
+export * from './pipeline/pipeline.ts';
+export * from './summarizers/flush-fallback.ts';
+export * from './text/references.ts';

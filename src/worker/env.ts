@@ -3,11 +3,11 @@
  * The bindings and variables the Worker receives (see `wrangler.toml`). Secrets for the summarizer
  * (`CTXKIT_SUMMARIZER_*`) arrive the same way and are read by `summarizerConfigFromEnv`.
  */
-import type { SessionObject } from './session/session-object.ts';
 
 export interface Env {
   DB: D1Database;
-  SESSIONS: DurableObjectNamespace<SessionObject>;
+  /** Typed at the call site (`session/stub.ts`). */
+  SESSIONS: DurableObjectNamespace;
   BLOBS: R2Bucket;
   /** Largest accepted request body in bytes. @default "1048576" */
   MAX_BODY_BYTES?: string;

@@ -1,3 +1,82 @@
+/**
+ * The cron triggers (`wrangler.toml`): at 23:55 UTC the daily summary of every session active in the
+ * last 24 hours (each through its Durable Object, skipped there when nothing changed); at the
+ * clean-up time, sessions idle for more than `SESSION_IDLE_DAYS` (30), expired memories (pinned
+ * ones never) and spilled outputs older than `BLOB_RETENTION_DAYS` (7).
+ */
+import { consolidateMemories } from '../core/index.ts';
+import { createR2BlobStore } from './blobs/r2-blob-store.ts';
 import type { Env } from './env.ts';
+import { sessionStub } from './session/stub.ts';
+import { unwrap } from './session/wire.ts';
+import { createD1MemoryStore, createD1SessionStore } from './store/d1-stores.ts';
 
-export async function runScheduled(_cron: string, _time: number, _env: Env): Promise<void> {}
+export const DAILY_CRON = '55 23 * * *';
+const DAY = 86_400_000;
+
+function days(raw: unknown, fallback: number): number {
+  const n = Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+export interface DailyReport {
+  sessions: number;
+  flushed: number;
+  unchanged: number;
+  failed: number;
+}
+
+export async function runDailySummaries(env: Env, now: number): Promise<DailyReport> {
+  // Across tenants: the one cross-tenant read of the service, on the sessions table.
+  const { results } = await env.DB.prepare(
+    'SELECT tenant, id FROM sessions WHERE last_active >= ? ORDER BY tenant, id',
+  )
+    .bind(now - DAY)
+    .all<{ tenant: string; id: string }>();
+  const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0 };
+  for (const row of results) {
+    const key = { tenant: row.tenant, session: row.id };
+    try {
+      const result = unwrap(await sessionStub(env, key).daily(key));
+      if (result.status === 'flushed') report.flushed++;
+      else report.unchanged++;
+    } catch (error) {
+      report.failed++;
+      console.error(`ctxkit daily summary failed for ${row.tenant}:${row.id}`, error);
+    }
+  }
+  return report;
+}
+
+export interface CleanupReport {
+  sessions: number;
+  memories: number;
+  blobs: number;
+}
+
+export async function runCleanup(env: Env, now: number): Promise<CleanupReport> {
+  const sessions = await createD1SessionStore(env.DB).cleanup(now - days(env.SESSION_IDLE_DAYS, 30) * DAY);
+  const memoryStore = createD1MemoryStore(env.DB);
+  const { results } = await env.DB.prepare(
+    'SELECT DISTINCT tenant FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?',
+  )
+    .bind(now)
+    .all<{ tenant: string }>();
+  let memories = 0;
+  for (const { tenant } of results)
+    memories += (await consolidateMemories(memoryStore, tenant, { now })).length;
+  const blobs = await createR2BlobStore({ bucket: env.BLOBS, prefix: 't/' }).cleanup(
+    now - days(env.BLOB_RETENTION_DAYS, 7) * DAY,
+  );
+  return { sessions, memories, blobs };
+}
+
+export async function runScheduled(cron: string, time: number, env: Env): Promise<void> {
+  if (cron === DAILY_CRON) {
+    const report = await runDailySummaries(env, time);
+    console.log('ctxkit daily summaries', JSON.stringify(report));
+    return;
+  }
+  const report = await runCleanup(env, time);
+  console.log('ctxkit clean-up', JSON.stringify(report));
+}

@@ -1,8 +1,240 @@
+/**
+ * One Durable Object per session (`idFromName(tenant + ':' + session)`). Every write of the session
+ * goes through it and runs one at a time (an explicit in-object queue: D1 calls and summarizer
+ * fetches open the input gate, so the gate alone would let writes interleave). Compaction never runs
+ * twice at once: a second request while one is queued or running gets 409, and a persisted
+ * `compacting` flag tells a restarted object that an earlier one died mid-way (its result was never
+ * written, because a run's state is saved in one write at the end, so nothing is lost and the next
+ * compaction simply runs again). D1 is the system of record: this object caches only the pipeline,
+ * the set of message ids, and keeps the session settings and the daily-flush mark in its storage.
+ */
 import { DurableObject } from 'cloudflare:workers';
+import {
+  type BudgetConfig,
+  CtxError,
+  createPipeline,
+  type Pipeline,
+  type PipelineOptions,
+  parseWith,
+  randomIds,
+  type SessionInfo,
+  systemClock,
+} from '../../core/index.ts';
+import { createR2BlobStore, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
 import type { Env } from '../env.ts';
+import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts';
+import { workerSummarizer } from '../summarizer.ts';
+import { type AppendResult, appendMessages } from './append.ts';
+import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
+import { type AppendBody, parseIncoming } from './formats.ts';
+import {
+  type ContextInput,
+  type ContextResult,
+  compactContext,
+  prepareContext,
+  recoverOverflow,
+  type SessionDeps,
+  type SessionStats,
+  sessionStats,
+} from './session-service.ts';
+import { type SessionSettings, settingsSchema } from './settings.ts';
+import { type Outcome, outcome, type SessionKey } from './wire.ts';
+
+const SETTINGS = 'settings';
+const COMPACTING = 'compacting';
+const INTERRUPTED = 'interruptedCompaction';
+const DAILY = 'daily';
+
+export interface CompactionStatus {
+  running: boolean;
+  /** When a compaction that an eviction or crash interrupted had started (ms), if any. */
+  interruptedAt: number | null;
+}
 
 export class SessionObject extends DurableObject<Env> {
-  async ping(): Promise<string> {
-    return 'pong';
+  private tail: Promise<unknown> = Promise.resolve();
+  private compacting = false;
+  private pipeline: Pipeline | undefined;
+  private ids: Set<string> | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      // A flag left by a previous instance means that compaction never finished: record and clear it.
+      const stale = await ctx.storage.get<number>(COMPACTING);
+      if (stale !== undefined) {
+        await ctx.storage.put(INTERRUPTED, stale);
+        await ctx.storage.delete(COMPACTING);
+      }
+    });
+  }
+
+  /** Runs `fn` after every write queued before it. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async settings(): Promise<SessionSettings> {
+    return (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
+  }
+
+  private buildPipeline(settings: SessionSettings, tenant: string): Pipeline {
+    const { summarizer } = workerSummarizer(this.env);
+    return createPipeline({
+      preset: settings.preset ?? (this.env.DEFAULT_PRESET as SessionSettings['preset']) ?? 'default',
+      summarizer,
+      blobs: createR2BlobStore({ bucket: this.env.BLOBS, prefix: tenantBlobPrefix(tenant) }),
+      ...(settings.budget ? { budget: settings.budget as Partial<BudgetConfig> } : {}),
+      ...(settings.config ? { config: settings.config as PipelineOptions['config'] & object } : {}),
+      ...(settings.excludeTools ? { excludeTools: settings.excludeTools } : {}),
+    });
+  }
+
+  private async deps(key: SessionKey): Promise<SessionDeps> {
+    if (!this.pipeline) this.pipeline = this.buildPipeline(await this.settings(), key.tenant);
+    return {
+      sessions: createD1SessionStore(this.env.DB),
+      memories: createD1MemoryStore(this.env.DB),
+      pipeline: this.pipeline,
+      clock: systemClock,
+      ids: randomIds,
+    };
+  }
+
+  async create(
+    key: SessionKey,
+    input: { title?: string | undefined; project?: string | undefined; settings: unknown },
+  ): Promise<Outcome<SessionInfo>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const settings = parseWith(settingsSchema, input.settings, []);
+        // Invalid preset config fails here, before anything is stored.
+        const pipeline = this.buildPipeline(settings, key.tenant);
+        const sessions = createD1SessionStore(this.env.DB);
+        if (await sessions.get(key.tenant, key.session))
+          throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
+        await this.ctx.storage.put(SETTINGS, settings);
+        const info = await sessions.create({
+          tenant: key.tenant,
+          id: key.session,
+          ...(input.title !== undefined ? { title: input.title } : {}),
+          ...(input.project !== undefined ? { project: input.project } : {}),
+        });
+        this.pipeline = pipeline;
+        this.ids = new Set();
+        return info;
+      }),
+    );
+  }
+
+  async append(key: SessionKey, body: AppendBody): Promise<Outcome<AppendResult>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const parsed = parseIncoming(body);
+        const deps = await this.deps(key);
+        return appendMessages(deps, key, parsed, async () => {
+          this.ids ??= new Set(
+            (await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id),
+          );
+          return this.ids;
+        });
+      }),
+    );
+  }
+
+  async prepare(key: SessionKey, input: ContextInput): Promise<Outcome<ContextResult>> {
+    return outcome(() => this.serial(async () => prepareContext(await this.deps(key), key, input)));
+  }
+
+  async compact(
+    key: SessionKey,
+    input: ContextInput & { instructions?: string | undefined },
+  ): Promise<Outcome<ContextResult>> {
+    return outcome(async () => {
+      if (this.compacting)
+        throw new CtxError('conflict', 'a compaction of this session is already running', {
+          path: 'session',
+        });
+      this.compacting = true;
+      try {
+        return await this.serial(async () => {
+          await this.ctx.storage.put(COMPACTING, Date.now());
+          try {
+            const result = await compactContext(await this.deps(key), key, input);
+            await this.ctx.storage.delete(INTERRUPTED);
+            return result;
+          } finally {
+            await this.ctx.storage.delete(COMPACTING);
+          }
+        });
+      } finally {
+        this.compacting = false;
+      }
+    });
+  }
+
+  async recover(
+    key: SessionKey,
+    input: ContextInput & { error: string },
+  ): Promise<Outcome<ContextResult & { retry: boolean; cleared: boolean }>> {
+    return outcome(() => this.serial(async () => recoverOverflow(await this.deps(key), key, input)));
+  }
+
+  async clear(key: SessionKey, input: { purge?: boolean | undefined }): Promise<Outcome<{ cleared: true }>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const deps = await this.deps(key);
+        if (!(await deps.sessions.get(key.tenant, key.session)))
+          throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
+        await deps.sessions.clear(key.tenant, key.session, { purge: input.purge === true });
+        if (input.purge) this.ids = new Set();
+        return { cleared: true as const };
+      }),
+    );
+  }
+
+  async remove(key: SessionKey): Promise<Outcome<{ deleted: true }>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const deps = await this.deps(key);
+        if (!(await deps.sessions.delete(key.tenant, key.session)))
+          throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
+        this.ids = undefined;
+        this.pipeline = undefined;
+        await this.ctx.storage.deleteAll();
+        return { deleted: true as const };
+      }),
+    );
+  }
+
+  /** Read-only; not queued. */
+  async stats(key: SessionKey): Promise<Outcome<SessionStats & { compaction: CompactionStatus }>> {
+    return outcome(async () => {
+      const stats = await sessionStats(await this.deps(key), key);
+      const interrupted = await this.ctx.storage.get<number>(INTERRUPTED);
+      return { ...stats, compaction: { running: this.compacting, interruptedAt: interrupted ?? null } };
+    });
+  }
+
+  /** The cron's daily summary of this session. */
+  async daily(key: SessionKey): Promise<Outcome<DailyFlushResult>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const deps = await this.deps(key);
+        const last = (await this.ctx.storage.get<DailyMark>(DAILY)) ?? null;
+        const settings = await this.settings();
+        const result = await dailyFlush(
+          deps,
+          key,
+          workerSummarizer(this.env).summarizer,
+          settings.preset ?? 'default',
+          last,
+        );
+        if (result.mark) await this.ctx.storage.put(DAILY, result.mark);
+        return result;
+      }),
+    );
   }
 }

@@ -1,0 +1,123 @@
+/**
+ * Long-term memories of the tenant: create, list, read, delete, and hybrid search (keyword side:
+ * FTS5 BM25 over the memory and daily-memory chunks; no embedder is bound in the Worker yet).
+ */
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  CtxError,
+  MEMORY_CLASSES,
+  MEMORY_TYPES,
+  type MemoryRecord,
+  saveMemory,
+  searchMemory,
+} from '../../core/index.ts';
+import { type AppEnv, idParam, jsonBody, queryParams } from '../http/context.ts';
+import { createD1MemoryStore } from '../store/d1-stores.ts';
+
+const DAY = 86_400_000;
+
+const createSchema = z.strictObject({
+  type: z.enum(MEMORY_TYPES as [string, ...string[]]),
+  /** @default 'durable' */
+  class: z.enum(MEMORY_CLASSES as [string, ...string[]]).optional(),
+  title: z.string().min(1).max(500),
+  content: z.string().min(1).max(20_000),
+  /** @default '' (every project) */
+  project: z.string().max(200).optional(),
+  /** @default false */
+  pinned: z.boolean().optional(),
+  /** Days until it expires; unset = never. */
+  expiresDays: z.number().positive().max(36_500).optional(),
+});
+
+const listQuery = z.strictObject({
+  project: z.string().max(200).optional(),
+  type: z.enum(MEMORY_TYPES as [string, ...string[]]).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+const searchSchema = z.strictObject({
+  query: z.string().min(1).max(2000),
+  project: z.string().max(200).optional(),
+  /** @default 10 */
+  limit: z.number().int().min(1).max(100).optional(),
+  /** @default 0.1 */
+  minScore: z.number().min(0).max(1).optional(),
+});
+
+export function memoryRoutes(app: Hono<AppEnv>): void {
+  app.post('/v1/memories', async (c) => {
+    const body = await jsonBody(c, createSchema);
+    const now = Date.now();
+    const record: MemoryRecord = {
+      tenant: c.get('tenant'),
+      id: `mem_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      project: body.project ?? '',
+      userId: '',
+      type: body.type as MemoryRecord['type'],
+      class: (body.class ?? 'durable') as MemoryRecord['class'],
+      title: body.title,
+      content: body.content,
+      pinned: body.pinned ?? false,
+      expiresAt: body.expiresDays === undefined ? null : now + Math.round(body.expiresDays * DAY),
+      createdAt: now,
+      updatedAt: now,
+      lastSurfacedAt: null,
+    };
+    const saved = await saveMemory(createD1MemoryStore(c.env.DB), record);
+    return c.json({ memory: publicMemory(saved) }, 201);
+  });
+
+  app.get('/v1/memories', async (c) => {
+    const q = queryParams(c, listQuery);
+    const memories = await createD1MemoryStore(c.env.DB).list(c.get('tenant'), {
+      ...(q.project !== undefined ? { project: q.project } : {}),
+      ...(q.type !== undefined ? { types: [q.type as MemoryRecord['type']] } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      now: Date.now(),
+    });
+    return c.json({ memories: memories.map(publicMemory) });
+  });
+
+  app.get('/v1/memories/:id', async (c) => {
+    const id = idParam(c, 'id');
+    const memory = await createD1MemoryStore(c.env.DB).get(c.get('tenant'), id);
+    if (!memory) throw new CtxError('not_found', `memory ${id} not found`, { path: 'params.id' });
+    return c.json({ memory: publicMemory(memory) });
+  });
+
+  app.delete('/v1/memories/:id', async (c) => {
+    const id = idParam(c, 'id');
+    const removed = await createD1MemoryStore(c.env.DB).delete(c.get('tenant'), [id]);
+    if (removed === 0) throw new CtxError('not_found', `memory ${id} not found`, { path: 'params.id' });
+    return c.body(null, 204);
+  });
+
+  app.post('/v1/memories/search', async (c) => {
+    const body = await jsonBody(c, searchSchema);
+    const hits = await searchMemory(createD1MemoryStore(c.env.DB), c.get('tenant'), body.query, {
+      now: Date.now(),
+      ...(body.project !== undefined ? { project: body.project } : {}),
+      ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
+      ...(body.minScore !== undefined ? { minScore: body.minScore } : {}),
+    });
+    return c.json({
+      hits: hits.map((h) => ({
+        source: h.chunk.source,
+        lines: [h.chunk.startLine, h.chunk.endLine],
+        text: h.chunk.text,
+        date: h.chunk.date,
+        score: h.score,
+        keywordScore: h.keywordScore,
+        vectorScore: h.vectorScore,
+      })),
+    });
+  });
+}
+
+/** The memory without its tenant (the caller knows it). */
+function publicMemory(m: MemoryRecord): Omit<MemoryRecord, 'tenant'> {
+  const { tenant: _tenant, ...rest } = m;
+  return rest;
+}

@@ -1,0 +1,148 @@
+/**
+ * Session routes. Every write goes to the session's Durable Object; the tenant is part of the
+ * object's name, so one tenant can never reach another's session (it reads as 404).
+ */
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { CtxError, jsonValueSchema } from '../../core/index.ts';
+import {
+  type AppContext,
+  type AppEnv,
+  idParam,
+  jsonBody,
+  optionalJsonBody,
+  queryParams,
+} from '../http/context.ts';
+import { appendBodySchema, INPUT_FORMATS } from '../session/formats.ts';
+import { settingsSchema } from '../session/settings.ts';
+import { type SessionApi, sessionStub } from '../session/stub.ts';
+import { type SessionKey, unwrap } from '../session/wire.ts';
+import { createD1SessionStore } from '../store/d1-stores.ts';
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+const createSchema = settingsSchema.extend({
+  id: z.string().regex(ID, 'must be 1–128 characters of [A-Za-z0-9._-], starting alphanumeric').optional(),
+  title: z.string().max(500).optional(),
+  project: z.string().max(200).optional(),
+});
+
+const contextSchema = z.strictObject({
+  /** @default 'neutral' */
+  dialect: z.enum(INPUT_FORMATS).optional(),
+  system: z.string().max(200_000).optional(),
+  tools: z.array(jsonValueSchema).max(500).optional(),
+});
+
+const compactSchema = contextSchema.extend({ instructions: z.string().max(10_000).optional() });
+const overflowSchema = contextSchema.extend({
+  /** The provider's error text, e.g. `prompt is too long: 210000 tokens > 200000 maximum`. */
+  error: z.string().min(1).max(10_000),
+});
+const clearSchema = z.strictObject({ purge: z.boolean().optional() });
+
+const listQuery = z.strictObject({
+  project: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+});
+const messagesQuery = z.strictObject({
+  after: z.coerce.number().int().min(0).optional(),
+  compacted: z.enum(['true', 'false']).optional(),
+});
+
+function sessionKey(c: AppContext): SessionKey {
+  return { tenant: c.get('tenant'), session: idParam(c, 'session') };
+}
+
+function sessionObject(c: AppContext, key: SessionKey): SessionApi {
+  return sessionStub(c.env, key);
+}
+
+export function sessionRoutes(app: Hono<AppEnv>): void {
+  app.post('/v1/sessions', async (c) => {
+    const body = await optionalJsonBody(c, createSchema);
+    const { id, title, project, ...settings } = body;
+    const key = { tenant: c.get('tenant'), session: id ?? crypto.randomUUID() };
+    const info = unwrap(
+      await sessionObject(c, key).create(key, {
+        settings,
+        ...(title !== undefined ? { title } : {}),
+        ...(project !== undefined ? { project } : {}),
+      }),
+    );
+    return c.json({ session: info, settings }, 201);
+  });
+
+  app.get('/v1/sessions', async (c) => {
+    const q = queryParams(c, listQuery);
+    const sessions = await createD1SessionStore(c.env.DB).list(c.get('tenant'), {
+      ...(q.project !== undefined ? { project: q.project } : {}),
+      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+    });
+    return c.json({ sessions });
+  });
+
+  app.get('/v1/sessions/:session', async (c) => {
+    const key = sessionKey(c);
+    const info = await createD1SessionStore(c.env.DB).get(key.tenant, key.session);
+    if (!info) return notFound(key);
+    return c.json({ session: info });
+  });
+
+  app.delete('/v1/sessions/:session', async (c) => {
+    const key = sessionKey(c);
+    unwrap(await sessionObject(c, key).remove(key));
+    return c.body(null, 204);
+  });
+
+  app.post('/v1/sessions/:session/messages', async (c) => {
+    const key = sessionKey(c);
+    const body = await jsonBody(c, appendBodySchema);
+    return c.json(unwrap(await sessionObject(c, key).append(key, body)), 201);
+  });
+
+  app.get('/v1/sessions/:session/messages', async (c) => {
+    const key = sessionKey(c);
+    const q = queryParams(c, messagesQuery);
+    const store = createD1SessionStore(c.env.DB);
+    if (!(await store.get(key.tenant, key.session))) return notFound(key);
+    const rows = await store.messages(key.tenant, key.session, {
+      ...(q.after !== undefined ? { afterSeq: q.after } : {}),
+      includeCompacted: q.compacted !== 'false',
+    });
+    return c.json({ messages: rows });
+  });
+
+  app.post('/v1/sessions/:session/prepare', async (c) => {
+    const key = sessionKey(c);
+    const body = await optionalJsonBody(c, contextSchema);
+    return c.json(unwrap(await sessionObject(c, key).prepare(key, body)));
+  });
+
+  app.post('/v1/sessions/:session/compact', async (c) => {
+    const key = sessionKey(c);
+    const body = await optionalJsonBody(c, compactSchema);
+    return c.json(unwrap(await sessionObject(c, key).compact(key, body)));
+  });
+
+  app.post('/v1/sessions/:session/overflow', async (c) => {
+    const key = sessionKey(c);
+    const body = await jsonBody(c, overflowSchema);
+    return c.json(unwrap(await sessionObject(c, key).recover(key, body)));
+  });
+
+  app.post('/v1/sessions/:session/clear', async (c) => {
+    const key = sessionKey(c);
+    const body = await optionalJsonBody(c, clearSchema);
+    return c.json(unwrap(await sessionObject(c, key).clear(key, body)));
+  });
+
+  app.get('/v1/sessions/:session/stats', async (c) => {
+    const key = sessionKey(c);
+    return c.json(unwrap(await sessionObject(c, key).stats(key)));
+  });
+}
+
+function notFound(key: SessionKey): never {
+  throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
+}

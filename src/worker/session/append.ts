@@ -1,0 +1,58 @@
+/**
+ * Appending to a session: ids given, duplicates refused, tool results admitted through the
+ * pipeline's output truncation (a huge output is cut and spilled to the blob store before it
+ * reaches D1, whose rows stop at 1 MiB), then one atomic append to the log.
+ */
+import { CtxError, type JournalEntry, type Message, type StageReport } from '../../core/index.ts';
+import { assignIds, type ParsedMessages } from './formats.ts';
+import { requireSession, type SessionDeps } from './session-service.ts';
+import type { SessionKey } from './wire.ts';
+
+export interface AppendResult {
+  lastSeq: number;
+  appended: Array<{ seq: number; id: string }>;
+  /** Output truncation of arriving tool results (spills included). */
+  reports: StageReport[];
+  journal: JournalEntry[];
+}
+
+/** Ids already in the session's log, loaded once per Durable Object lifetime. */
+export type KnownIds = () => Promise<Set<string>>;
+
+export async function appendMessages(
+  deps: SessionDeps,
+  key: SessionKey,
+  parsed: ParsedMessages,
+  knownIds: KnownIds,
+): Promise<AppendResult> {
+  const info = await requireSession(deps, key);
+  const messages: Message[] = assignIds(parsed, info.lastSeq + 1);
+  const known = await knownIds();
+  const batch = new Set<string>();
+  messages.forEach((m, i) => {
+    if (known.has(m.id) || batch.has(m.id))
+      throw new CtxError('conflict', `message id ${m.id} is already in the session`, {
+        path: `messages[${i}].id`,
+      });
+    batch.add(m.id);
+  });
+  const reports: StageReport[] = [];
+  const journal: JournalEntry[] = [];
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'tool') continue;
+    const admitted = await deps.pipeline.admitToolResult(m);
+    messages[i] = admitted.message;
+    if (admitted.report.status !== 'skipped') reports.push(admitted.report);
+    journal.push(...admitted.journal);
+  }
+  const lastSeq = await deps.sessions.append(key.tenant, key.session, messages, {
+    expectedSeq: info.lastSeq,
+  });
+  for (const m of messages) known.add(m.id);
+  return {
+    lastSeq,
+    appended: messages.map((m, i) => ({ seq: info.lastSeq + 1 + i, id: m.id })),
+    reports,
+    journal,
+  };
+}

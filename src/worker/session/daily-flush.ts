@@ -1,0 +1,76 @@
+/**
+ * The 23:55 daily summary of one session (004, SEED-RULES §2.3): the session's new user/assistant
+ * text since the last daily flush is summarised (`memory-flush`) into the tenant's daily memory
+ * document `memory/YYYY-MM-DD.md` (`## Daily Summary (HH:MM)`), long-term lines into `MEMORY.md`,
+ * and both are re-indexed for search. Skipped when nothing changed (same SHA-256 of the text).
+ */
+import {
+  documentFiles,
+  indexDocument,
+  type Message,
+  memoryFlushFallback,
+  messageText,
+  type Summarizer,
+  sha256Hex,
+  writeFlush,
+} from '../../core/index.ts';
+import { requireSession, type SessionDeps } from './session-service.ts';
+import type { SessionKey } from './wire.ts';
+
+export interface DailyMark {
+  /** SHA-256 of the text flushed last time. */
+  hash: string;
+  /** Seq of the newest row flushed last time. */
+  seq: number;
+}
+
+export type DailyFlushResult =
+  | { status: 'unchanged'; mark: DailyMark | null }
+  | { status: 'flushed'; mark: DailyMark; paths: string[]; fallback: boolean };
+
+function utcStamp(ms: number): { date: string; time: string } {
+  const iso = new Date(ms).toISOString();
+  return { date: iso.slice(0, 10), time: iso.slice(11, 16) };
+}
+
+export async function dailyFlush(
+  deps: SessionDeps,
+  key: SessionKey,
+  summarizer: Summarizer,
+  preset: string,
+  last: DailyMark | null,
+): Promise<DailyFlushResult> {
+  const info = await requireSession(deps, key);
+  const rows = await deps.sessions.messages(key.tenant, key.session, { afterSeq: last?.seq ?? 0 });
+  const texts: Message[] = rows
+    .map((r) => r.message)
+    .filter((m) => (m.role === 'user' || m.role === 'assistant') && messageText(m).trim() !== '');
+  if (texts.length === 0) return { status: 'unchanged', mark: last };
+  const hash = await sha256Hex(texts.map((m) => `${m.role}: ${messageText(m)}`).join('\n'));
+  const mark: DailyMark = { hash, seq: rows[rows.length - 1]!.seq };
+  if (last && hash === last.hash) return { status: 'unchanged', mark };
+
+  let daily = '';
+  let longTerm: string[] = [];
+  let fallback = false;
+  try {
+    const result = await summarizer.summarize({ purpose: 'memory-flush', preset, messages: texts });
+    daily = result.summary.trim() === '无' ? '' : result.summary.trim();
+    longTerm = (result.memories ?? []).map((m) => (m.title ? `${m.title}: ${m.content}` : m.content));
+  } catch (error) {
+    console.warn('ctxkit daily flush: summarizer failed, using the rule-based fallback', error);
+  }
+  if (daily === '') {
+    daily = memoryFlushFallback(texts);
+    fallback = true;
+  }
+  const now = deps.clock.now();
+  const files = documentFiles(deps.memories, key.tenant, deps.clock);
+  const paths = await writeFlush(files, { reason: 'daily', ...utcStamp(now), daily, longTerm });
+  for (const path of paths) {
+    const content = await files.read(path);
+    if (content !== undefined)
+      await indexDocument(deps.memories, path, content, { tenant: key.tenant, project: info.project });
+  }
+  return { status: 'flushed', mark, paths, fallback };
+}
