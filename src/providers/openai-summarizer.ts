@@ -93,6 +93,13 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
     apiKey: o.apiKey,
     maxRetries: 0, // ./retry.ts retries, with an injectable sleep
     timeout: o.timeoutMs,
+    // Explicit values, so that the SDK does not fill them from OPENAI_* environment variables
+    // (configuration comes only from our options; only OPENAI_CUSTOM_HEADERS is still read by it).
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    logLevel: 'warn',
   };
   if (o.fetch) clientOptions.fetch = o.fetch;
   const client = o.clientFactory ? o.clientFactory(clientOptions) : new OpenAI(clientOptions);
