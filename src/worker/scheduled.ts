@@ -37,7 +37,7 @@ export async function runDailySummaries(env: Env, now: number): Promise<DailyRep
   for (const row of results) {
     const key = { tenant: row.tenant, session: row.id };
     try {
-      const result = unwrap(await sessionStub(env, key).daily(key));
+      const result = unwrap(await sessionStub(env, key).daily(key, now));
       if (result.status === 'flushed') report.flushed++;
       else report.unchanged++;
     } catch (error) {

@@ -219,10 +219,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The cron's daily summary of this session. */
-  async daily(key: SessionKey): Promise<Outcome<DailyFlushResult>> {
+  async daily(key: SessionKey, now: number): Promise<Outcome<DailyFlushResult>> {
     return outcome(() =>
       this.serial(async () => {
-        const deps = await this.deps(key);
+        // The daily file is dated by the cron's scheduled time, not by when this call runs.
+        const deps = { ...(await this.deps(key)), clock: { now: () => now } };
         const last = (await this.ctx.storage.get<DailyMark>(DAILY)) ?? null;
         const settings = await this.settings();
         const result = await dailyFlush(

