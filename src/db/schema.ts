@@ -82,7 +82,7 @@ export const chunks = sqliteTable(
     text: text('text').notNull(),
     /** `YYYY-MM-DD` for daily memory (decays), null otherwise. */
     date: text('date'),
-    /** JSON array of numbers. */
+    /** Base64 of little-endian float32 (see `vector-codec.ts`); JSON arrays are read too. */
     embedding: text('embedding'),
     model: text('model'),
     dims: integer('dims'),

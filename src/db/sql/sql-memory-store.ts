@@ -10,6 +10,7 @@ import {
 } from '../../core/index.ts';
 import { chunks, documents, memories } from '../schema.ts';
 import { chunked, type SqlDriver, type SqlWrite } from './sql-driver.ts';
+import { decodeVector, encodeVector } from './vector-codec.ts';
 
 type ChunkRow = typeof chunks.$inferSelect;
 type MemoryRow = typeof memories.$inferSelect;
@@ -25,7 +26,7 @@ function toChunk(r: ChunkRow): ChunkRecord {
     endLine: r.endLine,
     text: r.text,
     date: r.date,
-    embedding: r.embedding === null ? null : (JSON.parse(r.embedding) as number[]),
+    embedding: r.embedding === null ? null : decodeVector(r.embedding),
     model: r.model,
   };
 }
@@ -99,7 +100,7 @@ export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
       endLine: c.endLine,
       text: c.text,
       date: c.date,
-      embedding: c.embedding === null ? null : JSON.stringify(c.embedding),
+      embedding: c.embedding === null ? null : encodeVector(c.embedding),
       model: c.model,
       dims: c.embedding?.length ?? null,
     });

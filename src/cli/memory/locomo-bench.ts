@@ -1,0 +1,169 @@
+/**
+ * Evidence recall of memory retrieval on LoCoMo: each conversation's turns are indexed as chunks
+ * (one per `dia_id`, text `[date] speaker: text`) in a SQLite (FTS5) memory store; every question is
+ * searched keyword-only, vector-only and hybrid; recall@k = share of its evidence turns in the top k.
+ */
+import {
+  type ChunkRecord,
+  type Embedder,
+  embedAll,
+  type MemoryStore,
+  searchMemory,
+} from '../../core/index.ts';
+import { createSqliteMemoryStore, openSqlite } from '../../db/sqlite/index.ts';
+import type { LocomoConversation } from './locomo.ts';
+
+export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
+export const MODES: readonly RetrievalMode[] = ['keyword', 'vector', 'hybrid'];
+const WEIGHTS: Record<RetrievalMode, { vectorWeight: number; keywordWeight: number }> = {
+  keyword: { vectorWeight: 0, keywordWeight: 1 },
+  vector: { vectorWeight: 1, keywordWeight: 0 },
+  hybrid: { vectorWeight: 0.7, keywordWeight: 0.3 },
+};
+
+export interface RecallCell {
+  at5: number;
+  at10: number;
+}
+
+export interface CategoryRow {
+  category: number;
+  questions: number;
+  recall: Record<RetrievalMode, RecallCell>;
+}
+
+export interface MemoryBenchResult {
+  embedder: string;
+  conversations: number;
+  turns: number;
+  /** Questions left out because none of their evidence ids names a turn. */
+  skippedNoEvidence: number;
+  rows: CategoryRow[];
+  /** Over categories 1–4 (adversarial reported on its own row). */
+  overall: CategoryRow;
+}
+
+export interface MemoryBenchOptions {
+  conversations: readonly LocomoConversation[];
+  embedder: Embedder;
+  /** Include category 5 (adversarial) as its own row. @default true */
+  adversarial?: boolean;
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+function cachingEmbedder(inner: Embedder): Embedder {
+  const cache = new Map<string, number[]>();
+  return {
+    modelId: inner.modelId,
+    dimensions: inner.dimensions,
+    async embed(texts) {
+      const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
+      const vectors = await embedAll(inner, missing);
+      for (const [i, t] of missing.entries()) cache.set(t, vectors[i]!);
+      return texts.map((t) => cache.get(t)!);
+    },
+  };
+}
+
+async function indexConversation(
+  store: MemoryStore,
+  conv: LocomoConversation,
+  embedder: Embedder,
+): Promise<void> {
+  const texts = conv.turns.map((t) => `[${t.date}] ${t.speaker}: ${t.text}`);
+  const vectors = await embedAll(embedder, texts);
+  const bySession = new Map<number, ChunkRecord[]>();
+  conv.turns.forEach((t, i) => {
+    const chunk: ChunkRecord = {
+      tenant: conv.id,
+      id: t.diaId,
+      project: '',
+      userId: '',
+      source: `session_${t.session}`,
+      startLine: i + 1,
+      endLine: i + 1,
+      text: texts[i]!,
+      date: null,
+      embedding: vectors[i]!,
+      model: embedder.modelId,
+    };
+    bySession.set(t.session, [...(bySession.get(t.session) ?? []), chunk]);
+  });
+  for (const [session, chunks] of bySession) await store.replaceChunks(conv.id, `session_${session}`, chunks);
+}
+
+export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
+  const embedder = cachingEmbedder(options.embedder);
+  const sums = new Map<number, { n: number; r: Record<RetrievalMode, RecallCell> }>();
+  let skipped = 0;
+  let turns = 0;
+  const total = options.conversations.reduce((n, c) => n + c.questions.length, 0);
+  let done = 0;
+  for (const conv of options.conversations) {
+    const handle = openSqlite({ path: ':memory:' });
+    try {
+      const store = createSqliteMemoryStore(handle);
+      await indexConversation(store, conv, embedder);
+      turns += conv.turns.length;
+      const known = new Set(conv.turns.map((t) => t.diaId));
+      for (const q of conv.questions) {
+        done++;
+        options.onProgress?.(done, total, conv.id);
+        if (q.category === 5 && options.adversarial === false) continue;
+        const evidence = [...new Set(q.evidence.filter((e) => known.has(e)))];
+        if (evidence.length === 0) {
+          skipped++;
+          continue;
+        }
+        const row = sums.get(q.category) ?? {
+          n: 0,
+          r: { keyword: { at5: 0, at10: 0 }, vector: { at5: 0, at10: 0 }, hybrid: { at5: 0, at10: 0 } },
+        };
+        row.n++;
+        for (const mode of MODES) {
+          const hits = await searchMemory(store, conv.id, q.question, {
+            now: 0,
+            minScore: 0,
+            maxResults: 10,
+            embedder,
+            ...WEIGHTS[mode],
+          });
+          const ids = hits.map((h) => h.chunk.id);
+          const found = (k: number) =>
+            evidence.filter((e) => ids.slice(0, k).includes(e)).length / evidence.length;
+          row.r[mode].at5 += found(5);
+          row.r[mode].at10 += found(10);
+        }
+        sums.set(q.category, row);
+      }
+    } finally {
+      handle.close();
+    }
+  }
+  const toRow = (category: number, n: number, r: Record<RetrievalMode, RecallCell>): CategoryRow => ({
+    category,
+    questions: n,
+    recall: Object.fromEntries(
+      MODES.map((m) => [m, { at5: n === 0 ? 0 : r[m].at5 / n, at10: n === 0 ? 0 : r[m].at10 / n }]),
+    ) as Record<RetrievalMode, RecallCell>,
+  });
+  const rows = [...sums.entries()].sort(([a], [b]) => a - b).map(([c, s]) => toRow(c, s.n, s.r));
+  const all = { keyword: { at5: 0, at10: 0 }, vector: { at5: 0, at10: 0 }, hybrid: { at5: 0, at10: 0 } };
+  let n = 0;
+  for (const [c, s] of sums) {
+    if (c === 5) continue;
+    n += s.n;
+    for (const m of MODES) {
+      all[m].at5 += s.r[m].at5;
+      all[m].at10 += s.r[m].at10;
+    }
+  }
+  return {
+    embedder: options.embedder.modelId,
+    conversations: options.conversations.length,
+    turns,
+    skippedNoEvidence: skipped,
+    rows,
+    overall: toRow(0, n, all),
+  };
+}
