@@ -247,3 +247,29 @@ describe('createOpenAISummarizer', () => {
     expect(() => make({ baseURL: 'ftp://x' })).toThrow(/options\.baseURL/);
   });
 });
+
+describe('createOpenAISummarizer (streaming faults)', () => {
+  it('retries a streamed request when the server answers 429 first', async () => {
+    server.script(
+      { kind: 'status', status: 429, headers: { 'retry-after': '0.02' } },
+      { kind: 'answer', content: 'streamed after wait' },
+    );
+    const result = await make({ stream: true }).summarize(request({ preset: 'tiancai' }));
+    expect(result.summary).toBe('streamed after wait');
+    expect(sleeps).toEqual([20]);
+    expect(server.requests.map((r) => r.body.stream)).toEqual([true, true]);
+  });
+
+  it('estimates usage when a stream carries none', async () => {
+    server.script({ kind: 'answer', content: 'abcdefgh', usage: null });
+    const result = await make({ stream: true, streamUsage: false }).summarize(request({ preset: 'tiancai' }));
+    expect(server.requests[0]!.body).not.toHaveProperty('stream_options');
+    expect(result.usage!.outputTokens).toBe(2);
+  });
+
+  it('sends a placeholder key when none is configured (Ollama, vLLM)', async () => {
+    server.script({ kind: 'answer', content: 'x' });
+    await make({ apiKey: undefined as unknown as string }).summarize(request({ preset: 'tiancai' }));
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer no-key');
+  });
+});
