@@ -39,3 +39,5 @@ export * from './pipeline/runner.ts';
 export * from './pipeline/pipeline.ts';
 export * from './summarizers/flush-fallback.ts';
 export * from './text/references.ts';
+export * from './summarizers/deterministic-summarizer.ts';
+export * from './summarizers/scripted-summarizer.ts';

@@ -1,0 +1,343 @@
+/**
+ * The offline default summarizer: extractive and deterministic (no clock, no randomness, no model).
+ * For compaction purposes it builds structured sections from the messages themselves — `## Goal`,
+ * `## Key Decisions`, `## Accomplished`, `## In Progress`, `## Relevant Files`, `## User Constraints`,
+ * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
+ * starting over. It keeps references (`extractReferences`: paths, file names, identifiers), ranked by
+ * frequency then recency, within `maxOutputChars`. `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
+ * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
+ */
+import { pairToolCalls } from '../invariants/pairing.ts';
+import { messageText, outputText, startsTurn } from '../messages/text.ts';
+import type { Message } from '../messages/types.ts';
+import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
+import { rankReferences } from '../text/references.ts';
+import { trimRunes, trimTextWithTail } from '../text/trim.ts';
+import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
+import { memoryFlushFallback } from './flush-fallback.ts';
+
+export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
+  maxOutputChars: 6000,
+  maxFiles: 50,
+  maxIdentifiers: 40,
+  maxDecisions: 10,
+  maxConstraints: 10,
+  maxAccomplished: 30,
+} as const;
+
+export interface DeterministicSummarizerOptions {
+  /** Used when the request gives no `maxOutputChars`. @default 6000 */
+  maxOutputChars?: number;
+  /** @default 50 */
+  maxFiles?: number;
+  /** @default 40 */
+  maxIdentifiers?: number;
+  /** @default 10 */
+  maxDecisions?: number;
+  /** @default 10 */
+  maxConstraints?: number;
+  /** @default 30 */
+  maxAccomplished?: number;
+}
+
+const TITLES = {
+  goal: 'Goal',
+  decisions: 'Key Decisions',
+  accomplished: 'Accomplished',
+  inProgress: 'In Progress',
+  files: 'Relevant Files',
+  constraints: 'User Constraints',
+  identifiers: 'Identifiers',
+  earlier: 'Earlier Context',
+} as const;
+type Key = keyof typeof TITLES;
+type Sections = Record<Key, string[]>;
+const ORDER: Key[] = [
+  'goal',
+  'decisions',
+  'accomplished',
+  'inProgress',
+  'files',
+  'constraints',
+  'identifiers',
+  'earlier',
+];
+
+const SUMMARY_MARKERS = [
+  '[Previous conversation summary]',
+  '[Compacted conversation summary]',
+  '## Compacted Conversation Summary',
+  '[System: Previous conversation summary',
+];
+
+function empty(): Sections {
+  return {
+    goal: [],
+    decisions: [],
+    accomplished: [],
+    inProgress: [],
+    files: [],
+    constraints: [],
+    identifiers: [],
+    earlier: [],
+  };
+}
+
+/** Adds `items` keeping the first occurrence order but moving repeats to the end (most recent last). */
+function pushRecent(list: string[], ...items: string[]): void {
+  for (const it of items) {
+    const i = list.indexOf(it);
+    if (i >= 0) list.splice(i, 1);
+    list.push(it);
+  }
+}
+
+function isSummaryMessage(m: Message): boolean {
+  if (m.meta?.kind === 'summary') return true;
+  const t = messageText(m).trimStart();
+  return SUMMARY_MARKERS.some((s) => t.startsWith(s)) || /^\[Summary of \d+ earlier messages\]/.test(t);
+}
+
+/** Parses `## Title` sections of an earlier summary (ours or anyone's). */
+export function parseSummary(text: string): Sections {
+  const out = empty();
+  const byTitle = new Map<string, Key>(Object.entries(TITLES).map(([k, t]) => [t.toLowerCase(), k as Key]));
+  let current: Key | undefined;
+  let sawSection = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const h = /^#{2,3}\s+(.+)$/.exec(line);
+    if (h) {
+      current = byTitle.get(h[1]!.trim().toLowerCase());
+      if (current) sawSection = true;
+      continue;
+    }
+    if (!current || line === '' || line.startsWith('<!--')) continue;
+    out[current].push(line.replace(/^[-*]\s+/, ''));
+  }
+  if (!sawSection) {
+    const body = oneLine(text.replace(/^\[[^\]]*\]\s*/, ''));
+    if (body !== '') out.earlier.push(clip(body, 1500));
+  }
+  return out;
+}
+
+/** String values of tool arguments (nested), for reference extraction. */
+function argStrings(args: unknown, out: string[] = []): string[] {
+  if (typeof args === 'string') out.push(args.length > 2000 ? args.slice(0, 2000) : args);
+  else if (Array.isArray(args)) for (const a of args) argStrings(a, out);
+  else if (args && typeof args === 'object') for (const v of Object.values(args)) argStrings(v, out);
+  return out;
+}
+
+function extract(
+  messages: readonly Message[],
+  o: Required<DeterministicSummarizerOptions>,
+): { now: Sections; earlier: Sections[] } {
+  const now = empty();
+  const earlier: Sections[] = [];
+  const texts: string[] = [];
+  const requests: string[] = [];
+  for (const m of messages) {
+    if (isSummaryMessage(m)) {
+      earlier.push(parseSummary(messageText(m)));
+      continue;
+    }
+    const text = messageText(m);
+    if (startsTurn(m)) {
+      requests.push(clip(oneLine(text), 400));
+      pushRecent(now.constraints, ...constraintSentences(text).map((s) => clip(s, 300)));
+    }
+    if (m.role === 'assistant')
+      pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
+    if (text !== '') texts.push(text);
+    for (const p of m.parts) {
+      if (p.type === 'tool-call') texts.push(argStrings(p.args).join('\n'));
+      else if (p.type === 'tool-result') texts.push(outputText(p.output).slice(0, 20_000));
+    }
+  }
+  // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
+  const { pairs } = pairToolCalls(messages);
+  const counts = new Map<string, number>();
+  const failed = new Map<string, string>();
+  for (const pair of pairs) {
+    const call = messages[pair.call.message]!.parts[pair.call.part]!;
+    const arg = call.type === 'tool-call' ? keyArg(call.args) : undefined;
+    const label = `${isWriteTool(pair.name) ? `${pair.name} (changed)` : pair.name}${arg ? `: ${arg}` : ''}`;
+    if (!pair.result) {
+      now.inProgress.push(`Pending: ${label}`);
+      continue;
+    }
+    const part = messages[pair.result.message]!.parts[pair.result.part]!;
+    if (part.type === 'tool-result' && part.isError) {
+      const why = clip(oneLine(outputText(part.output)).split(/(?<=[.!?])\s/)[0] ?? '', 160);
+      failed.set(label, `Failed: ${label}${why ? ` — ${why}` : ''}`);
+      continue;
+    }
+    failed.delete(label);
+    const n = (counts.get(label) ?? 0) + 1;
+    counts.delete(label); // re-insert: most recent last
+    counts.set(label, n);
+  }
+  now.accomplished = [...counts].map(([label, n]) => (n > 1 ? `${label} (×${n})` : label));
+  now.inProgress.push(...failed.values());
+  if (requests[0] !== undefined) now.goal.push(requests[0]);
+  const last = requests.at(-1);
+  if (last !== undefined) {
+    const answered = messages.at(-1)?.role !== 'user';
+    now.inProgress.unshift(`Last request${answered ? '' : ' (unanswered)'}: ${last}`);
+  }
+  const lastAssistant = [...messages]
+    .reverse()
+    .find((m) => m.role === 'assistant' && messageText(m).trim() !== '');
+  if (lastAssistant)
+    for (const s of decisionSentences(messageText(lastAssistant)).concat(
+      messageText(lastAssistant)
+        .split(/(?<=[.!?])\s+|\n+/)
+        .filter((s) => /\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s)),
+    ))
+      if (/\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s))
+        pushRecent(now.inProgress, clip(oneLine(s), 200));
+  // References ranked by frequency, then recency (the measure compactions are judged by).
+  const ranked = rankReferences(texts);
+  now.files = ranked
+    .filter((r) => r.kind !== 'identifier')
+    .map((r) => r.ref)
+    .slice(0, o.maxFiles);
+  now.identifiers = ranked
+    .filter((r) => r.kind === 'identifier')
+    .map((r) => r.ref)
+    .slice(0, o.maxIdentifiers);
+  now.decisions = now.decisions.slice(-o.maxDecisions);
+  now.constraints = now.constraints.slice(-o.maxConstraints);
+  now.accomplished = now.accomplished.slice(-o.maxAccomplished);
+  return { now, earlier };
+}
+
+function merge(previous: Sections[], now: Sections, o: Required<DeterministicSummarizerOptions>): Sections {
+  const out = empty();
+  const all = [...previous, now];
+  out.goal = all.find((s) => s.goal.length > 0)?.goal.slice(0, 1) ?? [];
+  const cat = (k: Key, cap: number) => {
+    const list: string[] = [];
+    for (const s of all) pushRecent(list, ...s[k]);
+    return list.slice(-cap);
+  };
+  out.decisions = cat('decisions', o.maxDecisions);
+  out.accomplished = cat('accomplished', o.maxAccomplished);
+  out.constraints = cat('constraints', o.maxConstraints);
+  out.earlier = cat('earlier', 3);
+  out.inProgress = now.inProgress.length > 0 ? now.inProgress : (previous.at(-1)?.inProgress ?? []);
+  const goal = out.goal[0];
+  if (goal !== undefined)
+    out.inProgress = out.inProgress.filter((x) => !/^Last request[^:]*: /.test(x) || !x.endsWith(goal));
+  const firstSeen = (k: 'files' | 'identifiers', cap: number) => {
+    const list: string[] = [];
+    for (const s of [now, ...[...previous].reverse()])
+      for (const x of s[k]) if (!list.includes(x)) list.push(x);
+    return list.slice(0, cap);
+  };
+  out.files = firstSeen('files', o.maxFiles);
+  out.identifiers = firstSeen('identifiers', o.maxIdentifiers);
+  return out;
+}
+
+function render(s: Sections): string {
+  const blocks: string[] = [];
+  for (const k of ORDER) {
+    if (s[k].length === 0) continue;
+    const body = k === 'goal' ? s[k].join('\n') : s[k].map((x) => `- ${x}`).join('\n');
+    blocks.push(`## ${TITLES[k]}\n${body}`);
+  }
+  return blocks.join('\n\n');
+}
+
+/** Drops the least recent item of the largest list until the text fits, then hard-clips. */
+function fit(s: Sections, max: number): string {
+  let text = render(s);
+  while (text.length > max) {
+    let worst: Key | undefined;
+    let size = 0;
+    for (const k of ORDER) {
+      if (k === 'goal' || s[k].length === 0) continue;
+      const n = s[k].join('').length;
+      if (n > size) [worst, size] = [k, n];
+    }
+    if (!worst) break;
+    if (worst === 'files' || worst === 'identifiers' || worst === 'inProgress') s[worst].pop();
+    else s[worst].shift();
+    text = render(s);
+  }
+  return text.length > max ? text.slice(0, max) : text;
+}
+
+function memoriesOf(now: Sections): ExtractedMemory[] {
+  const out: ExtractedMemory[] = [];
+  for (const c of now.constraints.slice(-5))
+    out.push({ type: 'user', title: clip(c, 80), content: c, class: 'durable' });
+  for (const d of now.decisions.slice(-5))
+    out.push({ type: 'decision', title: clip(d, 80), content: d, class: 'working', expiresDays: 14 });
+  return out;
+}
+
+function toolName(
+  messages: readonly Message[],
+  callId: string,
+  name: string | undefined,
+): string | undefined {
+  if (name) return name;
+  for (const m of messages)
+    for (const p of m.parts) if (p.type === 'tool-call' && p.id === callId) return p.name;
+  return undefined;
+}
+
+function toolTexts(request: SummarizeRequest): string {
+  const items = request.messages.flatMap((m) =>
+    m.parts.flatMap((p) => (p.type === 'tool-result' ? [p] : [])),
+  );
+  if (request.purpose === 'tool-result') {
+    const p = items[0];
+    const name = p ? (toolName(request.messages, p.callId, p.name) ?? 'unknown') : 'unknown';
+    const text = p ? outputText(p.output) : '';
+    return `Tool "${name}" finished with status ${p?.isError ? 'error' : 'ok'}. Output excerpt:\n${trimTextWithTail(text, 800)}`;
+  }
+  return items
+    .map((p) => {
+      const name = toolName(request.messages, p.callId, p.name) ?? 'unknown';
+      const text = trimRunes(outputText(p.output).replaceAll('\n', ' '), 220);
+      return `- [${p.callId || 'n/a'}] ${name} (${p.isError ? 'error' : 'ok'}): ${text}`;
+    })
+    .join('\n');
+}
+
+export function createDeterministicSummarizer(options: DeterministicSummarizerOptions = {}): Summarizer {
+  const o: Required<DeterministicSummarizerOptions> = { ...DETERMINISTIC_SUMMARIZER_DEFAULTS, ...options };
+  return {
+    name: 'deterministic',
+    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+      if (request.signal?.aborted) throw new Error('aborted');
+      const max = request.maxOutputChars ?? o.maxOutputChars;
+      if (request.purpose === 'tool-result' || request.purpose === 'tool-batch') {
+        const text = toolTexts(request);
+        return { summary: request.maxOutputChars ? text.slice(0, max) : text, model: 'deterministic' };
+      }
+      const { now, earlier } = extract(request.messages, o);
+      const memories = memoriesOf(now);
+      if (request.purpose === 'memory-flush') {
+        const result: SummarizeResult = {
+          summary: memoryFlushFallback(request.messages).slice(0, max),
+          model: 'deterministic',
+        };
+        if (memories.length > 0) result.memories = memories;
+        return result;
+      }
+      const previous = request.previousSummary
+        ? [parseSummary(request.previousSummary), ...earlier]
+        : earlier;
+      const summary = fit(merge(previous, now, o), max);
+      const result: SummarizeResult = { summary, model: 'deterministic' };
+      if (memories.length > 0) result.memories = memories;
+      return result;
+    },
+  };
+}

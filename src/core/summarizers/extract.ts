@@ -1,0 +1,161 @@
+/**
+ * Extractors of the deterministic summarizer: sentences, decision and constraint sentences, file
+ * paths, identifiers and the key argument of a tool call. Pure and deterministic.
+ */
+import type { JsonValue } from '../messages/types.ts';
+
+/** Whitespace collapsed to single spaces, trimmed. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Clips to `n` code points, adding `…` when cut. */
+export function clip(text: string, n: number): string {
+  const cps = Array.from(text);
+  return cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+}
+
+/** Sentences of a text: split on sentence punctuation and line breaks; code fences are skipped. */
+export function sentences(text: string): string[] {
+  const withoutCode = text.replace(/```[\s\S]*?```/g, ' ');
+  const out: string[] = [];
+  for (const line of withoutCode.split(/\n+/)) {
+    for (const s of line.split(/(?<=[.!?。！？])\s+/)) {
+      const t = oneLine(s.replace(/^[-*•\d.)\s]+/, ''));
+      if (t.length >= 8) out.push(t);
+    }
+  }
+  return out;
+}
+
+const DECISION =
+  /\b(decided|decide to|decision|will use|i'll use|we'll use|let's use|going to use|instead of|chose|choose|opted|switch(ed)? to|the (issue|problem|bug|cause) (is|was)|root cause|based on|should use|we should|i will|plan is|approach|fix(ed)? (it|this|the) by|because)\b/i;
+const CONSTRAINT =
+  /\b(must|never|always|don't|do not|dont|shouldn't|should not|make sure|avoid|only use|not allowed|required?)\b/i;
+
+export function decisionSentences(text: string): string[] {
+  return sentences(text).filter((s) => DECISION.test(s));
+}
+
+export function constraintSentences(text: string): string[] {
+  return sentences(text).filter((s) => CONSTRAINT.test(s) || /(不要|必须|总是|永远不|别)/.test(s));
+}
+
+const NOT_FILES = new Set(['e.g', 'i.e', 'etc', 'vs', 'a.m', 'p.m', 'u.s']);
+
+/** Extensions accepted for a bare file name (no directory); paths with a `/` accept any extension. */
+const EXTENSIONS = new Set(
+  (
+    'ts tsx mts cts js jsx mjs cjs json jsonl md mdx txt py pyi rb go rs java kt kts swift c h cc cpp cxx hpp cs php ' +
+    'html htm css scss sass less vue svelte astro yaml yml toml ini cfg conf env lock sql sh bash zsh fish ps1 bat cmd ' +
+    'xml csv tsv log pdf png jpg jpeg gif svg webp ico mp3 mp4 wav zip tar gz tgz bz2 xz dockerfile gradle properties ' +
+    'proto graphql gql lua r pl pm ex exs erl hs ml scala clj dart ipynb tf hcl nix el vim tex rst adoc org ttf woff ' +
+    'woff2 wasm so dll exe bin dat db sqlite sqlite3 patch diff plist lockb mk cmake make in out tmp bak jsonc json5 ' +
+    'prisma vue njk hbs ejs pug twig erb jinja j2 tpl csproj sln xcodeproj pbxproj gemspec podspec rake gradle kts zig'
+  ).split(' '),
+);
+
+/**
+ * File paths and file names with an extension (`src/a.ts`, `./x/y.py`, `README.md`, `C:\x\y.txt`),
+ * in order of appearance, deduplicated. URLs are skipped; version numbers are not file names.
+ */
+export function filePaths(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const cleaned = text.replace(/\bhttps?:\/\/\S+/g, ' ');
+  const re =
+    /(?:[A-Za-z]:[\\/])?(?:~?\.{0,2}[\\/])?(?:[\w@.+-]+[\\/])*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}\b|(?:\.{0,2}\/)?(?:[\w@.+-]+\/){1,}[\w@.+-]+/g;
+  for (const m of cleaned.matchAll(re)) {
+    let p = m[0].replace(/[.,:;]+$/, '');
+    if (p.length < 3 || p.length > 200) continue;
+    if (NOT_FILES.has(p.toLowerCase())) continue;
+    if (/^\d+(\.\d+)+$/.test(p)) continue;
+    const bare = !p.includes('/') && !p.includes('\\');
+    const segments = p.split('/').filter((x) => x !== '' && x !== '.' && x !== '..');
+    if (!bare && !/\.[A-Za-z]/.test(segments.at(-1) ?? '') && !p.startsWith('/') && !p.startsWith('.')) {
+      if (segments.length < 2 || segments.some((x) => x.length < 2) || segments.every((x) => /^\d+$/.test(x)))
+        continue;
+      if (segments.length === 2 && segments.some((x) => x.length < 3)) continue; // and/or, I/O
+    }
+    if (bare && !EXTENSIONS.has(p.slice(p.lastIndexOf('.') + 1).toLowerCase())) continue; // Math.max, console.log
+    if (p.startsWith('//')) continue;
+    p = p.replace(/\\/g, '/');
+    if (!seen.has(p)) {
+      seen.add(p);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+/**
+ * Identifiers worth keeping: `code spans`, calls `name(`, camelCase / PascalCase with an inner capital,
+ * snake_case and SCREAMING_CASE with an underscore, `#123` issue numbers and error codes.
+ */
+export function identifiers(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const add = (s: string) => {
+    const t = s.trim();
+    if (t.length < 3 || t.length > 80 || seen.has(t)) return;
+    seen.add(t);
+    out.push(t);
+  };
+  for (const m of text.matchAll(/`([^`\n]{2,80})`/g)) add(m[1]!);
+  for (const m of text.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g))
+    if (/[A-Z_]|\./.test(m[1]!)) add(m[1]!);
+  for (const m of text.matchAll(/\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/g))
+    add(m[0]);
+  for (const m of text.matchAll(/\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b/g)) add(m[0]);
+  for (const m of text.matchAll(/(?<![\w#])#\d{1,6}\b|\b[A-Z]{1,4}\d{3,5}\b/g)) add(m[0]);
+  return out;
+}
+
+const KEY_ARGS = [
+  'path',
+  'file_path',
+  'filePath',
+  'filename',
+  'file',
+  'command',
+  'cmd',
+  'query',
+  'pattern',
+  'url',
+  'name',
+  'target',
+  'directory',
+  'dir',
+];
+
+/** The most telling argument of a tool call (`path`, `command`, `query`…), as one short line. */
+export function keyArg(args: JsonValue): string | undefined {
+  if (typeof args === 'string') return clip(oneLine(args), 120);
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  for (const k of KEY_ARGS) {
+    const v = args[k];
+    if (typeof v === 'string' && v.trim() !== '') return clip(oneLine(v), 120);
+  }
+  for (const v of Object.values(args))
+    if (typeof v === 'string' && v.trim() !== '' && v.length <= 120) return oneLine(v);
+  return undefined;
+}
+
+/** String values of path-like arguments (`path`, `file_path`, `paths[]`…). */
+export function pathArgs(args: JsonValue): string[] {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(args)) {
+    if (!/path|file|dir/i.test(k)) continue;
+    if (typeof v === 'string' && v.trim() !== '' && v.length <= 200 && !/\s{2,}|\n/.test(v))
+      out.push(v.trim());
+    else if (Array.isArray(v))
+      for (const x of v) if (typeof x === 'string' && x.length <= 200) out.push(x.trim());
+  }
+  return out;
+}
+
+/** True for tool names that change files. */
+export function isWriteTool(name: string): boolean {
+  return /edit|write|create|patch|replace|apply|insert|delete|move|rename/i.test(name);
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
+import type { Message } from '../../../src/core/messages/types.ts';
+import { createDeterministicSummarizer } from '../../../src/core/summarizers/deterministic-summarizer.ts';
+
+const session: Message[] = [
+  user('Please fix the failing test in src/core/budget/budget.ts. You must not change the public API.'),
+  assistant('Let me look.', [toolCall('c1', 'read_file', { path: 'src/core/budget/budget.ts' })]),
+  toolResult('c1', 'read_file', 'export function createBudget() {}\n// see test/core/budget.test.ts'),
+  assistant('The issue is that `effectiveTokenLimit` ignores reserveTokens.', [
+    toolCall('c2', 'edit_file', { path: 'src/core/budget/budget.ts', old_string: 'a', new_string: 'b' }),
+  ]),
+  toolResult('c2', 'edit_file', 'ok'),
+  assistant('', [toolCall('c3', 'bash', { command: 'npx vitest run test/core/budget.test.ts' })]),
+  toolResult('c3', 'bash', 'FAIL: expected 111616', { isError: true }),
+  user('Also check README.md and the KEEP_RECENT_TOKENS constant.'),
+];
+
+function section(summary: string, title: string): string[] {
+  const block = summary.split('\n\n').find((b) => b.startsWith(`## ${title}\n`));
+  return block ? block.split('\n').slice(1) : [];
+}
+
+describe('createDeterministicSummarizer', () => {
+  const s = createDeterministicSummarizer();
+
+  it('builds the structured sections from the messages', async () => {
+    const { summary } = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
+    expect(section(summary, 'Goal')).toEqual([
+      'Please fix the failing test in src/core/budget/budget.ts. You must not change the public API.',
+    ]);
+    expect(section(summary, 'Key Decisions')).toEqual([
+      '- The issue is that `effectiveTokenLimit` ignores reserveTokens.',
+    ]);
+    expect(section(summary, 'Accomplished')).toEqual([
+      '- read_file: src/core/budget/budget.ts',
+      '- edit_file (changed): src/core/budget/budget.ts',
+    ]);
+    expect(section(summary, 'In Progress')).toEqual([
+      '- Last request (unanswered): Also check README.md and the KEEP_RECENT_TOKENS constant.',
+      '- Failed: bash: npx vitest run test/core/budget.test.ts — FAIL: expected 111616',
+    ]);
+    // Ranked by frequency, then recency.
+    expect(section(summary, 'Relevant Files')[0]).toBe('- src/core/budget/budget.ts');
+    expect(section(summary, 'Relevant Files')).toEqual(
+      expect.arrayContaining(['- README.md', '- test/core/budget.test.ts', '- budget.test.ts']),
+    );
+    expect(section(summary, 'User Constraints')).toEqual(['- You must not change the public API.']);
+    expect(section(summary, 'Identifiers')).toEqual(
+      expect.arrayContaining(['- KEEP_RECENT_TOKENS', '- effectiveTokenLimit']),
+    );
+  });
+
+  it('is deterministic', async () => {
+    const a = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
+    const b = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
+    expect(a).toEqual(b);
+  });
+
+  it('merges a previous summary: keeps its goal and files, adds the new ones first', async () => {
+    const first = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
+    const { summary } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'default',
+      messages: [user('Now document it in docs/budget.md'), assistant('Done; decided to use a table.')],
+      previousSummary: first.summary,
+    });
+    expect(section(summary, 'Goal')[0]).toMatch(/^Please fix the failing test/);
+    expect(section(summary, 'Relevant Files')[0]).toBe('- docs/budget.md');
+    expect(section(summary, 'Relevant Files')).toContain('- src/core/budget/budget.ts');
+    expect(section(summary, 'Key Decisions')).toContain('- Done; decided to use a table.');
+    expect(section(summary, 'In Progress')).toEqual(['- Last request: Now document it in docs/budget.md']);
+  });
+
+  it('merges an earlier summary message found among the messages', async () => {
+    const first = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
+    const { summary } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'default',
+      messages: [
+        user(`[Previous conversation summary]\n\n${first.summary}`, { meta: { kind: 'summary' } }),
+        user('next: go'),
+      ],
+    });
+    expect(section(summary, 'Goal')[0]).toMatch(/^Please fix/);
+  });
+
+  it('returns user constraints and decisions as memories', async () => {
+    const { memories } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'kosmokrator',
+      messages: session,
+    });
+    expect(memories!.map((m) => m.type)).toEqual(['user', 'decision']);
+  });
+
+  it('clips to maxOutputChars by dropping the oldest list items first', async () => {
+    const many = [
+      ...Array.from({ length: 200 }, (_, i) => user(`look at src/f${i}.ts please`)),
+      assistant('done with src/f150.ts'),
+    ];
+    const { summary } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'default',
+      messages: many,
+      maxOutputChars: 500,
+    });
+    expect(summary.length).toBeLessThanOrEqual(500);
+    expect(section(summary, 'Relevant Files').slice(0, 3)).toEqual([
+      '- src/f150.ts',
+      '- f150.ts',
+      '- src/f199.ts',
+    ]);
+  });
+
+  it("gives 000's fallback lines for a memory flush", async () => {
+    const { summary } = await s.summarize({
+      purpose: 'memory-flush',
+      preset: 'cowagent',
+      messages: [
+        user('hi'),
+        assistant('hello'),
+        user('summarise the report'),
+        assistant('\nHere it is.\nMore'),
+      ],
+    });
+    expect(summary).toBe('- 用户: summarise the report → 回复: Here it is.');
+  });
+
+  it("gives 003's heuristic texts for tool results", async () => {
+    const one = await s.summarize({
+      purpose: 'tool-result',
+      preset: 'tiancai',
+      messages: [toolResult('c9', 'grep', 'a\nb', { isError: true })],
+    });
+    expect(one.summary).toBe('Tool "grep" finished with status error. Output excerpt:\na\nb');
+    const batch = await s.summarize({
+      purpose: 'tool-batch',
+      preset: 'tiancai',
+      messages: [toolResult('c1', 'ls', 'x\ny'), toolResult('c2', 'cat', 'z')],
+    });
+    expect(batch.summary).toBe('- [c1] ls (ok): x y\n- [c2] cat (ok): z');
+  });
+});

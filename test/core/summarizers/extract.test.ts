@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import {
+  constraintSentences,
+  decisionSentences,
+  filePaths,
+  identifiers,
+  keyArg,
+} from '../../../src/core/summarizers/extract.ts';
+
+describe('filePaths', () => {
+  it('finds paths and file names with extensions and skips URLs, versions and member access', () => {
+    const text =
+      'Edit src/core/a.ts and ./scripts/run.sh, see README.md, C:\\work\\x.txt, https://x.io/y.ts, v1.2.3, Math.max, and/or, packages/core';
+    expect(filePaths(text)).toEqual([
+      'src/core/a.ts',
+      './scripts/run.sh',
+      'README.md',
+      'C:/work/x.txt',
+      'packages/core',
+    ]);
+  });
+});
+
+describe('identifiers', () => {
+  it('finds code spans, calls, camelCase, snake_case and issue numbers', () => {
+    const ids = identifiers(
+      'Call `createBudget` then parseWith( x ); fix keepRecentBudget and MAX_TOKENS for #123',
+    );
+    expect(ids).toEqual(expect.arrayContaining(['createBudget', 'keepRecentBudget', 'MAX_TOKENS', '#123']));
+  });
+});
+
+describe('decisionSentences', () => {
+  it('keeps sentences with decision phrases only', () => {
+    expect(decisionSentences('Looking around. The issue is the cache key. We should use zod here.')).toEqual([
+      'The issue is the cache key.',
+      'We should use zod here.',
+    ]);
+  });
+});
+
+describe('constraintSentences', () => {
+  it('keeps user sentences with must / never / always / do not verbatim', () => {
+    expect(constraintSentences('Fix it. Never touch the lockfile! You must keep tests green.')).toEqual([
+      'Never touch the lockfile!',
+      'You must keep tests green.',
+    ]);
+  });
+});
+
+describe('keyArg', () => {
+  it('prefers path, then command, then the first short string', () => {
+    expect(keyArg({ content: 'x', path: 'a.ts' })).toBe('a.ts');
+    expect(keyArg({ command: 'npm   test' })).toBe('npm test');
+    expect(keyArg({ n: 1 })).toBeUndefined();
+  });
+});
