@@ -253,7 +253,7 @@ function render(s: Sections): string {
 }
 
 /** Drops the least recent item of the largest list until the text fits, then hard-clips. */
-function fit(s: Sections, max: number): string {
+function fitToLength(s: Sections, max: number): string {
   let text = render(s);
   while (text.length > max) {
     let worst: Key | undefined;
@@ -334,7 +334,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
       const previous = request.previousSummary
         ? [parseSummary(request.previousSummary), ...earlier]
         : earlier;
-      const summary = fit(merge(previous, now, o), max);
+      const summary = fitToLength(merge(previous, now, o), max);
       const result: SummarizeResult = { summary, model: 'deterministic' };
       if (memories.length > 0) result.memories = memories;
       return result;
