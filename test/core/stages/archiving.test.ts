@@ -183,3 +183,32 @@ describe('compactToolResultsInRecent', () => {
     expect(compactToolResultsInRecent(input, 3, { ids: sequentialIds() }).messages).toBe(input);
   });
 });
+
+describe('createToolArchiving (in-place)', () => {
+  it('puts each summary after the tool block of its result, keeping the prompt last', async () => {
+    const input = frozen([
+      user('go', { id: 'u0' }),
+      assistant('', [toolCall('c1', 'bash'), toolCall('c2', 'grep')], { id: 'a1' }),
+      toolResult('c1', 'bash', 'one', { id: 't1' }),
+      toolResult('c2', 'grep', 'two', { id: 't2' }),
+      assistant('', [toolCall('c3', 'bash')], { id: 'a2' }),
+      toolResult('c3', 'bash', 'three', { id: 't3' }),
+      user('next', { id: 'u1' }),
+    ]);
+    const r = await createToolArchiving({ strategy: 'heuristic', cutoff: 1, placement: 'in-place' }).run(
+      input,
+      makeCtx(),
+    );
+    expect(r.messages.map((m) => (m.meta?.kind === 'tool_summary' ? 'S' : m.id))).toEqual([
+      'u0',
+      'a1',
+      't1',
+      't2',
+      'S',
+      'S',
+      'a2',
+      't3',
+      'u1',
+    ]);
+  });
+});

@@ -91,6 +91,11 @@ const cases: Record<string, () => Case> = {
     idempotent: true,
     keepsPairing: true,
   }),
+  'archiving in-place': () => ({
+    stage: createToolArchiving({ strategy: 'heuristic', cutoff: 2, placement: 'in-place' }),
+    idempotent: true,
+    keepsPairing: true,
+  }),
   'archiving batch': () => ({
     stage: createToolArchiving({ strategy: 'heuristic', variant: 'batch', cutoff: 2 }),
     idempotent: false,

@@ -37,6 +37,11 @@ export const toolArchivingOptionsSchema = z.strictObject({
   batchSize: z.number().int().positive().optional(),
   /** `batch`: batches per run (003 keeps 2 in flight). @default 2 */
   maxBatches: z.number().int().positive().optional(),
+  /**
+   * Where summaries go: `end` appends them (003), `in-place` puts each right after the block of tool
+   * messages holding the (last) archived result, keeping chronology and the user's prompt last. @default 'end'
+   */
+  placement: z.enum(['end', 'in-place']).optional(),
   /** Summarizer time limit in ms. @default 30000 */
   timeoutMs: z.number().int().positive().optional(),
 });
@@ -181,6 +186,7 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
   const batchSize = o.batchSize ?? d.batchSize;
   const maxBatches = o.maxBatches ?? d.maxBatches;
   const timeoutMs = o.timeoutMs ?? d.timeoutMs;
+  const placement = o.placement ?? 'end';
   const name = 'tool-archiving';
 
   return {
@@ -223,7 +229,8 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
 
       const output = messages.slice();
       const journal: JournalEntry[] = [];
-      const appended: Message[] = [];
+      /** Summaries by the index they follow (`in-place`), or at the end. */
+      const inserts = new Map<number, Message[]>();
       const groups: number[][] = [];
       if (variant === 'sync') for (const i of chosen) groups.push([i]);
       else for (let k = 0; k < chosen.length; k += batchSize) groups.push(chosen.slice(k, k + batchSize));
@@ -254,7 +261,12 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
           );
         }
         const summary = summaryMessage(ctx.ids.next('toolsum'), text);
-        appended.push(summary);
+        let after = messages.length - 1;
+        if (placement === 'in-place') {
+          after = group.at(-1)!;
+          while (after + 1 < messages.length && messages[after + 1]!.role === 'tool') after++;
+        }
+        inserts.set(after, [...(inserts.get(after) ?? []), summary]);
         for (const i of group) {
           const m = messages[i]!;
           output[i] = archiveToolResult(m);
@@ -279,11 +291,16 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
           recover: 'a digest ctxkit added; nothing to recover',
         });
       }
-      output.push(...appended);
+      const final: Message[] = [];
+      output.forEach((m, i) => {
+        final.push(m);
+        const extra = inserts.get(i);
+        if (extra) final.push(...extra);
+      });
       const result = applied(
         name,
         messages,
-        output,
+        final,
         ctx,
         journal,
         `archived ${chosen.length} tool result(s) (${variant}, ${strategy})`,

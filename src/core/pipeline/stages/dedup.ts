@@ -149,6 +149,7 @@ export function createDedup(options: DedupOptions = {}): SyncStage {
       const calls = indexToolCalls(messages);
       const entries: Entry[] = [];
       messages.forEach((m, mi) => {
+        if (m.meta?.agentVisible === false) return; // archived: the agent no longer sees it
         m.parts.forEach((p, pi) => {
           if (p.type !== 'tool-result') return;
           const tool = resultToolName(p, calls);

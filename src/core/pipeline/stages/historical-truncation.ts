@@ -99,6 +99,7 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
       const journal: JournalEntry[] = [];
       for (let i = 0; i < boundary; i++) {
         const m = messages[i]!;
+        if (m.meta?.agentVisible === false) continue;
         let replaced: Map<number, ToolResultPart> | undefined;
         m.parts.forEach((p, pi) => {
           if (p.type !== 'tool-result' || isUntouchable(m, p, calls, ctx)) return;

@@ -176,7 +176,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
       for (let i = boundary - 1; i >= 0; i--) {
         const m = messages[i]!;
         if (m.role === 'system') break;
-        if (m.role !== 'tool') continue;
+        if (m.role !== 'tool' || m.meta?.agentVisible === false) continue;
         m.parts.forEach((p, pi) => {
           if (p.type !== 'tool-result') return;
           if (mode === 'kosmokrator' && typeof p.output !== 'string') return;
