@@ -41,3 +41,6 @@ export * from './summarizers/flush-fallback.ts';
 export * from './text/references.ts';
 export * from './summarizers/deterministic-summarizer.ts';
 export * from './summarizers/scripted-summarizer.ts';
+export * from './pipeline/presets.ts';
+export * from './pipeline/journal.ts';
+export * from './pipeline/estimate.ts';

@@ -53,7 +53,7 @@ function renderOutput(o: Output, seed: number): string | JsonValue {
     case 'lines':
       return Array.from({ length: o.size * 20 }, (_, i) => `line ${i} of output ${seed}`).join('\n');
     case 'huge':
-      return `${'0123456789abcdef '.repeat(o.size * 80)}\n`.repeat(3);
+      return `${'0123456789abcdef '.repeat(o.size * 25)}\n`.repeat(3);
   }
 }
 

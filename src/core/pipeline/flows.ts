@@ -106,10 +106,11 @@ export const kosmokratorFlow: Flow = async (r, s, g) => {
     else r.skip(s.emergencyTrim.name, 'below blocking');
 };
 
-/** 003: archiving (count-triggered, cutoff 10) → ShouldCompact (budget `compact` level = limit) → compaction. */
+/** 003: archiving (count-triggered, cutoff 10) → ShouldCompact → compaction (§5.3–5.6). */
 export const tiancaiFlow: Flow = async (r, s) => {
   await maybe(r, s.archiving);
-  if (s.compaction) await runAtLevel(r, s.compaction, 'compact');
+  // The stage applies 003's ShouldCompact itself (anchored estimate ≥ effective limit).
+  await maybe(r, s.compaction);
 };
 
 /**
@@ -122,7 +123,7 @@ export const defaultFlow: Flow = async (r, s, g) => {
   if (r.measure.level === 'ok') resetBreaker(r);
   if (s.pruning) await runAtLevel(r, s.pruning, 'warn');
   if (s.archiving) await runAtLevel(r, s.archiving, 'warn');
-  const escalation = await guardedCompaction(r, s, g);
+  const escalation = await guardedCompaction(r, s);
   if (escalation) {
     const target = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
     const masking = s.masking?.(Math.max(1, r.measure.tokens - target));
@@ -140,37 +141,23 @@ export const defaultFlow: Flow = async (r, s, g) => {
 };
 
 /**
- * Compaction with the circuit breaker and the loop guard (default preset). Returns the reason to
- * escalate to masking and trimming instead of summarising (again), or undefined.
+ * Compaction at ≥ compact (default preset). The stage keeps the circuit breaker and the loop guard
+ * (SEED-RULES §4.8; DESIGN.md): when it reports `escalated` or `breaker-open`, or fails at the blocking
+ * level, the flow masks and trims instead of summarising again. Returns that reason, or undefined.
  */
-async function guardedCompaction(r: Recorder, s: PresetStages, g: GuardOptions): Promise<string | undefined> {
+async function guardedCompaction(r: Recorder, s: PresetStages): Promise<string | undefined> {
   if (!s.compaction) return undefined;
-  const name = s.compaction.name;
   if (!atLeast(r.measure, 'compact')) {
-    r.skip(name, `level ${r.measure.level} below compact`);
+    r.skip(s.compaction.name, `level ${r.measure.level} below compact`);
     return undefined;
   }
-  const limit = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
-  if (r.state.compactionFailures >= g.breakerThreshold) {
-    r.event({ type: 'breaker-open', failures: r.state.compactionFailures });
-    r.skip(name, `circuit breaker open (${r.state.compactionFailures} failures)`);
-    return 'circuit breaker open';
-  }
-  const last = r.state.lastCompactionTokens;
-  if (last !== undefined && last > limit) {
-    r.skip(name, `loop guard: last compaction left ${last} tokens (> ${limit})`);
-    return 'loop guard: the previous compaction left the context above the line';
-  }
-  const failuresBefore = r.state.compactionFailures;
+  const from = r.events.length;
   const report = await r.run(s.compaction);
-  if (report.status === 'failed') {
-    if (r.state.compactionFailures === failuresBefore)
-      r.setState({ ...r.state, compactionFailures: failuresBefore + 1 });
-    return r.measure.level === 'block' ? 'compaction failed at the blocking level' : undefined;
-  }
-  if (report.status !== 'applied') return undefined;
-  r.setState({ ...r.state, compactionFailures: 0, lastCompactionTokens: r.measure.tokens });
-  if (r.measure.tokens > limit) return `loop guard: compaction left ${r.measure.tokens} tokens (> ${limit})`;
+  const events = r.events.slice(from);
+  for (const e of events) if (e.type === 'escalated') return e.reason;
+  if (events.some((e) => e.type === 'breaker-open')) return 'circuit breaker open';
+  if (report.status === 'failed' && r.measure.level === 'block')
+    return 'compaction failed at the blocking level';
   return undefined;
 }
 

@@ -13,6 +13,7 @@ import type { Estimator, Measure } from './estimate.ts';
 import { repairsToJournal } from './journal.ts';
 import type {
   JournalEntry,
+  MemoryFlush,
   PipelineEvent,
   PipelineState,
   Stage,
@@ -34,6 +35,8 @@ export interface PipelineRun {
   state: PipelineState;
   estimate: RunEstimate;
   memories: ExtractedMemory[];
+  /** 000 memory flushes (daily text to append), from trimming and overflow recovery. */
+  flushes: MemoryFlush[];
   repairs: Repair[];
 }
 
@@ -72,6 +75,7 @@ export interface Recorder {
   readonly measure: Measure;
   readonly initial: Measure;
   readonly reports: readonly StageReport[];
+  readonly events: readonly PipelineEvent[];
   readonly context: Omit<StageContext, 'state'>;
   /** Runs a stage on the current messages and records everything it returns. */
   run(stage: Stage): Promise<StageReport>;
@@ -93,6 +97,7 @@ export function createRecorder(init: RecorderInit): Recorder {
   const journal: JournalEntry[] = [];
   const events: PipelineEvent[] = [];
   const memories: ExtractedMemory[] = [];
+  const flushes: MemoryFlush[] = [];
 
   const record = (report: StageReport) => {
     reports.push(report);
@@ -111,6 +116,7 @@ export function createRecorder(init: RecorderInit): Recorder {
     },
     initial,
     reports,
+    events,
     context: init.context,
     async run(stage) {
       const before = measure;
@@ -140,6 +146,7 @@ export function createRecorder(init: RecorderInit): Recorder {
       journal.push(...result.journal);
       events.push(...result.events);
       if (result.memories) memories.push(...result.memories);
+      if (result.flushes) flushes.push(...result.flushes);
       const report: StageReport = {
         ...result.report,
         stage: result.report.stage || stage.name,
@@ -171,6 +178,15 @@ export function createRecorder(init: RecorderInit): Recorder {
       events.push(e);
     },
     finish(dialect) {
+      // Keep the working context valid for the next run (a trim can leave a final result without its
+      // call): neutral repair, a trailing pending call left alone. Then what is sent: the model view,
+      // repaired for the dialect.
+      const working = repairMessages(messages, { allowPendingCalls: true });
+      if (working.repairs.length > 0) {
+        journal.push(...repairsToJournal(working.repairs));
+        messages = working.messages;
+        measure = init.estimator.measure(messages);
+      }
       const view = toModelView(messages);
       const repaired = repairMessages(view, dialect ? { dialect } : {});
       journal.push(...repairsToJournal(repaired.repairs));
@@ -188,7 +204,8 @@ export function createRecorder(init: RecorderInit): Recorder {
           anchored: measure.anchored,
         },
         memories,
-        repairs: repaired.repairs,
+        flushes,
+        repairs: [...working.repairs, ...repaired.repairs],
       };
     },
   };

@@ -1,0 +1,237 @@
+/**
+ * `createPipeline`: the one entry point the CLI, the worker and library users call. It resolves a
+ * preset (counter, budget, stages), validates options once, and runs the preset's flow for each of
+ * the four moments: pre-flight, a tool result arriving, an overflow error, a manual compaction.
+ */
+import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.ts';
+import { CtxError } from '../errors.ts';
+import { messageSchema, parseWith } from '../messages/schema.ts';
+import type { Dialect, JsonValue, Message } from '../messages/types.ts';
+import {
+  type BlobStore,
+  type Clock,
+  type IdGenerator,
+  randomIds,
+  type Summarizer,
+  systemClock,
+  type TokenCounter,
+} from '../ports.ts';
+import { memoizeCounter } from '../tokens/estimators.ts';
+import { createEstimator } from './estimate.ts';
+import { FLOWS } from './flows.ts';
+import { runOverflow } from './overflow-flow.ts';
+import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts';
+import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './runner.ts';
+import {
+  INITIAL_STATE,
+  type JournalEntry,
+  type PipelineState,
+  type StageContext,
+  type StageReport,
+} from './types.ts';
+
+export interface PipelineOptions {
+  /** @default 'default' */
+  preset?: PresetName;
+  /** Per-preset overrides; unknown keys throw `CtxError` naming the key. */
+  config?: PresetConfig;
+  /** @default the preset's (KosmoKrator's numbers for `default`, scaled to smaller windows) */
+  budget?: Partial<BudgetConfig>;
+  /** @default the preset's counter (calibrated o200k for `default`); always memoized */
+  counter?: TokenCounter;
+  /** @default a summarizer that fails, so compaction reports `failed` and trimming takes over */
+  summarizer?: Summarizer;
+  /** Where truncated tool outputs are spilled. @default none (no spill) */
+  blobs?: BlobStore;
+  /** @default the system clock */
+  clock?: Clock;
+  /** @default random ids */
+  ids?: IdGenerator;
+  /** Tool names whose calls and results no stage touches. @default [] */
+  excludeTools?: string[];
+  /** Called after every stage with its input and output (tests, debugging). */
+  observe?: StageObserver;
+}
+
+export interface PrepareInput {
+  messages: readonly Message[];
+  system?: string;
+  tools?: readonly JsonValue[];
+  state?: PipelineState;
+  /** Provider rules applied to `send`. @default neutral pairing rules only */
+  dialect?: Dialect;
+  signal?: AbortSignal;
+}
+
+export interface OverflowInput extends PrepareInput {
+  error: unknown;
+  /** 1-based attempt for the current user turn. @default state.overflowAttempts + 1 */
+  attempt?: number;
+}
+
+export interface CompactInput extends PrepareInput {
+  instructions?: string;
+}
+
+export interface PipelineEstimate {
+  tokens: number;
+  level: BudgetLevel;
+  anchored: boolean;
+  percentLeft: number;
+  usable: number;
+}
+
+export interface Pipeline {
+  readonly preset: PresetName;
+  /** The resolved budget (levels, usable input). */
+  readonly budget: ContextBudget;
+  /** Pre-flight: everything the preset runs before an LLM call. */
+  prepare(input: PrepareInput): Promise<PipelineRun>;
+  /** A tool result arriving (output truncation + spill). */
+  admitToolResult(
+    message: Message,
+    input?: Omit<PrepareInput, 'messages'>,
+  ): Promise<{ message: Message; report: StageReport; journal: JournalEntry[] }>;
+  /** The provider said "context too long". */
+  recoverOverflow(input: OverflowInput): Promise<PipelineRun & { retry: boolean; cleared?: boolean }>;
+  /** Manual compaction, with optional focus instructions. */
+  compact(input: CompactInput): Promise<PipelineRun>;
+  estimate(input: { messages: readonly Message[]; system?: string; tools?: JsonValue[] }): PipelineEstimate;
+}
+
+const failingSummarizer: Summarizer = {
+  name: 'none',
+  summarize: async () => {
+    throw new Error('no summarizer configured');
+  },
+};
+
+export function createPipeline(options: PipelineOptions = {}): Pipeline {
+  const preset = options.preset ?? 'default';
+  const resolved = resolvePreset(preset, options.config, options.budget, options.counter);
+  const counter = memoizeCounter(resolved.counter);
+  if (options.excludeTools !== undefined && !Array.isArray(options.excludeTools))
+    throw new CtxError('invalid_config', 'expected an array of tool names', { path: 'excludeTools' });
+  const base: Omit<StageContext, 'state' | 'system' | 'tools' | 'signal'> = {
+    counter,
+    budget: resolved.budget,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    summarizer: options.summarizer ?? failingSummarizer,
+    excludeTools: new Set(options.excludeTools ?? []),
+    preset,
+  };
+  if (options.blobs) (base as StageContext).blobs = options.blobs;
+  const validated = new WeakSet<Message>();
+
+  const checkInput = (input: { messages: readonly Message[]; state?: PipelineState }) => {
+    if (!Array.isArray(input.messages))
+      throw new CtxError('invalid_input', 'expected an array of messages', { path: 'messages' });
+    input.messages.forEach((m, i) => {
+      if (validated.has(m)) return;
+      parseWith(messageSchema, m, ['messages', i]);
+      validated.add(m);
+    });
+    const s = input.state;
+    if (
+      s !== undefined &&
+      (typeof s !== 'object' ||
+        !Array.isArray(s.pendingInjections) ||
+        typeof s.compactionFailures !== 'number')
+    )
+      throw new CtxError('invalid_input', 'expected a PipelineState', { path: 'state' });
+  };
+
+  const start = (input: PrepareInput): Recorder => {
+    checkInput(input);
+    const context: Omit<StageContext, 'state'> = { ...base };
+    if (input.system !== undefined) context.system = input.system;
+    if (input.tools !== undefined) context.tools = input.tools;
+    if (input.signal !== undefined) context.signal = input.signal;
+    const estimator = createEstimator({
+      counter,
+      budget: resolved.budget,
+      system: input.system,
+      tools: input.tools,
+      input: input.messages,
+      anchor: resolved.anchor,
+    });
+    return createRecorder({
+      messages: input.messages,
+      context,
+      state: input.state ?? INITIAL_STATE,
+      estimator,
+      observe: options.observe,
+    });
+  };
+
+  return {
+    preset,
+    budget: resolved.budget,
+    async prepare(input) {
+      const r = start(input);
+      await FLOWS[preset](r, resolved.stages.preflight, resolved.guards);
+      return r.finish(input.dialect);
+    },
+    async admitToolResult(message, input = {}) {
+      checkInput({ messages: [message] });
+      const stage = resolved.stages.outputTruncation;
+      const tokens = counter.countMessage(message);
+      if (!stage || message.role !== 'tool') {
+        const detail = stage ? 'not a tool message' : `preset ${preset} truncates no output at arrival`;
+        return {
+          message,
+          report: {
+            stage: 'output-truncation',
+            status: 'skipped',
+            tokensBefore: tokens,
+            tokensAfter: tokens,
+            detail,
+          },
+          journal: [],
+        };
+      }
+      const r = start({ ...input, messages: [message] });
+      const report = await r.run(stage);
+      const run = r.finish();
+      return { message: run.messages[0] ?? message, report, journal: run.journal };
+    },
+    async recoverOverflow(input) {
+      const r = start(input);
+      const attempt = input.attempt ?? r.state.overflowAttempts + 1;
+      if (!Number.isInteger(attempt) || attempt < 1)
+        throw new CtxError('invalid_input', 'must be an integer ≥ 1', { path: 'attempt' });
+      const outcome = await runOverflow(r, preset, attempt, input.error);
+      r.setState({ ...r.state, overflowAttempts: attempt });
+      const run = r.finish(input.dialect);
+      return outcome.cleared
+        ? { ...run, retry: outcome.retry, cleared: true }
+        : { ...run, retry: outcome.retry };
+    },
+    async compact(input) {
+      const r = start(input);
+      await r.run(resolved.stages.manual(input.instructions));
+      return r.finish(input.dialect);
+    },
+    estimate(input) {
+      checkInput(input);
+      const e = createEstimator({
+        counter,
+        budget: resolved.budget,
+        system: input.system,
+        tools: input.tools,
+        input: input.messages,
+        anchor: resolved.anchor,
+      });
+      const m = e.measure(input.messages);
+      const b = resolved.budget;
+      return {
+        tokens: m.tokens,
+        level: m.level,
+        anchored: m.anchored,
+        percentLeft: b.percentLeft(m.tokens),
+        usable: b.usable,
+      };
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * Stage instances of each preset: which factory fills which slot, with which mode and options.
+ * The `config` section of a slot is spread over the preset's own options (so `mode` can be changed
+ * too); the factories validate the fields and name the one at fault.
+ */
+import { z } from 'zod';
+import type { ContextBudget } from '../budget/budget.ts';
+import type { Message } from '../messages/types.ts';
+import type { GuardOptions, PresetStages } from './flows.ts';
+import { applyPendingInjections } from './stages/apply-pending-injections.ts';
+import { createToolArchiving, type ToolArchivingOptions } from './stages/archiving.ts';
+import { type CompactionOptions, compaction } from './stages/compaction.ts';
+import { type CowagentTrimOptions, cowagentTrim } from './stages/cowagent-trim.ts';
+import { createDedup, type DedupOptions } from './stages/dedup.ts';
+import { createEmergencyTrim, type EmergencyTrimOptions } from './stages/emergency-trim.ts';
+import {
+  createHistoricalTruncation,
+  type HistoricalTruncationOptions,
+} from './stages/historical-truncation.ts';
+import { type KosmokratorCompactionOptions, kosmokratorCompaction } from './stages/kosmokrator-compaction.ts';
+import { manualCompact } from './stages/manual-compact.ts';
+import {
+  createOutputTruncation,
+  type OutputTruncationOptions,
+  type OutputTruncationStage,
+} from './stages/output-truncation.ts';
+import { createPruning, type PruningOptions } from './stages/pruning.ts';
+import { type SlidingWindowOptions, slidingWindow } from './stages/sliding-window.ts';
+import { type TiancaiCompactionOptions, tiancaiCompaction } from './stages/tiancai-compaction.ts';
+import type { Stage, StageContext } from './types.ts';
+
+/** Per-slot option overrides (`config.<slot>`). */
+export interface StageSections {
+  outputTruncation?: OutputTruncationOptions;
+  historicalTruncation?: HistoricalTruncationOptions;
+  dedup?: DedupOptions;
+  pruning?: PruningOptions;
+  archiving?: ToolArchivingOptions;
+  cowagentTrim?: CowagentTrimOptions;
+  slidingWindow?: SlidingWindowOptions;
+  /** Options of the preset's compaction stage (`compaction`, `kosmokratorCompaction` or `tiancaiCompaction`). */
+  compaction?: CompactionOptions | KosmokratorCompactionOptions | TiancaiCompactionOptions;
+  emergencyTrim?: EmergencyTrimOptions;
+}
+
+export const stageSectionSchema = z.record(z.string(), z.unknown());
+
+export interface PresetStageKit {
+  preflight: PresetStages;
+  /** Arrival truncation for `admitToolResult` (absent: results are admitted unchanged). */
+  outputTruncation?: OutputTruncationStage;
+  /** Manual compaction (`/compact`) with optional focus instructions. */
+  manual(instructions?: string): Stage;
+}
+
+/**
+ * A compaction stage run by hand: the breaker and the loop-guard mark do not apply, and focus
+ * instructions reach the summarizer.
+ */
+function forced(stage: Stage, instructions: string | undefined): Stage {
+  return {
+    name: stage.name,
+    run(messages, ctx) {
+      const { lastCompactionTokens: _, ...state } = ctx.state;
+      const summarizer: StageContext['summarizer'] =
+        instructions === undefined
+          ? ctx.summarizer
+          : {
+              name: ctx.summarizer.name,
+              summarize: (req) => ctx.summarizer.summarize({ ...req, instructions }),
+            };
+      return stage.run(messages, { ...ctx, summarizer, state: { ...state, compactionFailures: 0 } });
+    },
+  };
+}
+
+function manualStage(instructions: string | undefined): Stage {
+  return {
+    name: 'manual-compact',
+    run: (messages: readonly Message[], ctx: StageContext) =>
+      manualCompact(messages, ctx, instructions !== undefined ? { instructions } : {}),
+  };
+}
+
+/** The same stage reported under another name (e.g. pruning used as the loop guard's masking). */
+function renamed(name: string, stage: Stage): Stage {
+  return {
+    name,
+    async run(messages, ctx) {
+      const result = await stage.run(messages, ctx);
+      return { ...result, report: { ...result.report, stage: name } };
+    },
+  };
+}
+
+export function buildStages(
+  preset: string,
+  s: StageSections,
+  budget: ContextBudget,
+  guards: GuardOptions,
+): PresetStageKit {
+  const kosmo = (s.compaction ?? {}) as KosmokratorCompactionOptions;
+  const tiancai = (s.compaction ?? {}) as TiancaiCompactionOptions;
+  const def = (s.compaction ?? {}) as CompactionOptions;
+  const never = Number.MAX_SAFE_INTEGER;
+  switch (preset) {
+    case 'cowagent':
+      return {
+        preflight: {
+          applyPendingInjections: applyPendingInjections(),
+          historicalTruncation: createHistoricalTruncation({ mode: 'cowagent', ...s.historicalTruncation }),
+          cowagentTrim: cowagentTrim(s.cowagentTrim),
+        },
+        outputTruncation: createOutputTruncation({ mode: 'cowagent', ...s.outputTruncation }),
+        manual: manualStage,
+      };
+    case 'co-cli':
+      return {
+        preflight: {
+          historicalTruncation: createHistoricalTruncation({ mode: 'co-cli', ...s.historicalTruncation }),
+          slidingWindow: slidingWindow(s.slidingWindow),
+        },
+        manual: manualStage,
+      };
+    case 'kosmokrator':
+      return {
+        preflight: {
+          dedup: createDedup({ mode: 'kosmokrator', ...s.dedup }),
+          pruning: createPruning({ mode: 'kosmokrator', ...s.pruning }),
+          compaction: kosmokratorCompaction({ maxFailures: guards.breakerThreshold, ...kosmo }),
+          // trimOldest once per call; the flow decides when (blocking, or right after a failed compaction).
+          emergencyTrim: createEmergencyTrim({
+            minTurns: 1,
+            maxTurns: 1,
+            trigger: 'target',
+            target: 1,
+            ...s.emergencyTrim,
+          }),
+        },
+        outputTruncation: createOutputTruncation({ mode: 'kosmokrator', ...s.outputTruncation }),
+        manual: (instructions) =>
+          forced(kosmokratorCompaction({ ...kosmo, maxFailures: never }), instructions),
+      };
+    case 'tiancai':
+      return {
+        preflight: {
+          archiving: createToolArchiving({ cutoff: 10, ...s.archiving }),
+          compaction: tiancaiCompaction(tiancai),
+        },
+        outputTruncation: createOutputTruncation({ mode: 'tiancai', ...s.outputTruncation }),
+        manual: (instructions) => forced(tiancaiCompaction({ ...tiancai, trigger: 'always' }), instructions),
+      };
+    default: {
+      // Pruning thresholds follow the window: 002's 40K/20K assume a 200K model.
+      const protectTokens = Math.min(40_000, Math.round(budget.usable * 0.2));
+      const minSavings = Math.min(20_000, Math.round(budget.usable * 0.1));
+      return {
+        preflight: {
+          dedup: createDedup({ mode: 'default', ...s.dedup }),
+          historicalTruncation: createHistoricalTruncation({ mode: 'cowagent', ...s.historicalTruncation }),
+          pruning: createPruning({ mode: 'default', protectTokens, minSavings, ...s.pruning }),
+          archiving: createToolArchiving({ strategy: 'heuristic', ...s.archiving }),
+          compaction: compaction({
+            loopGuardRatio: guards.loopGuardRatio,
+            maxFailures: guards.breakerThreshold,
+            ...def,
+          }),
+          emergencyTrim: createEmergencyTrim({
+            trigger: 'target',
+            target: 'auto-compact',
+            ...s.emergencyTrim,
+          }),
+          masking: (savings) =>
+            renamed('masking', createPruning({ mode: 'default', protectTokens: 0, minSavings: savings })),
+        },
+        outputTruncation: createOutputTruncation({ mode: 'default', ...s.outputTruncation }),
+        manual: manualStage,
+      };
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { describePresetProperties } from './harness.ts';
+
+describePresetProperties('kosmokrator');
