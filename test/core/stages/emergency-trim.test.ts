@@ -105,3 +105,27 @@ describe('createEmergencyTrim', () => {
     expect(r.journal.some((j) => j.messageId === 'p')).toBe(false);
   });
 });
+
+describe('createEmergencyTrim and excludeTools', () => {
+  it('keeps results of excluded tools and their calls while their turn goes', () => {
+    const budget = createBudget({
+      contextWindow: 1000,
+      reserveOutput: 0,
+      autoCompactBuffer: 200,
+      blockingBuffer: 100,
+    });
+    const input = frozen([
+      user('x'.repeat(320), { id: 'q0' }),
+      assistant('', [toolCall('m1', 'memory_get')], { id: 'a0' }),
+      toolResult('m1', 'memory_get', 'remembered', { id: 't0' }),
+      assistant('y'.repeat(320), [], { id: 'r0' }),
+      ...Array.from({ length: 4 }, (_, i) => [
+        user('x'.repeat(320), { id: `q${i + 1}` }),
+        assistant('y'.repeat(320), [], { id: `a${i + 1}` }),
+      ]).flat(),
+    ]);
+    const r = createEmergencyTrim().run(input, makeCtx({ budget, excludeTools: new Set(['memory_get']) }));
+    expect(r.messages.slice(0, 2).map((m) => m.id)).toEqual(['a0', 't0']);
+    expect(r.journal.map((j) => j.messageId)).toEqual(expect.arrayContaining(['q0', 'r0']));
+  });
+});

@@ -4,7 +4,7 @@
  * first other message goes with every following non-user message, but never the last message — a
  * whole turn. `[q1,a1,q2]` → `[q2]`; `[q1,a1,a2,a3]` → `[a3]`.
  *
- * Pinned messages stay in place when their turn goes. So that no tool call loses its result, a kept
+ * Pinned messages and results of `excludeTools` stay in place when their turn goes. So that no tool call loses its result, a kept
  * tool result keeps the assistant message holding its call, and a kept assistant message keeps the
  * results of its calls (within the turn being removed). Like 002, the very last message is never
  * removed, so a final tool result can lose its call (`[q1,a1(call),t1]` → `[t1]`); the runner's
@@ -19,6 +19,8 @@ import { estimateContext } from '../../tokens/context.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,
+  indexToolCalls,
+  isUntouchable,
   noop,
   parseOptions,
   SESSION_LOG_LOCATION,
@@ -126,7 +128,6 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
   const trigger = o.trigger ?? 'blocking';
   const targetOption = o.target ?? 'auto-compact';
   const name = 'emergency-trim';
-  const pinned = (m: Message) => m.meta?.pinned === true;
 
   return {
     name,
@@ -148,12 +149,17 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
       const ratio = pure > 0 ? anchored / pure : 1;
       const threshold = trigger === 'blocking' ? ctx.budget.blocking : target;
       if (anchored < threshold) return noop(name, messages, ctx, `estimate ${anchored} below ${threshold}`);
+      const calls = indexToolCalls(messages);
+      // Pinned messages and results of excluded tools stay (with their calls, see trimOldest).
+      const keep = (m: Message) =>
+        m.meta?.pinned === true ||
+        m.parts.some((p) => p.type === 'tool-result' && isUntouchable(m, p, calls, ctx));
       let current: readonly Message[] = messages;
       let turns = 0;
       let estimate = anchored;
       const journal: JournalEntry[] = [];
       while (turns < maxTurns && (turns < minTurns || estimate >= target)) {
-        const step = trimOldest(current, { keep: pinned });
+        const step = trimOldest(current, { keep });
         if (!step) break;
         turns++;
         for (const m of step.removed)
