@@ -18,7 +18,7 @@ import {
   trimRunes,
 } from '../core/index.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
-import { buildPrompt } from './prompts/index.ts';
+import { buildPrompt, type PromptPlan } from './prompts/index.ts';
 import { withRetries } from './retry.ts';
 
 interface Answer {
@@ -173,46 +173,70 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
     return new CtxError('provider_error', `${where}: ${what}${tries}`, { cause: error });
   }
 
+  /** One Chat Completions call with retries; the answer text (thinking removed) is never empty. */
+  async function complete(plan: PromptPlan, model: string, signal: AbortSignal | undefined): Promise<Answer> {
+    const body: ChatCompletionCreateParamsNonStreaming = { model, messages: plan.messages };
+    if (plan.temperature !== undefined) body.temperature = plan.temperature;
+    if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
+    let retries = 0;
+    let answer: Answer;
+    try {
+      const retryOptions: Parameters<typeof withRetries>[1] = {
+        maxRetries: o.maxRetries,
+        initialDelayMs: o.initialRetryDelayMs,
+        maxDelayMs: o.maxRetryDelayMs,
+        sleep: o.sleep,
+        random: o.random,
+        now: o.now,
+        onRetry: (info) => {
+          retries = info.attempt;
+          o.onRetry?.(info);
+        },
+      };
+      if (signal) retryOptions.signal = signal;
+      answer = (await withRetries(() => once(body, signal), retryOptions)).value;
+    } catch (error) {
+      throw fault(error, model, retries);
+    }
+    const text = stripThinking(answer.text);
+    if (text.trim() === '')
+      throw fault(new CtxError('provider_error', 'empty answer (no content)'), model, retries);
+    return {
+      ...answer,
+      text,
+      usage: answer.usage ?? {
+        inputTokens: plan.messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),
+        outputTokens: counter.countText(answer.text),
+      },
+    };
+  }
+
   return {
     name: o.name,
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
-      const plan = buildPrompt(request);
+      const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
       const model = modelFor(request.purpose, o);
-      const body: ChatCompletionCreateParamsNonStreaming = { model, messages: plan.messages };
-      if (plan.temperature !== undefined) body.temperature = plan.temperature;
-      if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
-      let retries = 0;
-      let answer: Answer;
-      try {
-        const retryOptions: Parameters<typeof withRetries>[1] = {
-          maxRetries: o.maxRetries,
-          initialDelayMs: o.initialRetryDelayMs,
-          maxDelayMs: o.maxRetryDelayMs,
-          sleep: o.sleep,
-          random: o.random,
-          now: o.now,
-          onRetry: (info) => {
-            retries = info.attempt;
-            o.onRetry?.(info);
-          },
-        };
-        if (request.signal) retryOptions.signal = request.signal;
-        answer = (await withRetries(() => once(body, request.signal), retryOptions)).value;
-      } catch (error) {
-        throw fault(error, model, retries);
+      const answer = await complete(plan, model, request.signal);
+      const parsed = plan.parse(answer.text);
+      const usage = { ...answer.usage! };
+      if (plan.memoryFollowUp && parsed.summary !== '') {
+        // 002 as documented: a second call extracts memories from the summary; best effort.
+        const follow = plan.memoryFollowUp(parsed.summary);
+        try {
+          const second = await complete(follow, model, request.signal);
+          parsed.memories = follow.parse(second.text).memories ?? [];
+          usage.inputTokens += second.usage!.inputTokens;
+          usage.outputTokens += second.usage!.outputTokens;
+        } catch (error) {
+          if (request.signal?.aborted) throw error;
+          parsed.memories = [];
+        }
       }
-      const text = stripThinking(answer.text);
-      if (text.trim() === '')
-        throw fault(new CtxError('provider_error', 'empty answer (no content)'), model, retries);
-      const parsed = plan.parse(text);
       const clip = request.maxOutputChars ?? plan.maxOutputRunes;
       const result: SummarizeResult = {
         summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,
         model: answer.model ?? model,
-        usage: answer.usage ?? {
-          inputTokens: plan.messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),
-          outputTokens: counter.countText(answer.text),
-        },
+        usage,
       };
       if (parsed.memories) result.memories = parsed.memories;
       return result;

@@ -25,6 +25,11 @@ export interface OpenAISummarizerOptions {
   streamUsage?: boolean;
   /** Name of the output cap parameter: newer OpenAI models only accept `max_completion_tokens`. @default 'max_tokens' */
   maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * 002 memories: in the summary call (one JSON answer, what the code does, SEED-RULES §6 #20), or in
+   * a second, best-effort call on the summary (what the seed doc describes). @default 'same-call'
+   */
+  memoryExtraction?: 'same-call' | 'second-call';
   /** First backoff delay, doubled per retry. @default 500 */
   initialRetryDelayMs?: number;
   /** Cap on any retry delay, the server's `retry-after` included. @default 30000 */
@@ -54,6 +59,7 @@ export const OPENAI_SUMMARIZER_DEFAULTS = {
   stream: false,
   streamUsage: true,
   maxTokensParam: 'max_tokens',
+  memoryExtraction: 'same-call',
   initialRetryDelayMs: 500,
   maxRetryDelayMs: 30_000,
   name: 'openai',
@@ -71,6 +77,7 @@ const dataSchema = z.object({
   stream: z.boolean().optional(),
   streamUsage: z.boolean().optional(),
   maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+  memoryExtraction: z.enum(['same-call', 'second-call']).optional(),
   initialRetryDelayMs: z.number().min(0).optional(),
   maxRetryDelayMs: z.number().min(0).optional(),
   name: nonEmpty.optional(),

@@ -9,7 +9,7 @@ const MEMORY_TYPES = new Set(['project', 'user', 'decision']);
 const MEMORY_CLASSES = new Set(['priority', 'durable', 'working']);
 
 /** Removes one surrounding Markdown code fence (```json … ```), which many models add. */
-function stripFence(text: string): string {
+export function stripFence(text: string): string {
   const m = /^```[a-zA-Z0-9_-]*\s*\n([\s\S]*?)\n?```$/.exec(text);
   return m ? m[1]!.trim() : text;
 }

@@ -5,13 +5,13 @@
 import type { SummarizeRequest } from '../../core/index.ts';
 import { coCliPrompt } from './co-cli.ts';
 import { cowagentPrompt } from './cowagent.ts';
-import { kosmokratorPrompt } from './kosmokrator.ts';
+import { kosmokratorPrompt, kosmokratorTwoCallPrompt } from './kosmokrator.ts';
 import { tiancaiBatchPrompt, tiancaiCheckpointPrompt, tiancaiToolPrompt } from './tiancai.ts';
-import type { PromptPlan } from './types.ts';
+import type { PromptOptions, PromptPlan } from './types.ts';
 
-export type { ParsedAnswer, PromptPlan } from './types.ts';
+export type { ParsedAnswer, PromptOptions, PromptPlan } from './types.ts';
 
-export function buildPrompt(request: SummarizeRequest): PromptPlan {
+export function buildPrompt(request: SummarizeRequest, options: PromptOptions = {}): PromptPlan {
   switch (request.purpose) {
     case 'memory-flush':
       return cowagentPrompt(request);
@@ -26,6 +26,8 @@ export function buildPrompt(request: SummarizeRequest): PromptPlan {
       if (request.preset === 'tiancai') return tiancaiCheckpointPrompt(request);
       if (request.preset === 'co-cli') return coCliPrompt(request);
       if (request.preset === 'cowagent') return cowagentPrompt(request);
-      return kosmokratorPrompt(request);
+      return options.memoryExtraction === 'second-call'
+        ? kosmokratorTwoCallPrompt(request)
+        : kosmokratorPrompt(request);
   }
 }

@@ -12,7 +12,7 @@ import {
   outputText,
   type SummarizeRequest,
 } from '../../core/index.ts';
-import { parseKosmokratorAnswer } from '../parse.ts';
+import { normalizeMemories, parseKosmokratorAnswer, stripFence } from '../parse.ts';
 import { clipWithNote } from '../text.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
@@ -108,5 +108,67 @@ export function kosmokratorPrompt(request: SummarizeRequest): PromptPlan {
       { role: 'user', content: user },
     ],
     parse: parseKosmokratorAnswer,
+  };
+}
+
+export const KOSMOKRATOR_SUMMARY_SYSTEM_PROMPT =
+  'You are a conversation summarizer. Summarize the conversation below for a continuation agent. Do not respond to questions in the conversation — only output the summary.';
+
+const SUMMARY_STRUCTURE = `Use this structure:
+
+## Goal
+[What the user is trying to accomplish]
+
+## Key Decisions
+[Important technical choices, constraints, user preferences]
+
+## Accomplished
+[Work completed — specific file paths and changes]
+
+## In Progress
+[Current task and what remains]
+
+## Relevant Files
+[Files read, edited, or created]`;
+
+export const KOSMOKRATOR_MEMORY_PROMPT = `From this session summary, extract durable knowledge useful across future sessions, each as:
+- project: facts about the codebase, architecture, patterns
+- user: user preferences, workflow style, corrections they gave
+- decision: technical decisions made and why
+
+Only extract things NOT obvious from reading the code; skip ephemeral task details.
+Return ONLY a JSON array (empty if nothing is worth remembering):
+[{"type": "project", "title": "short label", "content": "the knowledge"}]`;
+
+/** The memory call of the two-call variant: a JSON array of memories; anything else → none. */
+export function kosmokratorMemoryPrompt(summary: string): PromptPlan {
+  return {
+    family: 'kosmokrator-memories',
+    messages: [
+      { role: 'system', content: KOSMOKRATOR_MEMORY_PROMPT },
+      { role: 'user', content: summary },
+    ],
+    parse: (text) => {
+      try {
+        return { summary: '', memories: normalizeMemories(JSON.parse(stripFence(text.trim()))) };
+      } catch {
+        return { summary: '', memories: [] };
+      }
+    },
+  };
+}
+
+/** 002 as its doc describes it: a plain summary call, then a best-effort memory call on the summary. */
+export function kosmokratorTwoCallPrompt(request: SummarizeRequest): PromptPlan {
+  const transcript = request.transcript ?? kosmokratorTranscript(request.messages);
+  const user = `Summarize this conversation segment. ${SUMMARY_STRUCTURE}\n\n<conversation>\n${transcript}\n</conversation>${updateBlock(request.previousSummary, request.instructions)}`;
+  return {
+    family: 'kosmokrator-two-call',
+    messages: [
+      { role: 'system', content: KOSMOKRATOR_SUMMARY_SYSTEM_PROMPT },
+      { role: 'user', content: user },
+    ],
+    parse: (text) => ({ summary: text.trim() }),
+    memoryFollowUp: kosmokratorMemoryPrompt,
   };
 }

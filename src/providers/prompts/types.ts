@@ -17,4 +17,11 @@ export interface PromptPlan {
   /** The answer is clipped to this many runes after parsing. */
   maxOutputRunes?: number;
   parse(text: string): ParsedAnswer;
+  /** A second call that extracts memories from the parsed summary (002 `second-call`). */
+  memoryFollowUp?: (summary: string) => PromptPlan;
+}
+
+export interface PromptOptions {
+  /** @default 'same-call' */
+  memoryExtraction?: 'same-call' | 'second-call';
 }

@@ -269,3 +269,43 @@ describe('cowagent prompt', () => {
     ]);
   });
 });
+
+describe('kosmokrator two-call variant', () => {
+  const twoCall = () =>
+    createOpenAISummarizer({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      model: 'big',
+      summarizationModel: 'small',
+      maxRetries: 0,
+      memoryExtraction: 'second-call',
+    });
+
+  it('extracts memories from the summary in a second call when configured', async () => {
+    server.script(
+      { kind: 'answer', content: '## Goal\nretries', usage: { prompt_tokens: 100, completion_tokens: 20 } },
+      {
+        kind: 'answer',
+        content: '[{"type": "user", "title": "Tests", "content": "never touch the tests"}]',
+        usage: { prompt_tokens: 30, completion_tokens: 10 },
+      },
+    );
+    const result = await twoCall().summarize({
+      purpose: 'compaction',
+      preset: 'kosmokrator',
+      messages: history,
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.body.messages[1].content).toBe('## Goal\nretries');
+    expect(result.summary).toBe('## Goal\nretries');
+    expect(result.memories?.map((m) => m.title)).toEqual(['Tests']);
+    expect(result.usage).toEqual({ inputTokens: 130, outputTokens: 30 });
+  });
+
+  it('keeps the summary with no memories when the memory call fails', async () => {
+    server.script({ kind: 'answer', content: '## Goal\nretries' }, { kind: 'status', status: 400 });
+    const result = await twoCall().summarize({ purpose: 'compaction', preset: 'default', messages: history });
+    expect(result.summary).toBe('## Goal\nretries');
+    expect(result.memories).toEqual([]);
+  });
+});
