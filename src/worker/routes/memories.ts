@@ -1,6 +1,7 @@
 /**
  * Long-term memories of the tenant: create, list, read, delete, and hybrid search (keyword side:
- * FTS5 BM25 over the memory and daily-memory chunks; no embedder is bound in the Worker yet).
+ * FTS5 BM25 over the memory and daily-memory chunks; no embedder is bound in the Worker yet, so
+ * the keyword side carries the whole score).
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -42,7 +43,10 @@ const searchSchema = z.strictObject({
   project: z.string().max(200).optional(),
   /** @default 10 */
   limit: z.number().int().min(1).max(100).optional(),
-  /** @default 0.1 */
+  /**
+   * Scores below are dropped. @default 0 — FTS5 MATCH already keeps only chunks with a query term,
+   * and BM25 scores of a small corpus are tiny (idf ≈ 0), so a positive default would drop real hits.
+   */
   minScore: z.number().min(0).max(1).optional(),
 });
 
@@ -96,11 +100,15 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
 
   app.post('/v1/memories/search', async (c) => {
     const body = await jsonBody(c, searchSchema);
+    // No embedder is bound in the Worker: the keyword side carries the whole score (weights 0 / 1),
+    // instead of being capped at the 0.3 keyword weight of hybrid search.
     const hits = await searchMemory(createD1MemoryStore(c.env.DB), c.get('tenant'), body.query, {
       now: Date.now(),
+      vectorWeight: 0,
+      keywordWeight: 1,
       ...(body.project !== undefined ? { project: body.project } : {}),
       ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
-      ...(body.minScore !== undefined ? { minScore: body.minScore } : {}),
+      minScore: body.minScore ?? 0,
     });
     return c.json({
       hits: hits.map((h) => ({

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from './support/client.ts';
+import { type RunningWorker, startWorker } from './support/harness.ts';
+
+let w: RunningWorker;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  w = await startWorker();
+  api = client(w, await w.createKey('acme'));
+});
+afterAll(async () => {
+  await w?.dispose();
+});
+
+describe('memory routes', () => {
+  let id: string;
+
+  it('creates a memory with defaults', async () => {
+    const res = await api.post('/v1/memories', {
+      type: 'decision',
+      title: 'Database',
+      content: 'We use D1 with drizzle.',
+    });
+    expect(res.status).toBe(201);
+    id = res.body.memory.id;
+    expect([
+      res.body.memory.class,
+      res.body.memory.pinned,
+      res.body.memory.project,
+      res.body.memory.expiresAt,
+    ]).toEqual(['durable', false, '', null]);
+    expect(res.body.memory.tenant).toBeUndefined();
+  });
+
+  it('lists and filters by type', async () => {
+    await api.post('/v1/memories', {
+      type: 'user',
+      title: 'Name',
+      content: 'The user is Ada.',
+      project: 'p1',
+    });
+    expect((await api.get('/v1/memories')).body.memories).toHaveLength(2);
+    const decisions = await api.get('/v1/memories?type=decision');
+    expect(decisions.body.memories.map((m: { id: string }) => m.id)).toEqual([id]);
+  });
+
+  it('reads one memory', async () => {
+    const res = await api.get(`/v1/memories/${id}`);
+    expect([res.status, res.body.memory.title]).toEqual([200, 'Database']);
+  });
+
+  it('finds it by keyword', async () => {
+    const res = await api.post('/v1/memories/search', { query: 'drizzle' });
+    expect(res.body.hits[0].text).toContain('We use D1 with drizzle.');
+    expect(res.body.hits[0].keywordScore).toBeGreaterThan(0);
+  });
+
+  it('deletes it, then answers 404', async () => {
+    expect((await api.delete(`/v1/memories/${id}`)).status).toBe(204);
+    expect((await api.get(`/v1/memories/${id}`)).status).toBe(404);
+    expect((await api.post('/v1/memories/search', { query: 'drizzle' })).body.hits).toEqual([]);
+  });
+
+  it('rejects an unknown type naming the field', async () => {
+    const res = await api.post('/v1/memories', { type: 'gossip', title: 't', content: 'c' });
+    expect([res.status, res.body.error.path]).toEqual([400, 'type']);
+  });
+});
