@@ -3,7 +3,7 @@
  * secrets in the Worker (same function, no runtime access of its own).
  */
 import { z } from 'zod';
-import type { Summarizer } from '../core/index.ts';
+import { CtxError, type Summarizer } from '../core/index.ts';
 import { createOpenAISummarizer } from './openai-summarizer.ts';
 import { OPENAI_SUMMARIZER_DEFAULTS, type OpenAISummarizerOptions, parseConfig } from './options.ts';
 import { withFallback } from './with-fallback.ts';
@@ -77,9 +77,9 @@ export function summarizerConfigFromEnv(env: Readonly<Record<string, unknown>>):
   if (apiKey === undefined && isOpenAI) return { kind: 'offline', message: NO_KEY_MESSAGE };
   const model = e.CTXKIT_LLM_MODEL ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
   if (model === undefined)
-    return parseConfig(z.never({ message: 'required when CTXKIT_LLM_BASE_URL is set' }), undefined, [
-      'CTXKIT_LLM_MODEL',
-    ]);
+    throw new CtxError('invalid_config', 'required when CTXKIT_LLM_BASE_URL is set', {
+      path: 'CTXKIT_LLM_MODEL',
+    });
   const options: OpenAISummarizerOptions = { model };
   if (baseURL !== undefined) options.baseURL = baseURL;
   if (apiKey !== undefined) options.apiKey = apiKey;
