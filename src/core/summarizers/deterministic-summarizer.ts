@@ -3,8 +3,9 @@
  * For compaction purposes it builds structured sections from the messages themselves — `## Goal`,
  * `## Key Decisions`, `## Accomplished`, `## In Progress`, `## Relevant Files`, `## User Constraints`,
  * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
- * starting over. It keeps references (`extractReferences`: paths, file names, identifiers), ranked by
- * frequency then recency, within `maxOutputChars`. `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
+ * starting over. It keeps references (`extractReferences`: paths, file names, identifiers): those the
+ * agent itself wrote (its text and tool arguments) first, then those only seen in user text and tool
+ * outputs, each group ranked by frequency then recency, within `maxOutputChars`. `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
@@ -18,8 +19,8 @@ import { memoryFlushFallback } from './flush-fallback.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
   maxOutputChars: 6000,
-  maxFiles: 50,
-  maxIdentifiers: 40,
+  maxFiles: 100,
+  maxIdentifiers: 100,
   maxDecisions: 10,
   maxConstraints: 10,
   maxAccomplished: 30,
@@ -28,9 +29,9 @@ export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
 export interface DeterministicSummarizerOptions {
   /** Used when the request gives no `maxOutputChars`. @default 6000 */
   maxOutputChars?: number;
-  /** @default 50 */
+  /** @default 100 */
   maxFiles?: number;
-  /** @default 40 */
+  /** @default 100 */
   maxIdentifiers?: number;
   /** @default 10 */
   maxDecisions?: number;
@@ -137,6 +138,7 @@ function extract(
   const now = empty();
   const earlier: Sections[] = [];
   const texts: string[] = [];
+  const agentTexts: string[] = [];
   const requests: string[] = [];
   for (const m of messages) {
     if (isSummaryMessage(m)) {
@@ -150,9 +152,9 @@ function extract(
     }
     if (m.role === 'assistant')
       pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
-    if (text !== '') texts.push(text);
+    if (text !== '') (m.role === 'assistant' ? agentTexts : texts).push(text);
     for (const p of m.parts) {
-      if (p.type === 'tool-call') texts.push(argStrings(p.args).join('\n'));
+      if (p.type === 'tool-call') agentTexts.push(argStrings(p.args).join('\n'));
       else if (p.type === 'tool-result') texts.push(outputText(p.output).slice(0, 20_000));
     }
   }
@@ -199,7 +201,9 @@ function extract(
       if (/\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s))
         pushRecent(now.inProgress, clip(oneLine(s), 200));
   // References ranked by frequency, then recency (the measure compactions are judged by).
-  const ranked = rankReferences(texts);
+  const agentRanked = rankReferences(agentTexts);
+  const seenRef = new Set(agentRanked.map((r) => r.ref));
+  const ranked = [...agentRanked, ...rankReferences(texts).filter((r) => !seenRef.has(r.ref))];
   now.files = ranked
     .filter((r) => r.kind !== 'identifier')
     .map((r) => r.ref)
@@ -252,6 +256,9 @@ function render(s: Sections): string {
   return blocks.join('\n\n');
 }
 
+/** References give way last: their lists count for this share of their size when choosing what to drop. */
+const REFERENCE_WEIGHT = 0.3;
+
 /** Drops the least recent item of the largest list until the text fits, then hard-clips. */
 function fitToLength(s: Sections, max: number): string {
   let text = render(s);
@@ -260,7 +267,7 @@ function fitToLength(s: Sections, max: number): string {
     let size = 0;
     for (const k of ORDER) {
       if (k === 'goal' || s[k].length === 0) continue;
-      const n = s[k].join('').length;
+      const n = s[k].join('').length * (k === 'files' || k === 'identifiers' ? REFERENCE_WEIGHT : 1);
       if (n > size) [worst, size] = [k, n];
     }
     if (!worst) break;
