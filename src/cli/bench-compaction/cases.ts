@@ -1,0 +1,82 @@
+/**
+ * Cut points of the compaction benchmark: where the Claude Code sessions compacted for real (the
+ * message with `meta.isCompactSummary` holds the production summary), and 50% / 75% of the other
+ * long runs. Each case holds the prefix to compact and the messages the agent produced after the cut.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromOpenAI, type Message, startsTurn } from '../../core/index.ts';
+
+export interface CompactionCase {
+  /** `<trajectory file>@<cut>` */
+  id: string;
+  trajectory: string;
+  cut: 'production' | '50%' | '75%';
+  prefix: Message[];
+  /** The next 30 messages after the cut (after the production summary, where there is one). */
+  after: Message[];
+  /** The production summary message, for Claude Code's real compactions. */
+  productionSummary?: Message;
+}
+
+/** A run is long when it has at least this many messages (the compacted Claude Code sessions aside). */
+export const LONG_RUN_MESSAGES = 100;
+export const AFTER_WINDOW = 30;
+
+interface Trajectory {
+  id: string;
+  messages: unknown[];
+}
+
+function listTrajectories(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(join(dir, d.name))
+        .filter((f) => f.endsWith('.json') && !f.includes('__agent-'))
+        .map((f) => join(d.name, f)),
+    )
+    .sort();
+}
+
+/** Moves a cut forward to the next message that starts a turn, so no tool chain is split. */
+function alignCut(messages: readonly Message[], at: number): number {
+  for (let i = at; i < messages.length; i++) if (startsTurn(messages[i]!)) return i;
+  return at;
+}
+
+export function loadCases(dataDir: string): CompactionCase[] {
+  const cases: CompactionCase[] = [];
+  for (const file of listTrajectories(dataDir)) {
+    const raw = JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as Trajectory;
+    const messages = fromOpenAI(raw.messages, { path: `${file}:messages` });
+    const summaryAt = messages.findIndex((m) => m.meta?.isCompactSummary === true);
+    if (summaryAt > 0) {
+      cases.push({
+        id: `${file}@production`,
+        trajectory: file,
+        cut: 'production',
+        prefix: messages.slice(0, summaryAt),
+        after: messages.slice(summaryAt + 1, summaryAt + 1 + AFTER_WINDOW),
+        productionSummary: messages[summaryAt]!,
+      });
+      continue;
+    }
+    if (messages.length < LONG_RUN_MESSAGES) continue;
+    for (const [cut, share] of [
+      ['50%', 0.5],
+      ['75%', 0.75],
+    ] as const) {
+      const at = alignCut(messages, Math.floor(messages.length * share));
+      if (at >= messages.length - 1) continue;
+      cases.push({
+        id: `${file}@${cut}`,
+        trajectory: file,
+        cut,
+        prefix: messages.slice(0, at),
+        after: messages.slice(at, at + AFTER_WINDOW),
+      });
+    }
+  }
+  return cases;
+}

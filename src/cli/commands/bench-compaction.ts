@@ -1,0 +1,123 @@
+/**
+ * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--filter s]`:
+ * reference recall vs. tokens shed, per trajectory and as a mean per strategy.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { createDeterministicSummarizer, PRESET_NAMES, type PresetName } from '../../core/index.ts';
+import { type CompactionBenchResult, runCompactionBench } from '../bench-compaction/run.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
+
+interface Args {
+  data: string;
+  json: boolean;
+  presets: string;
+  windows: string;
+  shares: string;
+  filter?: string;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+export function renderCompactionBench(result: CompactionBenchResult): string {
+  const lines: string[] = [];
+  const byCase = new Map<string, typeof result.rows>();
+  for (const r of result.rows) byCase.set(r.case, [...(byCase.get(r.case) ?? []), r]);
+  for (const [id, rows] of byCase) {
+    lines.push(
+      `\n${id} — ${rows[0]!.prefixTokens.toLocaleString('en-US')} tokens before the cut, ${rows[0]!.references} references used after it`,
+    );
+    lines.push('| strategy | tokens | reduction | recall |', '|---|---:|---:|---:|');
+    for (const r of rows)
+      lines.push(
+        `| ${r.strategy} | ${r.tokens.toLocaleString('en-US')} | ${pct(r.reduction)} | ${pct(r.recall)} |`,
+      );
+  }
+  lines.push(
+    `\nMean over ${result.cases} cut points`,
+    '| strategy | cases | mean reduction | mean recall |',
+    '|---|---:|---:|---:|',
+  );
+  for (const m of result.means)
+    lines.push(`| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.recall)} |`);
+  return lines.join('\n');
+}
+
+function list(value: string, what: string, parse: (s: string) => unknown): unknown[] {
+  if (value.trim() === '') return [];
+  return value.split(',').map((s) => {
+    const v = parse(s.trim());
+    if (v === undefined) throw new CliError(`--${what}: invalid value '${s.trim()}'`);
+    return v;
+  });
+}
+
+export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args> {
+  return {
+    command: 'compaction',
+    describe: 'Reference recall vs. tokens shed for each compaction strategy on real trajectories',
+    builder: (y: Argv) =>
+      y
+        .option('data', {
+          type: 'string',
+          default: '../shared/data/trajectories',
+          describe: 'trajectories folder',
+        })
+        .option('json', { type: 'boolean', default: false })
+        .option('presets', {
+          type: 'string',
+          default: PRESET_NAMES.join(','),
+          describe: 'presets at fixed windows',
+        })
+        .option('windows', {
+          type: 'string',
+          default: '16000,32000',
+          describe: 'fixed context windows (tokens)',
+        })
+        .option('shares', {
+          type: 'string',
+          default: '0.05,0.2',
+          describe: "default preset's window as a share of the prefix",
+        })
+        .option('filter', {
+          type: 'string',
+          describe: 'only cut points whose id contains this',
+        }) as Argv<Args>,
+    handler: async (args) => {
+      const dataDir = resolve(env.io.cwd, args.data);
+      if (!existsSync(dataDir)) throw new CliError(`--data: ${dataDir} does not exist`);
+      const presets = list(args.presets, 'presets', (s) =>
+        (PRESET_NAMES as readonly string[]).includes(s) ? s : undefined,
+      ) as PresetName[];
+      const windows = list(args.windows, 'windows', (s) =>
+        /^\d+$/.test(s) && Number(s) >= 1000 ? Number(s) : undefined,
+      ) as number[];
+      const shares = list(args.shares, 'shares', (s) => {
+        const n = Number(s);
+        return n > 0 && n < 1 ? n : undefined;
+      }) as number[];
+      const tty = !args.json && process.stderr.isTTY === true;
+      const result = await runCompactionBench({
+        dataDir,
+        presets,
+        windows,
+        shares,
+        summarizer: createDeterministicSummarizer(),
+        ...(args.filter !== undefined ? { filter: args.filter } : {}),
+        onProgress: (done, total, label) => {
+          if (!tty) return;
+          const width = 30;
+          const filled = Math.round((done / Math.max(1, total)) * width);
+          process.stderr.write(
+            `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label.slice(0, 50).padEnd(50)}`,
+          );
+          if (done === total) process.stderr.write('\n');
+        },
+      });
+      if (result.cases === 0) throw new CliError(`no cut points found in ${dataDir}`);
+      env.io.out(args.json ? JSON.stringify(result, null, 2) : renderCompactionBench(result));
+      env.exit(EXIT.ok);
+    },
+  };
+}

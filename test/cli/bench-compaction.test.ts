@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCases } from '../../src/cli/bench-compaction/cases.ts';
+import { referenceRecall, salientReferences } from '../../src/cli/bench-compaction/measure.ts';
+import { runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
+import { observationMasking, recentAtBudget } from '../../src/cli/bench-compaction/strategies.ts';
+import {
+  assistant,
+  createChars4Counter,
+  createDeterministicSummarizer,
+  toolCall,
+  toolResult,
+  user,
+} from '../../src/core/index.ts';
+
+const DATA = resolve(import.meta.dirname, '../../../shared/data/trajectories');
+
+describe('salientReferences', () => {
+  it('keeps the references the agent uses after the cut that occurred before it', () => {
+    const prefix = [user('look at src/app/main.ts and parse_config'), assistant('reading src/app/main.ts')];
+    const after = [
+      assistant('now editing', [toolCall('c1', 'edit', { path: 'src/app/main.ts', symbol: 'parse_config' })]),
+      toolResult('c1', 'edit', 'ok, also touched newHelper'),
+      assistant('and brandNewThing'),
+    ];
+    expect(salientReferences(prefix, after).sort()).toEqual(['main.ts', 'parse_config', 'src/app/main.ts']);
+  });
+});
+
+describe('referenceRecall', () => {
+  it('is the share of references present anywhere in the compacted context', () => {
+    expect(referenceRecall(['a.ts', 'b.ts'], [user('only a.ts here')])).toBe(0.5);
+    expect(referenceRecall([], [])).toBe(1);
+  });
+});
+
+describe('recentAtBudget', () => {
+  it('keeps the newest messages within the budget and never starts on a tool result', () => {
+    const c = createChars4Counter();
+    const ms = [
+      user('x'.repeat(400)),
+      assistant('', [toolCall('c', 'f')]),
+      toolResult('c', 'f', 'y'.repeat(40)),
+      user('z'),
+    ];
+    expect(recentAtBudget(ms, 11, c).map((m) => m.role)).toEqual(['user']);
+    expect(recentAtBudget(ms, 12, c).map((m) => m.role)).toEqual(['assistant', 'tool', 'user']);
+    expect(recentAtBudget(ms, 1000, c)).toHaveLength(4);
+  });
+});
+
+describe('observationMasking', () => {
+  it('masks tool outputs older than the last N assistant turns', () => {
+    const ms = [
+      user('go'),
+      assistant('', [toolCall('a', 'f')]),
+      toolResult('a', 'f', 'old output'),
+      assistant('', [toolCall('b', 'f')]),
+      toolResult('b', 'f', 'new output'),
+    ];
+    const masked = observationMasking(ms, 1);
+    expect(masked[2]!.parts[0]).toMatchObject({ output: '[output omitted]' });
+    expect(masked[4]).toBe(ms[4]);
+  });
+});
+
+describe('runCompactionBench', () => {
+  it('measures every strategy on a synthetic trajectory cut at 50% and 75%', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-bench-'));
+    mkdirSync(join(dir, 'synthetic'));
+    const messages: unknown[] = [];
+    for (let i = 0; i < 60; i++) {
+      messages.push({ role: 'user', content: `step ${i}: fix src/mod_${i % 7}/file_${i % 5}.py` });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: `c${i}`,
+            type: 'function',
+            function: {
+              name: 'read',
+              arguments: JSON.stringify({ path: `src/mod_${i % 7}/file_${i % 5}.py` }),
+            },
+          },
+        ],
+      });
+      messages.push({
+        role: 'tool',
+        tool_call_id: `c${i}`,
+        content: `def handler_${i % 5}():\n${'    pass\n'.repeat(40)}`,
+      });
+    }
+    writeFileSync(join(dir, 'synthetic', 'run.json'), JSON.stringify({ id: 'run', messages }));
+    expect(loadCases(dir).map((c) => c.cut)).toEqual(['50%', '75%']);
+    const result = await runCompactionBench({
+      dataDir: dir,
+      presets: ['default'],
+      windows: [4000],
+      shares: [],
+      summarizer: createDeterministicSummarizer(),
+    });
+    const mean = (s: string) => result.means.find((m) => m.strategy === s)!;
+    expect(mean('full prefix')).toMatchObject({ reduction: 0, recall: 1 });
+    expect(mean('observation masking').reduction).toBeGreaterThan(0.3);
+    expect(mean('default @ 4k').reduction).toBeGreaterThan(0.5);
+  });
+
+  it.skipIf(!existsSync(DATA))(
+    'reproduces the production summaries and masking on the real sessions',
+    async () => {
+      const result = await runCompactionBench({
+        dataDir: DATA,
+        presets: [],
+        windows: [],
+        shares: [],
+        summarizer: createDeterministicSummarizer(),
+        filter: '@production',
+      });
+      const mean = (s: string) => result.means.find((m) => m.strategy === s)!;
+      expect(result.cases).toBe(3);
+      expect(mean('production summary').reduction).toBeGreaterThan(0.9);
+      expect(mean('observation masking').recall).toBeGreaterThan(mean('production summary').recall);
+    },
+  );
+});
