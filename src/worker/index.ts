@@ -12,7 +12,7 @@ const app = createApp();
 
 export default {
   fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-  scheduled(controller, env, ctx) {
-    ctx.waitUntil(runScheduled(controller.cron, controller.scheduledTime, env));
+  async scheduled(controller, env) {
+    await runScheduled(controller.cron, controller.scheduledTime, env);
   },
 } satisfies ExportedHandler<Env>;

@@ -38,6 +38,8 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
+const documentsQuery = z.strictObject({ prefix: z.string().max(300).optional() });
+
 const searchSchema = z.strictObject({
   query: z.string().min(1).max(2000),
   project: z.string().max(200).optional(),
@@ -82,6 +84,13 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       now: Date.now(),
     });
     return c.json({ memories: memories.map(publicMemory) });
+  });
+
+  // 000/004 Markdown memory kept as rows: `MEMORY.md` and the daily files `memory/YYYY-MM-DD.md`.
+  app.get('/v1/memory-documents', async (c) => {
+    const q = queryParams(c, documentsQuery);
+    const documents = await createD1MemoryStore(c.env.DB).listDocuments(c.get('tenant'), q.prefix);
+    return c.json({ documents });
   });
 
   app.get('/v1/memories/:id', async (c) => {
