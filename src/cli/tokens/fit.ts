@@ -13,7 +13,7 @@ export interface FitSample {
 }
 
 export interface FitOptions {
-  /** Ridge penalty pulling weights towards zero, relative to the mean diagonal. @default 1e-6 */
+  /** Ridge penalty pulling weights towards zero, relative to each feature's own scale. @default 1e-6 */
   ridge?: number;
   /** IRLS rounds towards an L1 (mean absolute) objective; 0 = plain least squares. @default 12 */
   irlsRounds?: number;
@@ -38,10 +38,8 @@ export function nnls(
       for (let j = 0; j < m; j++) g[i * m + j]! += ai * a[j]!;
     }
   });
-  let diag = 0;
-  for (let i = 0; i < m; i++) diag += g[i * m + i]!;
-  const lambda = (ridge * diag) / Math.max(1, m);
-  for (let i = 0; i < m; i++) g[i * m + i]! += lambda;
+  // A tiny ridge, scaled per feature, keeps collinear features from drifting.
+  for (let i = 0; i < m; i++) g[i * m + i]! += ridge * g[i * m + i]!;
   const x = new Float64Array(m);
   for (let sweep = 0; sweep < 5000; sweep++) {
     let change = 0;

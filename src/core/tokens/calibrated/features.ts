@@ -31,14 +31,22 @@ export const TOKEN_FEATURE_NAMES = [
   'cyrillicWords',
   'greek',
   'han', // CJK ideographs
+  'hanRuns',
   'kana', // Hiragana, Katakana
+  'kanaRuns',
   'hangul',
   'hangulWords',
   'cjkPunct', // CJK punctuation, full-width forms
-  'arabic', // Hebrew, Arabic, Syriac…
+  'arabic', // Arabic, Syriac, Thaana
   'arabicWords',
-  'indic', // Devanagari and other South / South-East Asian scripts
+  'hebrew', // Hebrew, Armenian
+  'hebrewWords',
+  'indic', // Devanagari, Bengali
   'indicWords',
+  'brahmic', // Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala
+  'brahmicWords',
+  'southeast', // Thai, Lao, Tibetan, Myanmar, Georgian
+  'southeastWords',
   'emoji', // pictographs and dingbats, one per code point
   'emojiMods', // variation selector 16, zero-width joiner, skin tones
   'symbols', // other non-ASCII punctuation and symbols (“ ” — … → │)
@@ -70,22 +78,10 @@ const EMOJI = 17;
 const EMOJI_MOD = 18;
 const SYMBOL = 19;
 const OTHER = 20;
-
-/** Feature index per class for plain per-character counts (−1: counted elsewhere). */
-const CHAR_FEATURE = new Int8Array(21).fill(-1);
-CHAR_FEATURE[TAB] = 15;
-CHAR_FEATURE[CYRILLIC] = 20;
-CHAR_FEATURE[GREEK] = 22;
-CHAR_FEATURE[HAN] = 23;
-CHAR_FEATURE[KANA] = 24;
-CHAR_FEATURE[HANGUL] = 25;
-CHAR_FEATURE[CJK_PUNCT] = 27;
-CHAR_FEATURE[ARABIC] = 28;
-CHAR_FEATURE[INDIC] = 30;
-CHAR_FEATURE[EMOJI] = 32;
-CHAR_FEATURE[EMOJI_MOD] = 33;
-CHAR_FEATURE[SYMBOL] = 34;
-CHAR_FEATURE[OTHER] = 35;
+const HEBREW = 21;
+const BRAHMIC = 22;
+const SOUTHEAST = 23;
+const HIGH_SURROGATE = 24;
 
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
@@ -109,8 +105,11 @@ function classify(c: number): number {
   if (c < 0x370) return c < 0x300 ? SYMBOL : LATIN_EXT; // spacing modifiers, combining marks
   if (c < 0x400) return GREEK;
   if (c < 0x530) return CYRILLIC;
-  if (c < 0x900) return ARABIC; // Armenian, Hebrew, Arabic, Syriac, Thaana…
-  if (c < 0x1100) return INDIC; // Indic, Thai, Lao, Tibetan, Myanmar, Georgian
+  if (c < 0x600) return HEBREW; // Armenian, Hebrew
+  if (c < 0x900) return ARABIC; // Arabic, Syriac, Thaana, NKo…
+  if (c < 0xa00) return INDIC; // Devanagari, Bengali
+  if (c < 0xe00) return BRAHMIC;
+  if (c < 0x1100) return SOUTHEAST; // Thai, Lao, Tibetan, Myanmar, Georgian
   if (c < 0x1200) return HANGUL; // Hangul Jamo
   if (c < 0x1e00) return OTHER;
   if (c < 0x1f00) return LATIN_EXT; // Latin Extended Additional (Vietnamese)
@@ -151,141 +150,196 @@ function classifyAstral(high: number, low: number): number {
   return OTHER;
 }
 
+/** Class of every BMP code unit. */
+const CLASS = new Uint8Array(0x10000);
+CLASS.set(ASCII_CLASS);
+for (let c = 128; c < 0x10000; c++)
+  CLASS[c] = c >= 0xd800 && c < 0xe000 ? (c < 0xdc00 ? HIGH_SURROGATE : OTHER) : classify(c);
+
+/** Feature index per class for per-character counts, and for counts of runs (−1: none). */
+const CHAR_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
+const RUN_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
+const feature = (name: TokenFeatureName) => TOKEN_FEATURE_NAMES.indexOf(name);
+for (const [k, chars, runs] of [
+  [CYRILLIC, 'cyrillic', 'cyrillicWords'],
+  [GREEK, 'greek', ''],
+  [HAN, 'han', 'hanRuns'],
+  [KANA, 'kana', 'kanaRuns'],
+  [HANGUL, 'hangul', 'hangulWords'],
+  [CJK_PUNCT, 'cjkPunct', ''],
+  [ARABIC, 'arabic', 'arabicWords'],
+  [HEBREW, 'hebrew', 'hebrewWords'],
+  [INDIC, 'indic', 'indicWords'],
+  [BRAHMIC, 'brahmic', 'brahmicWords'],
+  [SOUTHEAST, 'southeast', 'southeastWords'],
+  [EMOJI, 'emoji', ''],
+  [EMOJI_MOD, 'emojiMods', ''],
+  [SYMBOL, 'symbols', ''],
+  [OTHER, 'other', ''],
+] as const) {
+  CHAR_FEATURE[k] = feature(chars);
+  if (runs !== '') RUN_FEATURE[k] = feature(runs);
+}
+const HAN_RUNS = feature('hanRuns');
+
+/**
+ * Features of one run of ASCII letters, digits and Latin-extended letters starting at `start`;
+ * adds them to `out` and returns where the run ends. A long run that mixes digits and letters or
+ * flips case often, with few lower-case stretches (hashes, base64), counts as high-entropy instead.
+ */
+function alnumRun(text: string, start: number, out: Float64Array): number {
+  const n = text.length;
+  let words = 0;
+  let wordChars = 0;
+  let long = 0;
+  let vlong = 0;
+  let cases = 0;
+  let ext = 0;
+  let extWords = 0;
+  let digitRuns = 0;
+  let digits = 0;
+  let groups = 0;
+  let flips = 0;
+  let plain = 0; // characters in lower-case stretches of 3 or more (word-like)
+  let wordLen = 0;
+  let wordExt = false;
+  let caseRun = 0; // current same-case stretch: > 0 lower case, < 0 upper case
+  let j = start;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    let e = j + 1;
+    let upper = false;
+    if (c >= 97 && c <= 122) {
+      while (e < n && text.charCodeAt(e) >= 97 && text.charCodeAt(e) <= 122) e++;
+    } else if (c >= 65 && c <= 90) {
+      upper = true;
+      while (e < n && text.charCodeAt(e) >= 65 && text.charCodeAt(e) <= 90) e++;
+    } else if (c >= 48 && c <= 57) {
+      while (e < n && text.charCodeAt(e) >= 48 && text.charCodeAt(e) <= 57) e++;
+      const len = e - j;
+      if (wordLen > 0) {
+        words++;
+        wordChars += wordLen;
+        if (wordLen > 6) long += wordLen - 6;
+        if (wordLen > 10) vlong += wordLen - 10;
+        if (wordExt) extWords++;
+        wordLen = 0;
+        wordExt = false;
+      }
+      if (caseRun >= 3) plain += caseRun;
+      caseRun = 0;
+      digitRuns++;
+      digits += len;
+      groups += Math.ceil(len / 3);
+      j = e;
+      continue;
+    } else if (c >= 128 && CLASS[c] === LATIN_EXT) {
+      ext++;
+      wordExt = true;
+    } else break;
+    const len = e - j;
+    if (upper) {
+      if (caseRun > 0) {
+        flips++;
+        cases++; // camelCase
+        if (caseRun >= 3) plain += caseRun;
+        caseRun = -len;
+      } else caseRun -= len;
+    } else if (caseRun < 0) {
+      flips++;
+      if (caseRun <= -2) cases++; // HTTPServer
+      caseRun = len;
+    } else caseRun += len;
+    wordLen += len;
+    j = e;
+  }
+  if (wordLen > 0) {
+    words++;
+    wordChars += wordLen;
+    if (wordLen > 6) long += wordLen - 6;
+    if (wordLen > 10) vlong += wordLen - 10;
+    if (wordExt) extWords++;
+  }
+  if (caseRun >= 3) plain += caseRun;
+  const len = j - start;
+  out[5]! += ext;
+  if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
+    out[10]!++;
+    out[11]! += len;
+  } else {
+    out[0]! += words;
+    out[1]! += wordChars;
+    out[2]! += long;
+    out[3]! += vlong;
+    out[4]! += cases;
+    out[6]! += extWords;
+    out[7]! += digitRuns;
+    out[8]! += digits;
+    out[9]! += groups;
+  }
+  return j;
+}
+
 /** Fills `out` (length {@link TOKEN_FEATURE_COUNT}, zeroed here) with the features of `text`. */
 export function extractTokenFeatures(text: string, out: Float64Array): Float64Array {
   out.fill(0);
   const n = text.length;
-  let prev = SKIP;
-  let run = 0; // length of the current run of `prev`
-  // current word / digit run / alphanumeric run
-  let wordLen = 0;
-  let wordExt = false;
-  let upperRun = 0;
-  let digitLen = 0;
-  let alnumLen = 0;
-  let alnumDigits = 0;
-  let alnumFlips = 0;
-  let alnumPlain = 0; // characters in lower-case letter runs of 3 or more (word-like)
-  let caseRun = 0; // length of the current same-case letter run, negative when upper case
-  // features of the current alphanumeric run, committed at its end unless it looks like a hash
-  let aWords = 0;
-  let aWordChars = 0;
-  let aLong = 0;
-  let aVlong = 0;
-  let aCase = 0;
-  let aExtWords = 0;
-  let aDigitRuns = 0;
-  let aDigits = 0;
-  let aGroups = 0;
-  for (let i = 0; i <= n; i++) {
-    let k: number;
-    if (i === n) k = SKIP;
-    else {
-      const c = text.charCodeAt(i);
-      if (c < 128) k = ASCII_CLASS[c]!;
-      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < n) {
-        k = classifyAstral(c, text.charCodeAt(i + 1));
-        i++;
-      } else k = classify(c);
-      if (k === SKIP && i < n) continue; // invisible: does not break runs
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const k = CLASS[c]!;
+    if (k <= DIGIT) {
+      if (k === SKIP) i++;
+      else i = alnumRun(text, i, out);
+      continue;
     }
-    if (k >= LOWER && k <= LATIN_EXT) {
-      // letter
-      if (k === UPPER) upperRun++;
-      else {
-        if (k === LOWER && upperRun >= 2) aCase++; // HTTPServer: HTTP|Server
-        upperRun = 0;
-      }
-      if (prev === LOWER && k === UPPER) aCase++;
-      const flip = (prev === LOWER && k === UPPER) || (prev === UPPER && k === LOWER);
-      if (flip) alnumFlips++;
-      if (flip || prev > LATIN_EXT || prev === SKIP) {
-        if (caseRun >= 3) alnumPlain += caseRun;
-        caseRun = k === UPPER ? -1 : 1; // negative: an upper-case run, never word-like
-      } else caseRun += caseRun < 0 ? -1 : 1;
-      if (digitLen > 0) {
-        aDigitRuns++;
-        aDigits += digitLen;
-        aGroups += Math.ceil(digitLen / 3);
-        digitLen = 0;
-      }
-      if (k === LATIN_EXT) {
-        out[5]!++;
-        wordExt = true;
-      }
-      wordLen++;
-      alnumLen++;
-    } else {
-      upperRun = 0;
-      if (caseRun >= 3) alnumPlain += caseRun;
-      caseRun = 0;
-      if (wordLen > 0) {
-        aWords++;
-        aWordChars += wordLen;
-        if (wordLen > 6) aLong += wordLen - 6;
-        if (wordLen > 10) aVlong += wordLen - 10;
-        if (wordExt) aExtWords++;
-        wordLen = 0;
-        wordExt = false;
-      }
-      if (k === DIGIT) {
-        digitLen++;
-        alnumLen++;
-        alnumDigits++;
-      } else {
-        if (digitLen > 0) {
-          aDigitRuns++;
-          aDigits += digitLen;
-          aGroups += Math.ceil(digitLen / 3);
-          digitLen = 0;
+    let e = i + 1;
+    switch (k) {
+      case SPACE: {
+        while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
+        const len = e - i;
+        out[12]! += len;
+        if (len >= 2) {
+          out[13]!++;
+          out[14]! += len - 1;
         }
-        if (alnumLen > 0) {
-          const letters = alnumLen - alnumDigits;
-          const entropic =
-            alnumLen >= 12 &&
-            alnumPlain * 2 < alnumLen &&
-            ((alnumDigits >= 2 && letters >= 2) || alnumFlips >= 3);
-          if (entropic) {
-            out[10]!++;
-            out[11]! += alnumLen;
-          } else {
-            out[0]! += aWords;
-            out[1]! += aWordChars;
-            out[2]! += aLong;
-            out[3]! += aVlong;
-            out[4]! += aCase;
-            out[6]! += aExtWords;
-            out[7]! += aDigitRuns;
-            out[8]! += aDigits;
-            out[9]! += aGroups;
-          }
-          alnumLen = alnumDigits = alnumFlips = alnumPlain = 0;
-          aWords = aWordChars = aLong = aVlong = aCase = aExtWords = aDigitRuns = aDigits = aGroups = 0;
+        break;
+      }
+      case NEWLINE: {
+        let lines = 1;
+        for (; e < n; e++) {
+          const d = text.charCodeAt(e);
+          if (d === 10) lines++;
+          else if (d !== 13) break;
         }
+        out[16]! += lines;
+        if (lines >= 2) out[17]!++;
+        break;
+      }
+      case PUNCT:
+        while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
+        out[18]! += e - i;
+        out[19]!++;
+        break;
+      case TAB:
+        while (e < n && text.charCodeAt(e) === 9) e++;
+        out[15]! += e - i;
+        break;
+      case HIGH_SURROGATE: {
+        const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
+        if (e < n) e++;
+        out[CHAR_FEATURE[astral]!]!++;
+        if (astral === HAN) out[HAN_RUNS]!++;
+        break;
+      }
+      default: {
+        while (e < n && CLASS[text.charCodeAt(e)] === k) e++;
+        out[CHAR_FEATURE[k]!]! += e - i;
+        const r = RUN_FEATURE[k]!;
+        if (r >= 0) out[r]!++;
       }
     }
-    if (k === prev) run++;
-    else {
-      // close the previous run, open the new one
-      if (prev === SPACE && run >= 2) {
-        out[13]!++;
-        out[14]! += run - 1;
-      } else if (prev === NEWLINE && run >= 2) out[17]!++;
-      if (k === PUNCT) out[19]!++;
-      else if (k === CYRILLIC) out[21]!++;
-      else if (k === HANGUL) out[26]!++;
-      else if (k === ARABIC) out[29]!++;
-      else if (k === INDIC) out[31]!++;
-      prev = k;
-      run = 1;
-    }
-    if (k === SPACE) out[12]!++;
-    else if (k === NEWLINE) out[16]!++;
-    else if (k === PUNCT) out[18]!++;
-    else if (k > PUNCT || k === TAB) {
-      const f = CHAR_FEATURE[k]!;
-      if (f >= 0) out[f]!++;
-    }
+    i = e;
   }
   return out;
 }
