@@ -16,11 +16,26 @@ export type LoadedFixture =
   | { file: string; fixture: Fixture; raw: unknown }
   | { file: string; problem: FixtureProblem };
 
-/** `position 123` in a JSON.parse message → `line 4, column 7`. */
+/**
+ * Where a JSON.parse error sits, as `line L, column C`: from `position N` when the message has one,
+ * else by finding the excerpt Node 20 quotes (`…"preset": }" is not valid JSON`) in the text.
+ */
 export function jsonErrorLocation(text: string, message: string): string | undefined {
+  let pos: number | undefined;
   const m = /position (\d+)/.exec(message);
-  if (!m) return undefined;
-  const pos = Number(m[1]);
+  if (m) pos = Number(m[1]);
+  else if (/Unexpected end of JSON input/.test(message)) pos = text.length;
+  else {
+    const quoted = /, (?:\.\.\.)?"([\s\S]*?)(?:\.\.\.)?" is not valid JSON$/.exec(message);
+    const excerpt = quoted?.[1];
+    if (excerpt) {
+      const at = text.indexOf(excerpt);
+      const token = /Unexpected token '(.)'/.exec(message)?.[1];
+      if (at >= 0)
+        pos = token !== undefined && excerpt.lastIndexOf(token) >= 0 ? at + excerpt.lastIndexOf(token) : at;
+    }
+  }
+  if (pos === undefined) return undefined;
   const before = text.slice(0, pos);
   const line = before.split('\n').length;
   const column = pos - before.lastIndexOf('\n');
@@ -35,7 +50,7 @@ export function parseJsonText(text: string): { value: unknown } | { error: strin
     const where = jsonErrorLocation(text, message);
     const reason = message
       .replace(/\s*in JSON at position \d+.*$/, '')
-      .replace(/,\s*".*" is not valid JSON$/s, '');
+      .replace(/,\s*(\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
     return { error: where ? `invalid JSON at ${where}: ${reason}` : `invalid JSON: ${reason}` };
   }
 }

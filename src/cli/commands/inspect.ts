@@ -2,6 +2,7 @@
  * `ctxcheck inspect <transcript>`: what the context holds (tokens per role and kind, the largest
  * items, a usage bar against `--window`) and what the next pre-flight would do (`prepare` on a copy).
  */
+import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import * as core from '../../core/index.ts';
 import {
@@ -74,7 +75,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   const { io } = env;
   if (!Number.isInteger(options.window) || options.window <= 0)
     throw new CliError('--window must be a positive integer');
-  const transcript = await loadTranscript(options.transcript, options.format);
+  const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const counter = counterOption(options.counter);
   const summarizer = await chooseSummarizer(options.llm === true, io);

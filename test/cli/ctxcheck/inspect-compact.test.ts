@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ctxcheck, tempDir, writeJson } from './helpers.ts';
+
+let dir: string;
+const turns = (n: number) =>
+  Array.from({ length: n }, (_, i) => [
+    { role: 'user', content: `question ${i + 1} ${'word '.repeat(200)}` },
+    { role: 'assistant', content: `answer ${i + 1}` },
+  ]).flat();
+
+beforeAll(async () => {
+  dir = await tempDir();
+  await writeJson(dir, 'chat.json', turns(25));
+  await writeJson(dir, 'small.json', {
+    system: 'be brief',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ],
+  });
+});
+
+describe('ctxcheck inspect', () => {
+  it('prints tokens per role, the usage bar and the next pre-flight when given a transcript', async () => {
+    const r = await ctxcheck(['inspect', 'chat.json', '--preset', 'cowagent', '--window', '100000'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('(openai, 50 messages, 25 turns; counter cowagent)');
+    expect(r.stdout).toMatch(/\[[█░┆]{40}\]/);
+    expect(r.stdout).toMatch(/^ {2}user +25 +/m);
+    expect(r.stdout).toContain('next pre-flight (preset cowagent)');
+    expect(r.stdout).toMatch(/cowagent-trim +applied/);
+    expect(r.stdout).toContain('50 → 26 messages');
+  });
+
+  it('prints the report as JSON when --json is given', async () => {
+    const r = await ctxcheck(
+      ['inspect', 'small.json', '--json', '--window', '1000', '--preset', 'kosmokrator'],
+      dir,
+    );
+    const report = JSON.parse(r.stdout) as {
+      format: string;
+      messages: number;
+      byRole: Array<{ role: string }>;
+      next: { messagesAfter: number };
+    };
+    expect([report.format, report.messages, report.next.messagesAfter]).toEqual(['anthropic', 3, 3]);
+  });
+
+  it('exits 2 without a stack trace when the transcript is not readable', async () => {
+    await writeJson(dir, 'broken.json', '[{"role": "wizard", "content": "x"}]');
+    const r = await ctxcheck(['inspect', 'broken.json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('messages[0].role');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('ctxcheck compact', () => {
+  it('writes the compacted conversation in the input format and the journal when --out is given', async () => {
+    const r = await ctxcheck(
+      ['compact', 'chat.json', '--preset', 'cowagent', '--window', '100000', '--out', 'out.json'],
+      dir,
+    );
+    expect(r.code).toBe(0);
+    const out = JSON.parse(await readFile(join(dir, 'out.json'), 'utf8')) as Array<{
+      role: string;
+      content: string;
+    }>;
+    expect(out.length).toBe(26);
+    expect(out[0]?.content).toMatch(/^question 13 /);
+    const journal = JSON.parse(await readFile(join(dir, 'out.json.journal.json'), 'utf8')) as {
+      journal: Array<{ action: string }>;
+    };
+    expect(journal.journal.filter((e) => e.action === 'summarized').length).toBe(24);
+    expect(r.stdout).toContain('50 → 26 messages');
+  });
+
+  it('exits 2 when --window is missing', async () => {
+    const r = await ctxcheck(['compact', 'chat.json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('window');
+  });
+});
