@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { outputText } from '../../messages/text.ts';
-import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
+import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,
@@ -123,14 +123,57 @@ export function isClearedResult(text: string): boolean {
   return text.startsWith('[Superseded') || text.startsWith('[Old ');
 }
 
-interface Entry {
-  msg: number;
-  part: number;
+/** cyrb53: a fast 53-bit string hash (equality is confirmed on the text itself before superseding). */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Output text and its hash key per result part; parts are never mutated, so a pre-flight re-hashes only new ones. */
+const digests = new WeakMap<ToolResultPart, { text: string; key: string }>();
+function digest(part: ToolResultPart): { text: string; key: string } {
+  let d = digests.get(part);
+  if (!d) {
+    const text = outputText(part.output);
+    d = { text, key: `${text.length}:${hash53(text)}` };
+    digests.set(part, d);
+  }
+  return d;
+}
+
+const argKeys = new WeakMap<ToolCallPart, string>();
+function argKey(call: ToolCallPart | undefined, args: Readonly<Record<string, JsonValue>>): string {
+  if (!call) return sortedJson(args as JsonValue);
+  let k = argKeys.get(call);
+  if (k === undefined) {
+    k = sortedJson(args as JsonValue);
+    argKeys.set(call, k);
+  }
+  return k;
+}
+
+/** What never changes for a result part (given its call). */
+interface Fixed {
   tool: string;
   spec: DedupTool;
   path: string;
   rawPath: string;
   signature: string;
+  text: string;
+}
+
+interface Entry {
+  fixed: Fixed;
+  msg: number;
+  part: number;
   touchable: boolean;
 }
 
@@ -142,61 +185,87 @@ export function createDedup(options: DedupOptions = {}): SyncStage {
     o.isDirectory ? o.isDirectory(normalized) : defaultIsDirectory(raw, normalized);
   const name = 'dedup';
 
+  /** Cached per result part, so a pre-flight only describes new parts. */
+  const infos = new WeakMap<ToolResultPart, { call: ToolCallPart | undefined; fixed: Fixed | null }>();
+  function describe(
+    p: ToolResultPart,
+    call: ToolCallPart | undefined,
+    calls: ReadonlyMap<string, ToolCallPart>,
+  ): { call: ToolCallPart | undefined; fixed: Fixed | null } {
+    const tool = resultToolName(p, calls);
+    const spec = tool !== undefined ? tools[tool] : undefined;
+    if (!tool || !spec) return { call, fixed: null };
+    const { text, key } = digest(p);
+    if (isClearedResult(text)) return { call, fixed: null };
+    const args = resultArgs(p, calls);
+    const rawArg = args[spec.pathArg];
+    const rawPath = typeof rawArg === 'string' ? rawArg : '';
+    return {
+      call,
+      fixed: {
+        tool,
+        spec,
+        rawPath,
+        path: rawPath === '' ? '' : normalize(rawPath),
+        signature: `${tool}:${argKey(call, args)}:${key}`,
+        text,
+      },
+    };
+  }
+
   return {
     name,
     run(messages: readonly Message[], ctx: StageContext): StageResult {
       if (messages.length < 2) return noop(name, messages, ctx, 'fewer than 2 messages');
       const calls = indexToolCalls(messages);
       const entries: Entry[] = [];
-      messages.forEach((m, mi) => {
-        if (m.meta?.agentVisible === false) return; // archived: the agent no longer sees it
-        m.parts.forEach((p, pi) => {
-          if (p.type !== 'tool-result') return;
-          const tool = resultToolName(p, calls);
-          const spec = tool !== undefined ? tools[tool] : undefined;
-          if (!tool || !spec) return;
-          const text = outputText(p.output);
-          if (isClearedResult(text)) return;
-          const args = resultArgs(p, calls);
-          const rawArg = args[spec.pathArg];
-          const rawPath = typeof rawArg === 'string' ? rawArg : '';
-          entries.push({
-            msg: mi,
-            part: pi,
-            tool,
-            spec,
-            rawPath,
-            path: rawPath === '' ? '' : normalize(rawPath),
-            signature: `${tool}:${sortedJson(args as JsonValue)}:${text}`,
-            touchable: !isUntouchable(m, p as ToolResultPart, calls, ctx),
-          });
-        });
-      });
+      for (let mi = 0; mi < messages.length; mi++) {
+        const m = messages[mi]!;
+        if (m.meta?.agentVisible === false) continue; // archived: the agent no longer sees it
+        for (let pi = 0; pi < m.parts.length; pi++) {
+          const p = m.parts[pi]!;
+          if (p.type !== 'tool-result') continue;
+          const call = calls.get(p.callId);
+          let info = infos.get(p);
+          if (info === undefined || info.call !== call) {
+            info = describe(p, call, calls);
+            infos.set(p, info);
+          }
+          if (info.fixed === null) continue;
+          entries.push({ fixed: info.fixed, msg: mi, part: pi, touchable: !isUntouchable(m, p, calls, ctx) });
+        }
+      }
       // Index pass, newest → oldest (last result of a message first).
       const latestBySig = new Map<string, Entry>();
       const latestRead = new Map<string, Entry>();
       const writes = new Map<string, number[]>();
       for (let k = entries.length - 1; k >= 0; k--) {
         const e = entries[k]!;
-        if (e.spec.role !== 'write' && !latestBySig.has(e.signature)) latestBySig.set(e.signature, e);
-        if (e.spec.role === 'read' && e.path !== '' && !latestRead.has(e.path)) latestRead.set(e.path, e);
-        if (e.spec.role === 'write' && e.path !== '')
-          writes.set(e.path, [...(writes.get(e.path) ?? []), e.msg]);
+        const f = e.fixed;
+        if (f.spec.role !== 'write' && !latestBySig.has(f.signature)) latestBySig.set(f.signature, e);
+        if (f.spec.role === 'read' && f.path !== '' && !latestRead.has(f.path)) latestRead.set(f.path, e);
+        if (f.spec.role === 'write' && f.path !== '') {
+          const list = writes.get(f.path);
+          if (list) list.push(e.msg);
+          else writes.set(f.path, [e.msg]);
+        }
       }
       // Replace pass, oldest → newest.
       const replacements = new Map<number, Map<number, string>>();
       for (const e of entries) {
-        if (!e.touchable || e.spec.role === 'write') continue;
+        const f = e.fixed;
+        if (!e.touchable || f.spec.role === 'write') continue;
         let marker: string | undefined;
-        if (latestBySig.get(e.signature) !== e) marker = SUPERSEDED_IDENTICAL;
-        else if (e.spec.role === 'read' && e.path !== '') {
-          const latest = latestRead.get(e.path);
-          if (latest && latest !== e && (writes.get(e.path) ?? []).some((w) => w > e.msg && w < latest.msg))
+        const same = latestBySig.get(f.signature);
+        if (same !== undefined && same !== e && same.fixed.text === f.text) marker = SUPERSEDED_IDENTICAL;
+        else if (f.spec.role === 'read' && f.path !== '') {
+          const latest = latestRead.get(f.path);
+          if (latest && latest !== e && (writes.get(f.path) ?? []).some((w) => w > e.msg && w < latest.msg))
             marker = SUPERSEDED_STALE;
         }
-        if (!marker && e.spec.role === 'grep' && e.path !== '' && !isDirectory(e.rawPath, e.path)) {
-          const latest = latestRead.get(e.path);
-          if (latest && latest.msg > e.msg) marker = supersededByRead(pathBasename(e.path));
+        if (!marker && f.spec.role === 'grep' && f.path !== '' && !isDirectory(f.rawPath, f.path)) {
+          const latest = latestRead.get(f.path);
+          if (latest && latest.msg > e.msg) marker = supersededByRead(pathBasename(f.path));
         }
         if (!marker) continue;
         const perMessage = replacements.get(e.msg) ?? new Map<number, string>();

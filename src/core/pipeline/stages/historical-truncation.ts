@@ -72,8 +72,18 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
   const protectLast = o.protectLast ?? d.protectLast;
   const name = 'historical-truncation';
 
-  /** The new output for a part, or undefined to leave it. */
+  /** Per part: the new output, or null to leave it (parts are never mutated). */
+  const cache = new WeakMap<ToolResultPart, string | null>();
   function cut(part: ToolResultPart): string | undefined {
+    let r = cache.get(part);
+    if (r === undefined) {
+      r = compute(part) ?? null;
+      cache.set(part, r);
+    }
+    return r ?? undefined;
+  }
+
+  function compute(part: ToolResultPart): string | undefined {
     if (mode === 'cowagent') {
       if (typeof part.output !== 'string' || COWAGENT_NOTICE.test(part.output)) return undefined;
       const len = codePointLength(part.output);

@@ -123,10 +123,134 @@ interface Candidate {
   part: number;
   tokens: number;
   score: number;
+  text: string;
+  tool: string;
+  path: string;
   placeholder: string;
 }
 
 const DECISION_PHRASES = ['based on', "i'll use", 'the issue is'];
+
+/** Output text and 002 token estimate per result part (parts are never mutated, so this is safe). */
+const measured = new WeakMap<ToolResultPart, { text: string; tokens: number }>();
+function measure(part: ToolResultPart): { text: string; tokens: number } {
+  let m = measured.get(part);
+  if (!m) {
+    const text = outputText(part.output);
+    m = { text, tokens: pruneTokens(text) };
+    measured.set(part, m);
+  }
+  return m;
+}
+
+const lowered = new WeakMap<Message, string>();
+function lowerText(message: Message): string {
+  let t = lowered.get(message);
+  if (t === undefined) {
+    t = messageText(message).toLowerCase();
+    lowered.set(message, t);
+  }
+  return t;
+}
+
+/**
+ * The assistant messages before the boundary, for reference scoring in about O(text) per distinct
+ * needle instead of O(candidates × messages): lower-cased texts joined by NUL with their offsets.
+ */
+class References {
+  readonly index: number[] = [];
+  private readonly texts: string[] = [];
+  private readonly starts: number[] = [];
+  private readonly joined: string;
+  private readonly phraseSuffix: Int32Array;
+  private readonly byNeedle = new Map<string, Int32Array>();
+
+  constructor(messages: readonly Message[], boundary: number) {
+    let offset = 0;
+    for (let j = 0; j < boundary; j++) {
+      const m = messages[j]!;
+      if (m.role !== 'assistant') continue;
+      const text = lowerText(m);
+      this.index.push(j);
+      this.texts.push(text);
+      this.starts.push(offset);
+      offset += text.length + 1;
+    }
+    this.joined = this.texts.join('\u0000');
+    this.phraseSuffix = this.suffix((k) => DECISION_PHRASES.some((p) => this.texts[k]!.includes(p)));
+  }
+
+  private suffix(has: (k: number) => boolean): Int32Array {
+    const out = new Int32Array(this.texts.length + 1);
+    for (let k = this.texts.length - 1; k >= 0; k--) out[k] = out[k + 1]! + (has(k) ? 1 : 0);
+    return out;
+  }
+
+  /** First assistant position after message index `i`. */
+  after(i: number): number {
+    let lo = 0;
+    let hi = this.index.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.index[mid]! <= i) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  phrases(from: number): number {
+    return this.phraseSuffix[from]!;
+  }
+
+  /** Messages at positions ≥ `from` whose text contains `needle`, scanning once (for one-off needles). */
+  countFrom(needle: string, from: number): number {
+    if (from >= this.texts.length) return 0;
+    if (needle.includes('\u0000')) {
+      let n = 0;
+      for (let k = from; k < this.texts.length; k++) if (this.texts[k]!.includes(needle)) n++;
+      return n;
+    }
+    let n = 0;
+    for (let pos = this.joined.indexOf(needle, this.starts[from]!); pos !== -1; ) {
+      const k = this.positionAt(pos);
+      n++;
+      const next = k + 1 < this.starts.length ? this.starts[k + 1]! : this.joined.length;
+      pos = this.joined.indexOf(needle, next);
+    }
+    return n;
+  }
+
+  /** Messages at positions ≥ `from` whose text contains `needle`, cached per needle (for repeated needles). */
+  containing(needle: string, from: number): number {
+    let counts = this.byNeedle.get(needle);
+    if (!counts) {
+      const hit = new Uint8Array(this.texts.length);
+      if (needle.includes('\u0000')) {
+        for (let k = 0; k < this.texts.length; k++) hit[k] = this.texts[k]!.includes(needle) ? 1 : 0;
+      } else
+        for (let pos = this.joined.indexOf(needle); pos !== -1; ) {
+          const k = this.positionAt(pos);
+          hit[k] = 1;
+          const next = k + 1 < this.starts.length ? this.starts[k + 1]! : this.joined.length;
+          pos = this.joined.indexOf(needle, next);
+        }
+      counts = this.suffix((k) => hit[k] === 1);
+      this.byNeedle.set(needle, counts);
+    }
+    return counts[from]!;
+  }
+
+  private positionAt(offset: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
 
 export function createPruning(options: PruningOptions = {}): SyncStage {
   const o = parseOptions(pruningOptionsSchema, options, 'pruning');
@@ -137,25 +261,15 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
   const aliases = o.aliases ?? (mode === 'kosmokrator' ? {} : DEFAULT_PRUNE_ALIASES);
   const name = 'pruning';
 
-  function score(
-    messages: readonly Message[],
-    from: number,
-    to: number,
-    tool: string,
-    path: string,
-    text: string,
-  ) {
-    let s = priorities[tool] ?? PRUNE_OTHER_PRIORITY;
-    const base = path !== '' ? pathBasename(path).toLowerCase() : '';
-    const quote = codePointLength(text) > 20 ? headCodePoints(text, 20).toLowerCase() : '';
-    for (let j = from + 1; j < to; j++) {
-      const m = messages[j]!;
-      if (m.role !== 'assistant') continue;
-      const content = messageText(m).toLowerCase();
-      if (base !== '' && content.includes(base)) s -= 20;
-      if (DECISION_PHRASES.some((p) => content.includes(p))) s -= 10;
-      if (quote !== '' && content.includes(quote)) s -= 20;
-    }
+  /** Priority minus 20 per later assistant message naming the basename, 10 per decision phrase, 20 per quote. */
+  function score(refs: References, c: Candidate): number {
+    let s = priorities[c.tool] ?? PRUNE_OTHER_PRIORITY;
+    const from = refs.after(c.msg);
+    const base = c.path !== '' ? pathBasename(c.path).toLowerCase() : '';
+    if (base !== '') s -= 20 * refs.containing(base, from);
+    s -= 10 * refs.phrases(from);
+    if (codePointLength(c.text) > 20)
+      s -= 20 * refs.countFrom(headCodePoints(c.text, 20).toLowerCase(), from);
     return Math.max(0, s);
   }
 
@@ -180,20 +294,21 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
         m.parts.forEach((p, pi) => {
           if (p.type !== 'tool-result') return;
           if (mode === 'kosmokrator' && typeof p.output !== 'string') return;
-          const text = outputText(p.output);
+          const { text, tokens } = measure(p);
           if (text === PRUNE_PLACEHOLDER || isClearedResult(text)) return;
-          const tokens = pruneTokens(text);
           seen += tokens;
           if (seen <= protect || isUntouchable(m, p, calls, ctx)) return;
           const raw = resultToolName(p, calls) ?? 'unknown';
           const tool = aliases[raw] ?? raw;
           const args = resultArgs(p, calls);
-          const path = mode === 'kosmokrator' ? str(args.path) : pathOf(args);
           candidates.push({
             msg: i,
             part: pi,
             tokens,
-            score: score(messages, i, boundary, tool, path, text),
+            score: 0,
+            text,
+            tool,
+            path: mode === 'kosmokrator' ? str(args.path) : pathOf(args),
             placeholder:
               mode === 'kosmokrator'
                 ? kosmokratorPlaceholder(tool, args)
@@ -204,6 +319,8 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
       const total = candidates.reduce((n, c) => n + c.tokens, 0);
       if (candidates.length === 0 || total < minSavings)
         return noop(name, messages, ctx, `candidates save ${total} < ${minSavings} tokens`);
+      const refs = new References(messages, boundary);
+      for (const c of candidates) c.score = score(refs, c);
       candidates.sort((a, b) => b.score - a.score); // stable: ties keep walk order (newest first)
       const selected: Candidate[] = [];
       let saved = 0;
