@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CtxError } from '../../../src/core/errors.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import { aggressiveTrim } from '../../../src/core/pipeline/stages/aggressive-trim.ts';
-import { recoverFromOverflow } from '../../../src/core/pipeline/stages/overflow.ts';
+import { recoverFromOverflow, trimOldestTurn } from '../../../src/core/pipeline/stages/overflow.ts';
 import {
   isContextOverflowError,
   isMessageFormatError,
@@ -139,5 +139,32 @@ describe('recoverFromOverflow', () => {
     expect(r.messages[0]!.parts[0]).toMatchObject({ text: '[Previous conversation summary]\n\nS' });
     expect(violations(r.messages, input)).toEqual([]);
     expect(r.state!.overflowAttempts).toBe(1);
+  });
+});
+
+describe('trimOldestTurn', () => {
+  it('removes the oldest whole turn and keeps a leading system message', () => {
+    const input = deepFreeze([
+      { id: 's', role: 'system' as const, parts: [{ type: 'text' as const, text: 'sys' }] },
+      ...conversation(2),
+    ]);
+    expect(ids(trimOldestTurn(input, new Set())!)).toEqual(['s', 'u2', 'a2']);
+  });
+
+  it('keeps an excluded chain and every call of its assistant message', () => {
+    const input = deepFreeze([
+      user('q1', { id: 'u1' }),
+      assistant('', [toolCall('k1', 'read'), toolCall('k2', 'todo')], { id: 'c' }),
+      toolResult('k1', 'read', 'x', { id: 'r1' }),
+      toolResult('k2', 'todo', 'y', { id: 'r2' }),
+      user('q2', { id: 'u2' }),
+    ]);
+    const out = trimOldestTurn(input, new Set(['todo']))!;
+    expect(ids(out)).toEqual(['c', 'r1', 'r2', 'u2']);
+    expect(violations(out, input)).toEqual([]);
+  });
+
+  it('returns undefined for fewer than 3 messages', () => {
+    expect(trimOldestTurn(deepFreeze(conversation(1)), new Set())).toBeUndefined();
   });
 });

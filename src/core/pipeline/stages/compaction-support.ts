@@ -126,21 +126,23 @@ function excludedTool(m: Message, excludeTools: ReadonlySet<string>): boolean {
 
 /**
  * Of the indices in `candidates` (messages about to be removed or summarised), those that must stay
- * verbatim: pinned messages, calls and results of `excludeTools`, and — so that pairing holds —
- * every call or result paired with one of those.
+ * verbatim: pinned messages, calls and results of `excludeTools`, candidates paired with a message
+ * outside the candidates (a cut that is not pairing-safe; `keepCrossingPairs: false` reproduces a
+ * seed's raw cut), and — so that pairing holds — every call or result paired with one of those.
  */
 export function protectedIndices(
   messages: readonly Message[],
   candidates: Iterable<number>,
   excludeTools: ReadonlySet<string>,
+  options: { keepCrossingPairs?: boolean } = {},
 ): Set<number> {
+  const crossing = options.keepCrossingPairs ?? true;
   const cand = new Set(candidates);
   const keep = new Set<number>();
   for (const i of cand) {
     const m = messages[i]!;
     if (isPinned(m) || excludedTool(m, excludeTools)) keep.add(i);
   }
-  if (keep.size === 0) return keep;
   // Pair partners (nearest preceding open call, as pairToolCalls does).
   const partners = new Map<number, Set<number>>();
   const link = (a: number, b: number) => {
@@ -163,6 +165,10 @@ export function protectedIndices(
       }
     }
   });
+  // A candidate paired with a message that stays (outside the candidates) stays too.
+  if (crossing)
+    for (const [i, set] of partners) if (cand.has(i) && [...set].some((j) => !cand.has(j))) keep.add(i);
+  if (keep.size === 0) return keep;
   const queue = [...keep];
   while (queue.length > 0) {
     const i = queue.pop()!;

@@ -16,8 +16,7 @@ import type { ExtractedMemory } from '../../ports.ts';
 import type { JournalEntry, MemoryFlush, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
 import { aggressiveTrim } from './aggressive-trim.ts';
 import { compaction } from './compaction.ts';
-import { journalEntry, report, sumTokens, textMessage } from './compaction-support.ts';
-import { trimOldest } from './emergency-trim.ts';
+import { journalEntry, protectedIndices, report, sumTokens, textMessage } from './compaction-support.ts';
 import { kosmokratorCompaction } from './kosmokrator-compaction.ts';
 import { flushToMemory } from './memory-flush.ts';
 import { errorText, sanitizeErrorMessage } from './overflow-errors.ts';
@@ -72,12 +71,38 @@ async function runStage(acc: Acc, stage: Stage, ctx: StageContext): Promise<Stag
   return r;
 }
 
+/**
+ * 002 `trimOldest` (§4.9): leading system messages stay; the first other message goes with every
+ * following non-user message, never the last message. Pinned messages, `excludeTools` chains and any
+ * call whose result stays (and vice versa) are kept in place; a turn with nothing removable is skipped.
+ */
+export function trimOldestTurn(
+  messages: readonly Message[],
+  excludeTools: ReadonlySet<string>,
+): Message[] | undefined {
+  const n = messages.length;
+  if (n < 3) return undefined;
+  let i = 0;
+  while (i < n && messages[i]!.role === 'system') i++;
+  while (i < n - 1) {
+    let j = i + 1;
+    while (j < n - 1 && messages[j]!.role !== 'user') j++;
+    const range = Array.from({ length: j - i }, (_, k) => i + k);
+    const keep = protectedIndices(messages, range, excludeTools);
+    if (keep.size < range.length) return messages.filter((_, k) => k < i || k >= j || keep.has(k));
+    i = j;
+  }
+  return undefined;
+}
+
 function oldestTurn(acc: Acc, ctx: StageContext): boolean {
-  const r = trimOldest(acc.messages, { keep: isPinned });
-  if (!r) return false;
-  acc.messages = r.messages;
-  for (const m of r.removed) acc.journal.push(journalEntry(NAME, 'removed', m, ctx.counter));
-  acc.details.push(`trimOldest removed ${r.removed.length} messages`);
+  const next = trimOldestTurn(acc.messages, ctx.excludeTools);
+  if (!next) return false;
+  const kept = new Set(next);
+  const removed = acc.messages.filter((m) => !kept.has(m));
+  acc.messages = next;
+  for (const m of removed) acc.journal.push(journalEntry(NAME, 'removed', m, ctx.counter));
+  acc.details.push(`trimOldest removed ${removed.length} messages`);
   return true;
 }
 
@@ -170,11 +195,14 @@ export async function recoverFromOverflow(
  * its `Error: …` message appended, and 000's flush still reports its memories.
  */
 export function overflowRecovery(options: OverflowOptions): Stage {
-  return {
+  const stage: Stage & { toString(): string } = {
     name: NAME,
+    /** For reports and tests: `overflow-recovery(preset#attempt)`. */
+    toString: () => `${NAME}(${options.preset}#${options.attempt})`,
     async run(messages, ctx) {
       const { verdict: _verdict, ...result } = await recoverFromOverflow(messages, ctx, options);
       return result;
     },
   };
+  return stage;
 }

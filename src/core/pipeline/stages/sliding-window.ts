@@ -89,7 +89,9 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Stage {
       const span = windowSpan(input, o.maxMessages, o.split);
       if (!span) return noop('over the window but nothing droppable');
       const range = Array.from({ length: span.end - span.start }, (_, i) => span.start + i);
-      const keep = protectedIndices(input, range, ctx.excludeTools);
+      const keep = protectedIndices(input, range, ctx.excludeTools, {
+        keepCrossingPairs: o.split !== 'index',
+      });
       const dropped = range.filter((i) => !keep.has(i)).map((i) => input[i]!);
       if (dropped.length === 0) return noop('every message in the middle is protected');
       const n = dropped.length;

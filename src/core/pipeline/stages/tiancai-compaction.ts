@@ -197,7 +197,9 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
       if (start <= lead) return unchanged('everything fits the keep-recent budget');
 
       const range = Array.from({ length: start - lead }, (_, i) => lead + i);
-      const kept = protectedIndices(input, range, ctx.excludeTools);
+      const kept = protectedIndices(input, range, ctx.excludeTools, {
+        keepCrossingPairs: o.pairing === 'safe',
+      });
       const folded = range.filter((i) => !kept.has(i)).map((i) => input[i]!);
       const visible = summaryInput(folded, o.toolResultRunes);
       const before = { messages: input.length, tokens: tokensBefore };
