@@ -8,9 +8,8 @@
  * - `default`: flush to memory, cap oversized parts, compact (keeping the last 5 turns if compaction
  *   fails), retry once; then give up.
  * `recoverFromOverflow` returns the messages to retry with and a verdict; `overflowRecovery` wraps it
- * as a Stage (`applied` = retry, `noop` = give up / clear) for the runner's overflow flow.
+ * as a Stage (`applied` = retry, `failed` = give up / clear) for the runner's overflow flow.
  */
-import { isPinned } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { ExtractedMemory } from '../../ports.ts';
 import type { JournalEntry, MemoryFlush, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';

@@ -49,7 +49,7 @@ export function trimmedMarker(n: number): string {
 /** Index just after the first assistant message with a text part (co-cli `_find_first_run_end` + 1); 1 when none. */
 export function headEnd(messages: readonly Message[]): number {
   const i = messages.findIndex((m) => m.role === 'assistant' && m.parts.some((p) => p.type === 'text'));
-  return (i < 0 ? 0 : i) + 1;
+  return Math.max(i, 0) + 1;
 }
 
 /** The `[head_end, tail_start)` span to drop, or undefined when nothing is droppable. */
