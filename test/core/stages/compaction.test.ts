@@ -117,3 +117,17 @@ describe('compaction', () => {
     expect(r.report.status).toBe('noop');
   });
 });
+
+describe('compaction abort', () => {
+  it('rethrows when the run is aborted instead of reporting a failure', async () => {
+    const controller = new AbortController();
+    const summarizer = createScriptedSummarizer({ answers: [{ delayMs: 10_000 }, { summary: 'late' }] });
+    const budget = createBudget({ contextWindow: 40_000, reserveOutput: 0, autoCompactBuffer: 20_000 });
+    const pending = compaction().run(
+      deepFreeze(conversation(40, { pad: 1000 })),
+      makeCtx({ summarizer, budget, signal: controller.signal }),
+    );
+    controller.abort();
+    await expect(pending).rejects.toThrow('aborted');
+  });
+});

@@ -254,7 +254,7 @@ export function compactionEvents(
 
 export type SummaryOutcome = { ok: true; result: SummarizeResult } | { ok: false; error: string };
 
-/** Calls the summarizer; a throw becomes `{ ok: false }` (outcomes are data). */
+/** Calls the summarizer; a throw becomes `{ ok: false }` (outcomes are data), unless the run was aborted. */
 export async function trySummarize(
   ctx: StageContext,
   request: Omit<SummarizeRequest, 'signal'>,
@@ -265,6 +265,7 @@ export async function trySummarize(
     const result = await ctx.summarizer.summarize(req);
     return { ok: true, result };
   } catch (error) {
+    if (ctx.signal?.aborted) throw error; // a cancelled run is not a failed compaction
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
