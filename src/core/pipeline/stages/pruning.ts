@@ -123,7 +123,7 @@ interface Candidate {
   part: number;
   tokens: number;
   score: number;
-  text: string;
+  quote: string;
   tool: string;
   path: string;
   placeholder: string;
@@ -132,12 +132,15 @@ interface Candidate {
 const DECISION_PHRASES = ['based on', "i'll use", 'the issue is'];
 
 /** Output text and 002 token estimate per result part (parts are never mutated, so this is safe). */
-const measured = new WeakMap<ToolResultPart, { text: string; tokens: number }>();
-function measure(part: ToolResultPart): { text: string; tokens: number } {
+const measured = new WeakMap<ToolResultPart, { text: string; tokens: number; quote: string }>();
+function measure(part: ToolResultPart): { text: string; tokens: number; quote: string } {
   let m = measured.get(part);
   if (!m) {
     const text = outputText(part.output);
-    m = { text, tokens: pruneTokens(text) };
+    const length = codePointLength(text);
+    // 002 looks for the result's first 20 characters in later assistant messages (results > 20 chars).
+    const quote = length > 20 ? headCodePoints(text, 20).toLowerCase() : '';
+    m = { text, tokens: text === '' ? 0 : Math.ceil(length / 3.2), quote };
     measured.set(part, m);
   }
   return m;
@@ -268,8 +271,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
     const base = c.path !== '' ? pathBasename(c.path).toLowerCase() : '';
     if (base !== '') s -= 20 * refs.containing(base, from);
     s -= 10 * refs.phrases(from);
-    if (codePointLength(c.text) > 20)
-      s -= 20 * refs.countFrom(headCodePoints(c.text, 20).toLowerCase(), from);
+    if (c.quote !== '') s -= 20 * refs.countFrom(c.quote, from);
     return Math.max(0, s);
   }
 
@@ -294,7 +296,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
         m.parts.forEach((p, pi) => {
           if (p.type !== 'tool-result') return;
           if (mode === 'kosmokrator' && typeof p.output !== 'string') return;
-          const { text, tokens } = measure(p);
+          const { text, tokens, quote } = measure(p);
           if (text === PRUNE_PLACEHOLDER || isClearedResult(text)) return;
           seen += tokens;
           if (seen <= protect || isUntouchable(m, p, calls, ctx)) return;
@@ -306,7 +308,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
             part: pi,
             tokens,
             score: 0,
-            text,
+            quote,
             tool,
             path: mode === 'kosmokrator' ? str(args.path) : pathOf(args),
             placeholder:
