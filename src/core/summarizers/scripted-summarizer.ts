@@ -1,6 +1,7 @@
 /**
  * A summarizer for tests: answers from a queue (`{ summary, memories? }`, `{ error }`, `{ delayMs }`)
- * and records every request it received.
+ * and records every request it received. Answers are returned exactly as scripted (`maxOutputChars` is
+ * not applied), so tests can script a misbehaving summarizer (e.g. one whose summary inflates).
  */
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
@@ -64,8 +65,6 @@ export function createScriptedSummarizer(options: ScriptedSummarizerOptions = {}
       const result: SummarizeResult = { summary: answer.summary };
       if (answer.memories) result.memories = answer.memories;
       if (answer.usage) result.usage = answer.usage;
-      if (request.maxOutputChars !== undefined && result.summary.length > request.maxOutputChars)
-        result.summary = result.summary.slice(0, request.maxOutputChars);
       return result;
     },
   };
