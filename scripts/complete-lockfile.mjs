@@ -11,9 +11,18 @@ const LOCK = new URL('../package-lock.json', import.meta.url);
 
 function platformOf(name) {
   const base = name.split('/').pop();
-  const os = ['android', 'darwin', 'freebsd', 'openbsd', 'netbsd', 'sunos', 'aix', 'win32', 'linux', 'openharmony'].find((o) =>
-    base.includes(o),
-  );
+  const os = [
+    'android',
+    'darwin',
+    'freebsd',
+    'openbsd',
+    'netbsd',
+    'sunos',
+    'aix',
+    'win32',
+    'linux',
+    'openharmony',
+  ].find((o) => base.includes(o));
   const cpu = ['arm64', 'x64', 'ia32', 'arm', 'loong64', 'ppc64', 'riscv64', 's390x', 'mips64el'].find((c) =>
     new RegExp(`(^|-)${c}(-|$)`).test(base),
   );
@@ -27,7 +36,10 @@ function platformOf(name) {
 
 function missing() {
   try {
-    execFileSync('npm', ['ci', '--dry-run', '--ignore-scripts'], { stdio: 'pipe', cwd: new URL('..', import.meta.url) });
+    execFileSync('npm', ['ci', '--dry-run', '--ignore-scripts'], {
+      stdio: 'pipe',
+      cwd: new URL('..', import.meta.url),
+    });
     return [];
   } catch (e) {
     const text = `${e.stdout}${e.stderr}`;
@@ -50,11 +62,20 @@ for (const name of names) {
     continue;
   }
   const [parentPath, p] = parent;
-  const at = parentPath.includes('node_modules/') && lock.packages[`node_modules/${name}`] ? `${parentPath}/node_modules/${name}` : `node_modules/${name}`;
-  lock.packages[at] = { version: p.optionalDependencies[name].replace(/^[\^~=]/, ''), optional: true, ...platformOf(name) };
+  const at =
+    parentPath.includes('node_modules/') && lock.packages[`node_modules/${name}`]
+      ? `${parentPath}/node_modules/${name}`
+      : `node_modules/${name}`;
+  lock.packages[at] = {
+    version: p.optionalDependencies[name].replace(/^[\^~=]/, ''),
+    optional: true,
+    ...platformOf(name),
+  };
   added++;
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} platform-specific optional package entries`);
