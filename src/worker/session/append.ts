@@ -5,6 +5,7 @@
  */
 import { CtxError, type JournalEntry, type Message, type StageReport } from '../../core/index.ts';
 import { assignIds, type ParsedMessages } from './formats.ts';
+import { afterAppend } from './session-cache.ts';
 import { requireSession, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -49,6 +50,7 @@ export async function appendMessages(
     expectedSeq: info.lastSeq,
   });
   for (const m of messages) known.add(m.id);
+  afterAppend(deps.cache, messages, info.lastSeq + 1, deps.clock.now());
   return {
     lastSeq,
     appended: messages.map((m, i) => ({ seq: info.lastSeq + 1 + i, id: m.id })),

@@ -27,6 +27,7 @@ import { workerSummarizer } from '../summarizer.ts';
 import { type AppendResult, appendMessages } from './append.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
+import type { SessionCache } from './session-cache.ts';
 import {
   type ContextInput,
   type ContextResult,
@@ -56,6 +57,7 @@ export class SessionObject extends DurableObject<Env> {
   private compacting = false;
   private pipeline: Pipeline | undefined;
   private ids: Set<string> | undefined;
+  private readonly cache: SessionCache = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,7 +73,16 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs `fn` after every write queued before it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
+    const guarded = async () => {
+      try {
+        return await fn();
+      } catch (error) {
+        // A write that failed half-way may have left D1 ahead of the cache: read it again next time.
+        this.cache.view = undefined;
+        throw error;
+      }
+    };
+    const run = this.tail.then(guarded, guarded);
     this.tail = run.catch(() => undefined);
     return run;
   }
@@ -100,6 +111,7 @@ export class SessionObject extends DurableObject<Env> {
       pipeline: this.pipeline,
       clock: systemClock,
       ids: randomIds,
+      cache: this.cache,
     };
   }
 
@@ -124,6 +136,7 @@ export class SessionObject extends DurableObject<Env> {
         });
         this.pipeline = pipeline;
         this.ids = new Set();
+        this.cache.view = undefined;
         return info;
       }),
     );
@@ -189,6 +202,7 @@ export class SessionObject extends DurableObject<Env> {
         if (!(await deps.sessions.get(key.tenant, key.session)))
           throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
         await deps.sessions.clear(key.tenant, key.session, { purge: input.purge === true });
+        this.cache.view = undefined;
         if (input.purge) this.ids = new Set();
         return { cleared: true as const };
       }),
@@ -203,6 +217,7 @@ export class SessionObject extends DurableObject<Env> {
           throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
         this.ids = undefined;
         this.pipeline = undefined;
+        this.cache.view = undefined;
         await this.ctx.storage.deleteAll();
         return { deleted: true as const };
       }),

@@ -31,6 +31,7 @@ import {
   toWorkingContext,
 } from '../../core/index.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
+import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
 import type { SessionKey } from './wire.ts';
 
 const DAY = 86_400_000;
@@ -41,6 +42,8 @@ export interface SessionDeps {
   pipeline: Pipeline;
   clock: Clock;
   ids: IdGenerator;
+  /** The Durable Object's cache of this session (absent: every call reads D1). */
+  cache?: SessionCache;
 }
 
 export interface ContextInput {
@@ -63,6 +66,8 @@ export interface ContextResult extends Rendered {
 }
 
 export async function requireSession(deps: SessionDeps, key: SessionKey): Promise<SessionInfo> {
+  const cached = freshView(deps.cache, deps.clock.now());
+  if (cached) return cached.info;
   const info = await deps.sessions.get(key.tenant, key.session);
   if (!info) throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
   return info;
@@ -76,11 +81,15 @@ interface Loaded {
 }
 
 async function load(deps: SessionDeps, key: SessionKey): Promise<Loaded> {
+  const now = deps.clock.now();
+  const cached = freshView(deps.cache, now);
+  if (cached) return { ...cached, messages: resolveWorkingContext(cached.rows, cached.state.working) };
   const info = await requireSession(deps, key);
   const [rows, state] = await Promise.all([
     deps.sessions.messages(key.tenant, key.session),
     deps.sessions.getState(key.tenant, key.session),
   ]);
+  rememberView(deps.cache, { info, rows, state, readAt: now });
   return { info, rows, state, messages: resolveWorkingContext(rows, state.working) };
 }
 
@@ -179,14 +188,20 @@ async function persistRun(
   state: SessionState,
   run: PipelineRun,
 ) {
+  // Stages return their input itself when they change nothing: then the working context stays as
+  // it was (often `null`, the whole log) and only the pipeline state may need a write.
+  const unchanged =
+    run.messages.length === loaded.messages.length && run.messages.every((m, i) => m === loaded.messages[i]);
   let next: SessionState = {
     ...state,
     pipeline: run.state,
-    working: toWorkingContext(loaded.rows, run.messages),
+    working: unchanged ? state.working : toWorkingContext(loaded.rows, run.messages),
   };
   if (compacted(run)) next = clearMemoryBlock(next);
-  if (JSON.stringify(next) !== JSON.stringify(loaded.state))
+  if (JSON.stringify(next) !== JSON.stringify(loaded.state)) {
     await deps.sessions.setState(key.tenant, key.session, next);
+    afterSetState(deps.cache, next, deps.clock.now());
+  }
 }
 
 async function finish(
