@@ -8,7 +8,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { type Embedder, hashingEmbedder } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
 import { LOCOMO_CATEGORIES, loadLocomo } from '../memory/locomo.ts';
-import { type CategoryRow, type MemoryBenchResult, MODES, runMemoryBench } from '../memory/locomo-bench.ts';
+import { type CategoryRow, type MemoryBenchResult, runMemoryBench } from '../memory/locomo-bench.ts';
 import { loadUseLiteEmbedder } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
@@ -24,8 +24,8 @@ export interface BenchMemoryOptions {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
 
-function renderRow(label: string, r: CategoryRow): string {
-  const cells = MODES.flatMap((m) => [pct(r.recall[m].at5), pct(r.recall[m].at10)]);
+function renderRow(label: string, r: CategoryRow, modes: readonly string[]): string {
+  const cells = modes.flatMap((m) => [pct(r.recall[m]?.at5 ?? 0), pct(r.recall[m]?.at10 ?? 0)]);
   return `| ${label} | ${r.questions} | ${cells.join(' | ')} |`;
 }
 
@@ -33,14 +33,14 @@ export function renderMemoryBench(result: MemoryBenchResult): string {
   const lines = [
     `LoCoMo evidence recall (%), ${result.conversations} conversations, ${result.turns} turns, embedder ${result.embedder}`,
     '',
-    '| category | questions | keyword @5 | keyword @10 | vector @5 | vector @10 | hybrid @5 | hybrid @10 |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| category | questions | ${result.modes.flatMap((m) => [`${m} @5`, `${m} @10`]).join(' | ')} |`,
+    `|---|---:|${result.modes.map(() => '---:|---:|').join('')}`,
   ];
   for (const r of result.rows.filter((x) => x.category !== 5))
-    lines.push(renderRow(`${r.category} ${LOCOMO_CATEGORIES[r.category] ?? ''}`.trim(), r));
-  lines.push(renderRow('**1–4 all**', result.overall));
+    lines.push(renderRow(`${r.category} ${LOCOMO_CATEGORIES[r.category] ?? ''}`.trim(), r, result.modes));
+  lines.push(renderRow('**1–4 all**', result.overall, result.modes));
   for (const r of result.rows.filter((x) => x.category === 5))
-    lines.push(renderRow('5 adversarial (separate)', r));
+    lines.push(renderRow('5 adversarial (separate)', r, result.modes));
   if (result.skippedNoEvidence > 0)
     lines.push('', `${result.skippedNoEvidence} questions skipped: no evidence id names a turn.`);
   return lines.join('\n');

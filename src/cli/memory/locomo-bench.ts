@@ -13,13 +13,20 @@ import {
 import { createSqliteMemoryStore, openSqlite } from '../../db/sqlite/index.ts';
 import type { LocomoConversation } from './locomo.ts';
 
-export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
-export const MODES: readonly RetrievalMode[] = ['keyword', 'vector', 'hybrid'];
-const WEIGHTS: Record<RetrievalMode, { vectorWeight: number; keywordWeight: number }> = {
-  keyword: { vectorWeight: 0, keywordWeight: 1 },
-  vector: { vectorWeight: 1, keywordWeight: 0 },
-  hybrid: { vectorWeight: 0.7, keywordWeight: 0.3 },
-};
+export interface RetrievalMode {
+  name: string;
+  vectorWeight: number;
+  keywordWeight: number;
+  fusion: 'weighted' | 'rrf';
+}
+
+/** keyword-only, vector-only, the default hybrid (weighted 0.7/0.3) and hybrid by rank fusion. */
+export const DEFAULT_MODES: readonly RetrievalMode[] = [
+  { name: 'keyword', vectorWeight: 0, keywordWeight: 1, fusion: 'weighted' },
+  { name: 'vector', vectorWeight: 1, keywordWeight: 0, fusion: 'weighted' },
+  { name: 'hybrid', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'weighted' },
+  { name: 'hybrid-rrf', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'rrf' },
+];
 
 export interface RecallCell {
   at5: number;
@@ -29,11 +36,13 @@ export interface RecallCell {
 export interface CategoryRow {
   category: number;
   questions: number;
-  recall: Record<RetrievalMode, RecallCell>;
+  /** By mode name. */
+  recall: Record<string, RecallCell>;
 }
 
 export interface MemoryBenchResult {
   embedder: string;
+  modes: string[];
   conversations: number;
   turns: number;
   /** Questions left out because none of their evidence ids names a turn. */
@@ -46,6 +55,8 @@ export interface MemoryBenchResult {
 export interface MemoryBenchOptions {
   conversations: readonly LocomoConversation[];
   embedder: Embedder;
+  /** @default DEFAULT_MODES */
+  modes?: readonly RetrievalMode[];
   /** Include category 5 (adversarial) as its own row. @default true */
   adversarial?: boolean;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -94,7 +105,10 @@ async function indexConversation(
 
 export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
   const embedder = cachingEmbedder(options.embedder);
-  const sums = new Map<number, { n: number; r: Record<RetrievalMode, RecallCell> }>();
+  const modes = options.modes ?? DEFAULT_MODES;
+  const zero = () =>
+    Object.fromEntries(modes.map((m) => [m.name, { at5: 0, at10: 0 }])) as Record<string, RecallCell>;
+  const sums = new Map<number, { n: number; r: Record<string, RecallCell> }>();
   let skipped = 0;
   let turns = 0;
   const total = options.conversations.reduce((n, c) => n + c.questions.length, 0);
@@ -115,24 +129,23 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
           skipped++;
           continue;
         }
-        const row = sums.get(q.category) ?? {
-          n: 0,
-          r: { keyword: { at5: 0, at10: 0 }, vector: { at5: 0, at10: 0 }, hybrid: { at5: 0, at10: 0 } },
-        };
+        const row = sums.get(q.category) ?? { n: 0, r: zero() };
         row.n++;
-        for (const mode of MODES) {
+        for (const mode of modes) {
           const hits = await searchMemory(store, conv.id, q.question, {
             now: 0,
             minScore: 0,
             maxResults: 10,
             embedder,
-            ...WEIGHTS[mode],
+            vectorWeight: mode.vectorWeight,
+            keywordWeight: mode.keywordWeight,
+            fusion: mode.fusion,
           });
           const ids = hits.map((h) => h.chunk.id);
           const found = (k: number) =>
             evidence.filter((e) => ids.slice(0, k).includes(e)).length / evidence.length;
-          row.r[mode].at5 += found(5);
-          row.r[mode].at10 += found(10);
+          row.r[mode.name]!.at5 += found(5);
+          row.r[mode.name]!.at10 += found(10);
         }
         sums.set(q.category, row);
       }
@@ -140,26 +153,30 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
       handle.close();
     }
   }
-  const toRow = (category: number, n: number, r: Record<RetrievalMode, RecallCell>): CategoryRow => ({
+  const toRow = (category: number, n: number, r: Record<string, RecallCell>): CategoryRow => ({
     category,
     questions: n,
     recall: Object.fromEntries(
-      MODES.map((m) => [m, { at5: n === 0 ? 0 : r[m].at5 / n, at10: n === 0 ? 0 : r[m].at10 / n }]),
-    ) as Record<RetrievalMode, RecallCell>,
+      modes.map((m) => [
+        m.name,
+        { at5: n === 0 ? 0 : r[m.name]!.at5 / n, at10: n === 0 ? 0 : r[m.name]!.at10 / n },
+      ]),
+    ),
   });
   const rows = [...sums.entries()].sort(([a], [b]) => a - b).map(([c, s]) => toRow(c, s.n, s.r));
-  const all = { keyword: { at5: 0, at10: 0 }, vector: { at5: 0, at10: 0 }, hybrid: { at5: 0, at10: 0 } };
+  const all = zero();
   let n = 0;
   for (const [c, s] of sums) {
     if (c === 5) continue;
     n += s.n;
-    for (const m of MODES) {
-      all[m].at5 += s.r[m].at5;
-      all[m].at10 += s.r[m].at10;
+    for (const m of modes) {
+      all[m.name]!.at5 += s.r[m.name]!.at5;
+      all[m.name]!.at10 += s.r[m.name]!.at10;
     }
   }
   return {
     embedder: options.embedder.modelId,
+    modes: modes.map((m) => m.name),
     conversations: options.conversations.length,
     turns,
     skippedNoEvidence: skipped,

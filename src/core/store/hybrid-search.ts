@@ -22,6 +22,14 @@ export interface SearchOptions extends MemoryScope {
   now: number;
   /** Without one, only the keyword side runs. */
   embedder?: Embedder;
+  /**
+   * How the two sides combine: `weighted` = `vectorWeight × cosine + keywordWeight × bm25Score`
+   * (000/004); `rrf` = weighted reciprocal-rank fusion `Σ w / (rrfK + rank)`, scaled so that rank 1
+   * on both sides scores 1. @default 'weighted'
+   */
+  fusion?: 'weighted' | 'rrf';
+  /** @default 60 */
+  rrfK?: number;
   /** Keyword score of a CJK LIKE-fallback hit containing every bigram of the query. @default 0.5 */
   likeScore?: number;
 }
@@ -40,6 +48,8 @@ export const SEARCH_DEFAULTS = {
   keywordWeight: 0.3,
   halfLifeDays: 30,
   likeScore: 0.5,
+  fusion: 'weighted',
+  rrfK: 60,
 } as const;
 
 /**
@@ -86,6 +96,7 @@ export async function searchMemory(
   const pool = 2 * maxResults;
   const merged = new Map<string, SearchHit>();
   const order: string[] = [];
+  const ranks = new Map<string, number>();
   const hit = (chunk: ChunkRecord): SearchHit => {
     let h = merged.get(chunk.id);
     if (!h) {
@@ -108,29 +119,50 @@ export async function searchMemory(
         if (sim > 0) scored.push({ chunk, sim });
       }
       scored.sort((a, b) => b.sim - a.sim);
-      for (const s of scored.slice(0, pool)) hit(s.chunk).vectorScore = s.sim;
+      for (const [i, s] of scored.slice(0, pool).entries()) {
+        const h = hit(s.chunk);
+        h.vectorScore = s.sim;
+        ranks.set(`v:${s.chunk.id}`, i + 1);
+      }
     }
   }
 
   if (kw > 0) {
     const match = toFtsQuery(query);
     const hits = match === '' ? [] : await store.keywordSearch(tenant, match, scope, pool);
-    for (const k of hits) hit(k.chunk).keywordScore = normalizeBm25(k.bm25);
+    for (const [i, k] of hits.entries()) {
+      hit(k.chunk).keywordScore = normalizeBm25(k.bm25);
+      ranks.set(`k:${k.chunk.id}`, i + 1);
+    }
     if (hits.length === 0 && hasCjk(query)) {
       const grams = cjkBigrams(query);
       const like = grams.length === 0 ? [] : await store.substringSearch(tenant, grams, scope, pool);
       const base = options.likeScore ?? SEARCH_DEFAULTS.likeScore;
       // No rank from LIKE: the share of the query's bigrams found in the chunk, times `likeScore`.
-      for (const chunk of like)
-        hit(chunk).keywordScore = (base * grams.filter((g) => chunk.text.includes(g)).length) / grams.length;
+      const scoredLike = like
+        .map((chunk) => ({
+          chunk,
+          s: (base * grams.filter((g) => chunk.text.includes(g)).length) / grams.length,
+        }))
+        .sort((a, b) => b.s - a.s);
+      for (const [i, { chunk, s }] of scoredLike.entries()) {
+        hit(chunk).keywordScore = s;
+        ranks.set(`k:${chunk.id}`, i + 1);
+      }
     }
   }
 
   const halfLife = options.halfLifeDays ?? SEARCH_DEFAULTS.halfLifeDays;
+  const rrf = (options.fusion ?? SEARCH_DEFAULTS.fusion) === 'rrf';
+  const rrfK = options.rrfK ?? SEARCH_DEFAULTS.rrfK;
+  const fuseRanks = (rv: number | undefined, rk: number | undefined) =>
+    ((rv ? vw / (rrfK + rv) : 0) + (rk ? kw / (rrfK + rk) : 0)) * ((rrfK + 1) / (vw + kw || 1));
   const out: SearchHit[] = [];
   for (const id of order) {
     const h = merged.get(id)!;
-    const combined = vw * h.vectorScore + kw * h.keywordScore;
+    const combined = rrf
+      ? fuseRanks(ranks.get(`v:${id}`), ranks.get(`k:${id}`))
+      : vw * h.vectorScore + kw * h.keywordScore;
     h.score = combined * temporalDecay(h.chunk.date, options.now, halfLife);
     if (h.score >= minScore) out.push(h);
   }

@@ -49,6 +49,22 @@ describe('searchMemory', () => {
     expect(h!.vectorScore).toBeCloseTo(1, 5);
   });
 
+  it('scores 1 for the top hit of both sides and ranks by reciprocal rank when fusion is rrf', async () => {
+    const store = createInMemoryMemoryStore();
+    const embedder = hashingEmbedder(64);
+    await indexDocument(store, 'a.md', 'alpha beta', { tenant: 't', embedder });
+    await indexDocument(store, 'b.md', 'alpha gamma delta', { tenant: 't', embedder });
+    const hits = await searchMemory(store, 't', 'alpha beta', {
+      now: NOW,
+      embedder,
+      fusion: 'rrf',
+      minScore: 0,
+    });
+    expect(hits.map((h) => h.chunk.source)).toEqual(['a.md', 'b.md']);
+    expect(hits[0]!.score).toBeCloseTo(1, 10);
+    expect(hits[1]!.score).toBeCloseTo(61 / 62, 10);
+  });
+
   it('caps results at maxResults', async () => {
     const store = createInMemoryMemoryStore();
     for (let i = 0; i < 5; i++) await indexDocument(store, `doc${i}.md`, `apple ${i}`, { tenant: 't' });
