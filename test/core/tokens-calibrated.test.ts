@@ -31,6 +31,7 @@ describe('extractTokenFeatures', () => {
       spaces: 2,
       punct: 2,
       punctRuns: 2,
+      punctSingles: 2,
       newlines: 1,
     });
   });
@@ -75,9 +76,11 @@ describe('extractTokenFeatures', () => {
     const hash = features('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(hash.entropyRuns).toBe(1);
     expect(hash.entropyChars).toBe(64);
+    expect(hash.hexChars).toBe(64);
     expect(hash.words).toBeUndefined();
     const b64 = features('iVBORw0KGgoAAAANSUhEUgAABt4AAATqCAYAAADRdhVc');
     expect(b64.entropyRuns).toBe(1);
+    expect(b64.hexChars).toBeUndefined();
     expect(features('XMLHttpRequest getElementById').entropyRuns).toBeUndefined();
   });
 

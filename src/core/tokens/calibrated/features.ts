@@ -19,6 +19,7 @@ export const TOKEN_FEATURE_NAMES = [
   'digitGroups', // Σ ceil(length / 3) over digit runs
   'entropyRuns', // long alphanumeric runs that look like hashes or base64
   'entropyChars',
+  'hexChars', // the part of entropyChars in lower-case hexadecimal runs (hashes)
   'spaces',
   'spaceRuns', // runs of two or more spaces (indentation, alignment)
   'spaceRunExtra', // Σ (length − 1) over those runs
@@ -27,6 +28,8 @@ export const TOKEN_FEATURE_NAMES = [
   'newlineRuns', // runs of two or more newlines (blank lines)
   'punct', // ASCII punctuation and symbols
   'punctRuns',
+  'punctSingles', // runs of one punctuation character
+  'punctLead', // runs directly followed by a letter (`/usr`, `.ts`, `-rf`)
   'cyrillic',
   'cyrillicWords',
   'greek',
@@ -181,6 +184,8 @@ for (const [k, chars, runs] of [
   if (runs !== '') RUN_FEATURE[k] = feature(runs);
 }
 const HAN_RUNS = feature('hanRuns');
+const PUNCT_SINGLES = feature('punctSingles');
+const PUNCT_LEAD = feature('punctLead');
 
 /**
  * Features of one run of ASCII letters, digits and Latin-extended letters starting at `start`;
@@ -204,15 +209,23 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
   let wordLen = 0;
   let wordExt = false;
   let caseRun = 0; // current same-case stretch: > 0 lower case, < 0 upper case
+  let hex = true;
   let j = start;
   while (j < n) {
     const c = text.charCodeAt(j);
     let e = j + 1;
     let upper = false;
     if (c >= 97 && c <= 122) {
-      while (e < n && text.charCodeAt(e) >= 97 && text.charCodeAt(e) <= 122) e++;
+      if (c > 102) hex = false;
+      while (e < n) {
+        const d = text.charCodeAt(e);
+        if (d < 97 || d > 122) break;
+        if (d > 102) hex = false;
+        e++;
+      }
     } else if (c >= 65 && c <= 90) {
       upper = true;
+      hex = false;
       while (e < n && text.charCodeAt(e) >= 65 && text.charCodeAt(e) <= 90) e++;
     } else if (c >= 48 && c <= 57) {
       while (e < n && text.charCodeAt(e) >= 48 && text.charCodeAt(e) <= 57) e++;
@@ -234,6 +247,7 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
       j = e;
       continue;
     } else if (c >= 128 && CLASS[c] === LATIN_EXT) {
+      hex = false;
       ext++;
       wordExt = true;
     } else break;
@@ -266,6 +280,7 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
   if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
     out[10]!++;
     out[11]! += len;
+    if (hex) out[12]! += len;
   } else {
     out[0]! += words;
     out[1]! += wordChars;
@@ -298,10 +313,10 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       case SPACE: {
         while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
         const len = e - i;
-        out[12]! += len;
+        out[13]! += len;
         if (len >= 2) {
-          out[13]!++;
-          out[14]! += len - 1;
+          out[14]!++;
+          out[15]! += len - 1;
         }
         break;
       }
@@ -312,18 +327,22 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
           if (d === 10) lines++;
           else if (d !== 13) break;
         }
-        out[16]! += lines;
-        if (lines >= 2) out[17]!++;
+        out[17]! += lines;
+        if (lines >= 2) out[18]!++;
         break;
       }
-      case PUNCT:
+      case PUNCT: {
         while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
-        out[18]! += e - i;
-        out[19]!++;
+        out[19]! += e - i;
+        out[20]!++;
+        if (e - i === 1) out[PUNCT_SINGLES]!++;
+        const next = e < n ? CLASS[text.charCodeAt(e)]! : SKIP;
+        if (next >= LOWER && next <= LATIN_EXT) out[PUNCT_LEAD]!++;
         break;
+      }
       case TAB:
         while (e < n && text.charCodeAt(e) === 9) e++;
-        out[15]! += e - i;
+        out[16]! += e - i;
         break;
       case HIGH_SURROGATE: {
         const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
