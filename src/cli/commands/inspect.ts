@@ -48,12 +48,13 @@ function partTokens(p: Part, counter: TokenCounter): number {
   }
 }
 
-function label(m: Message): string {
+function label(m: Message, names: ReadonlyMap<string, string>): string {
   const calls = m.parts
     .filter((p) => p.type === 'tool-call')
     .map((p) => (p.type === 'tool-call' ? p.name : ''));
   const result = m.parts.find((p) => p.type === 'tool-result');
-  if (result && result.type === 'tool-result') return `${m.role} (${result.name ?? result.callId})`;
+  if (result && result.type === 'tool-result')
+    return `${m.role} (${result.name ?? names.get(result.callId) ?? result.callId})`;
   if (calls.length > 0) return `${m.role} → ${calls.join(', ')}`;
   return m.meta?.kind && m.meta.kind !== m.role ? `${m.role} [${m.meta.kind}]` : m.role;
 }
@@ -97,6 +98,8 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   const estimate = pipeline.estimate(input);
   const used = counter ?? presetCounter(options.preset, options.window);
 
+  const names = new Map<string, string>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') names.set(p.id, p.name);
   const roles = new Map<string, { messages: number; tokens: number }>();
   const kinds = new Map<string, { parts: number; tokens: number }>();
   const sized = messages.map((m) => ({ m, tokens: used.countMessage(m) }));
@@ -120,6 +123,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     messages: messages.length,
     turns: countTurns(messages),
     tokens: estimate.tokens,
+    counted: sized.reduce((n, x) => n + x.tokens, 0),
     anchored: estimate.anchored ?? false,
     window: options.window,
     usable: pipeline.budget.usable,
@@ -134,7 +138,13 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     largest: [...sized]
       .sort((a, b) => b.tokens - a.tokens)
       .slice(0, options.top)
-      .map(({ m, tokens }) => ({ id: m.id, role: m.role, label: label(m), tokens, preview: preview(m) })),
+      .map(({ m, tokens }) => ({
+        id: m.id,
+        role: m.role,
+        label: label(m, names),
+        tokens,
+        preview: preview(m),
+      })),
     notes: transcript.notes,
   };
   const run = await pipeline.prepare({ ...input, messages: [...messages] });

@@ -7,6 +7,8 @@ export interface InspectReport {
   messages: number;
   turns: number;
   tokens: number;
+  /** Sum of the counter over every message (the base of the shares). */
+  counted: number;
   anchored: boolean;
   window: number;
   usable: number;
@@ -58,20 +60,20 @@ export function renderInspect(r: InspectReport): string[] {
   const out = [
     `${r.file}  (${r.format}, ${fmt(r.messages)} messages, ${fmt(r.turns)} turns; counter ${r.counter})`,
     '',
-    `context  ${fmt(r.tokens)} tokens${r.anchored ? ' (anchored to reported usage)' : ''} of ${fmt(r.usable)} usable (window ${fmt(r.window)})`,
+    `context  ${fmt(r.tokens)} tokens${r.anchored ? ` (anchored to reported usage; the counter alone says ${fmt(r.counted)})` : ''} of ${fmt(r.usable)} usable (window ${fmt(r.window)})`,
     `${usageBar(r.tokens, r.usable, r.thresholds.warning)} ${pct(r.tokens, r.usable)}  level ${r.level}`,
     `levels   warn ≥ ${fmt(r.thresholds.warning)}, compact ≥ ${fmt(r.thresholds.autoCompact)}, block ≥ ${fmt(r.thresholds.blocking)}`,
     '',
     'by role',
     ...table(
       ['role', 'messages', 'tokens', 'share'],
-      r.byRole.map((x) => [x.role, fmt(x.messages), fmt(x.tokens), pct(x.tokens, r.tokens)]),
+      r.byRole.map((x) => [x.role, fmt(x.messages), fmt(x.tokens), pct(x.tokens, r.counted)]),
     ),
     '',
     'by kind',
     ...table(
       ['kind', 'parts', 'tokens', 'share'],
-      r.byKind.map((x) => [x.kind, fmt(x.parts), fmt(x.tokens), pct(x.tokens, r.tokens)]),
+      r.byKind.map((x) => [x.kind, fmt(x.parts), fmt(x.tokens), pct(x.tokens, r.counted)]),
     ),
     '',
     `largest items`,
