@@ -104,7 +104,7 @@ const cases: Record<string, () => Case> = {
   'emergency trim': () => ({
     stage: createEmergencyTrim({ trigger: 'target', target: 500, maxTurns: 3 }),
     idempotent: false,
-    keepsPairing: false,
+    keepsPairing: true,
   }),
 };
 

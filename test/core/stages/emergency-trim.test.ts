@@ -46,6 +46,39 @@ describe('trimOldest', () => {
     expect(ids(trimOldest(input, { keep: (m) => m.meta?.pinned === true }))).toEqual(['a1', 't1', 'q2']);
   });
 
+  it('pairs by position when a call id is reused in the turn', () => {
+    const input = frozen([
+      q('q1'),
+      assistant('', [toolCall('call_0', 'bash')], { id: 'a1' }),
+      toolResult('call_0', 'bash', 'first', { id: 't1', meta: { pinned: true } }),
+      assistant('', [toolCall('call_0', 'bash')], { id: 'a2' }),
+      toolResult('call_0', 'bash', 'second', { id: 't2' }),
+      a('a3'),
+      q('q2'),
+    ]);
+    expect(ids(trimOldest(input, { keep: (m) => m.meta?.pinned === true }))).toEqual(['a1', 't1', 'q2']);
+  });
+
+  it('orphans a final tool result like 002 unless keepTailPairs is set', () => {
+    const input = frozen([
+      q('q1'),
+      assistant('', [toolCall('c1', 'bash')], { id: 'a1' }),
+      toolResult('c1', 'bash', 'o', { id: 't1' }),
+    ]);
+    expect(ids(trimOldest(input))).toEqual(['t1']);
+    expect(ids(trimOldest(input, { keepTailPairs: true }))).toEqual(['a1', 't1']);
+  });
+
+  it('keeps results whose call sits in a kept message before the turn', () => {
+    const input = frozen([
+      assistant('', [toolCall('c1', 'bash')], { id: 'a0', meta: { pinned: true } }),
+      toolResult('c1', 'bash', 'out', { id: 't0' }),
+      a('a1'),
+      q('q2'),
+    ]);
+    expect(ids(trimOldest(input, { keep: (m) => m.meta?.pinned === true }))).toEqual(['a0', 't0', 'q2']);
+  });
+
   it('skips a pinned first message and trims what follows it', () => {
     const input = frozen([q('q1', { pinned: true }), a('a1'), q('q2'), a('a2')]);
     expect(ids(trimOldest(input, { keep: (m) => m.meta?.pinned === true }))).toEqual(['q1', 'q2', 'a2']);

@@ -4,16 +4,18 @@
  * first other message goes with every following non-user message, but never the last message — a
  * whole turn. `[q1,a1,q2]` → `[q2]`; `[q1,a1,a2,a3]` → `[a3]`.
  *
- * Pinned messages and results of `excludeTools` stay in place when their turn goes. So that no tool call loses its result, a kept
- * tool result keeps the assistant message holding its call, and a kept assistant message keeps the
- * results of its calls (within the turn being removed). Like 002, the very last message is never
- * removed, so a final tool result can lose its call (`[q1,a1(call),t1]` → `[t1]`); the runner's
- * invariant repair handles that case.
+ * Pinned messages and results of `excludeTools` stay in place when their turn goes. So that no tool call
+ * loses its result, a kept tool result keeps the assistant message holding its call, and a kept
+ * assistant message keeps the results of its calls (calls and results paired by position, so reused
+ * ids work). Like 002, the very last message is never removed, so with `trimOldest` a final tool
+ * result can lose its call (`[q1,a1(call),t1]` → `[t1]`); the stage (and `keepTailPairs: true`)
+ * keeps that call instead (`[a1(call),t1]`).
  *
  * The stage (HEAD): once the estimate reaches the blocking level, trim at least `minTurns` and at most
  * `maxTurns` turns, stopping once the estimate is below the auto-compact level.
  */
 import { z } from 'zod';
+import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
@@ -32,6 +34,11 @@ import {
 export interface TrimOldestOptions {
   /** Messages that must stay where they are (pinned). */
   keep?: (message: Message) => boolean;
+  /**
+   * Also keep the call (and its partners) of a result that stays after the turn — the last message,
+   * which 002 never removes — instead of orphaning it. @default false (002's behaviour)
+   */
+  keepTailPairs?: boolean;
 }
 
 export interface TrimOldestResult {
@@ -40,39 +47,45 @@ export interface TrimOldestResult {
   removed: Message[];
 }
 
-/** Indices in `[from, to)` that must stay: kept messages plus the call/result partners they need. */
+/**
+ * Indices in `[from, to)` that must stay: kept messages, messages answering (or calling) a kept message
+ * before `from`, and, transitively, the call/result partners of those. Calls and results are paired by
+ * position (`pairToolCalls`: each result closes the nearest open call with its id), so reused call ids
+ * pair correctly.
+ */
 function protectedIn(
   messages: readonly Message[],
   from: number,
   to: number,
   keep: (m: Message) => boolean,
+  keepTailPairs: boolean,
 ): Set<number> {
   const out = new Set<number>();
   for (let k = from; k < to; k++) if (keep(messages[k]!)) out.add(k);
-  if (out.size === 0) return out;
-  const callAt = new Map<string, number>();
-  const resultsAt = new Map<string, number[]>();
+  const partners = new Map<number, number[]>();
+  const link = (a: number, b: number) => {
+    const list = partners.get(a);
+    if (list) list.push(b);
+    else partners.set(a, [b]);
+  };
+  for (const pair of pairToolCalls(messages).pairs) {
+    if (!pair.result) continue;
+    const a = pair.call.message;
+    const b = pair.result.message;
+    if (a === b) continue;
+    link(a, b);
+    link(b, a);
+  }
   for (let k = from; k < to; k++)
-    for (const p of messages[k]!.parts) {
-      if (p.type === 'tool-call') callAt.set(p.id, k);
-      else if (p.type === 'tool-result') resultsAt.set(p.callId, [...(resultsAt.get(p.callId) ?? []), k]);
-    }
+    if ((partners.get(k) ?? []).some((q) => q < from || (keepTailPairs && q >= to))) out.add(k);
   const queue = [...out];
   while (queue.length > 0) {
     const k = queue.pop()!;
-    for (const p of messages[k]!.parts) {
-      const partners =
-        p.type === 'tool-result'
-          ? [callAt.get(p.callId)]
-          : p.type === 'tool-call'
-            ? (resultsAt.get(p.id) ?? [])
-            : [];
-      for (const q of partners)
-        if (q !== undefined && !out.has(q)) {
-          out.add(q);
-          queue.push(q);
-        }
-    }
+    for (const q of partners.get(k) ?? [])
+      if (q >= from && q < to && !out.has(q)) {
+        out.add(q);
+        queue.push(q);
+      }
   }
   return out;
 }
@@ -90,7 +103,7 @@ export function trimOldest(
   while (i < n - 1) {
     let j = i + 1;
     while (j < n - 1 && messages[j]!.role !== 'user') j++;
-    const stay = protectedIn(messages, i, j, keep);
+    const stay = protectedIn(messages, i, j, keep, options.keepTailPairs === true);
     if (stay.size < j - i) {
       const removed: Message[] = [];
       const out: Message[] = [];
@@ -113,6 +126,8 @@ export const emergencyTrimOptionsSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   /** Run only at the blocking level, or whenever the estimate is at/above `target`. @default 'blocking' */
   trigger: z.enum(['blocking', 'target']).optional(),
+  /** Keep the call of a final tool result instead of orphaning it (002 orphans it). @default true */
+  keepTailPairs: z.boolean().optional(),
   /** Stop once the estimate is below this level (or token count). @default 'auto-compact' */
   target: z.union([z.enum(['auto-compact', 'warning', 'blocking']), z.number().int().positive()]).optional(),
 });
@@ -127,6 +142,7 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
   const maxTurns = o.maxTurns ?? EMERGENCY_TRIM_DEFAULTS.maxTurns;
   const trigger = o.trigger ?? 'blocking';
   const targetOption = o.target ?? 'auto-compact';
+  const keepTailPairs = o.keepTailPairs ?? true;
   const name = 'emergency-trim';
 
   return {
@@ -159,7 +175,7 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
       let estimate = anchored;
       const journal: JournalEntry[] = [];
       while (turns < maxTurns && (turns < minTurns || estimate >= target)) {
-        const step = trimOldest(current, { keep });
+        const step = trimOldest(current, { keep, keepTailPairs });
         if (!step) break;
         turns++;
         for (const m of step.removed)
