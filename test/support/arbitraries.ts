@@ -28,7 +28,7 @@ export interface HistoryOptions {
   maxTurns?: number;
   /** Draw call ids from a pool of 3 so that they repeat across the conversation. @default true */
   reuseIds?: boolean;
-  /** Allow results of 20k–60k characters. @default true */
+  /** Allow results of 20K–31K characters. @default true */
   huge?: boolean;
 }
 
@@ -53,7 +53,7 @@ function renderOutput(o: Output, seed: number): string | JsonValue {
     case 'lines':
       return Array.from({ length: o.size * 20 }, (_, i) => `line ${i} of output ${seed}`).join('\n');
     case 'huge':
-      return `${'0123456789abcdef '.repeat(o.size * 25)}\n`.repeat(3);
+      return `${'0123456789abcdef '.repeat(400 + o.size * 5)}\n`.repeat(3); // 20–31K chars
   }
 }
 

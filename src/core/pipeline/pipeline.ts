@@ -21,6 +21,7 @@ import { createEstimator } from './estimate.ts';
 import { FLOWS } from './flows.ts';
 import { runOverflow } from './overflow-flow.ts';
 import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts';
+import { createRepairMemo } from './repair-memo.ts';
 import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './runner.ts';
 import {
   INITIAL_STATE,
@@ -123,6 +124,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   };
   if (options.blobs) (base as StageContext).blobs = options.blobs;
   const validated = new WeakSet<Message>();
+  const repair = createRepairMemo();
 
   const checkInput = (input: { messages: readonly Message[]; state?: PipelineState }) => {
     if (!Array.isArray(input.messages))
@@ -162,6 +164,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       state: input.state ?? INITIAL_STATE,
       estimator,
       observe: options.observe,
+      repair,
     });
   };
 

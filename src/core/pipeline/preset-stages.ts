@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ContextBudget } from '../budget/budget.ts';
 import type { Message } from '../messages/types.ts';
 import type { GuardOptions, PresetStages } from './flows.ts';
+import { dedupAffects, historicalAffects, prefixStable } from './incremental.ts';
 import { applyPendingInjections } from './stages/apply-pending-injections.ts';
 import { createToolArchiving, type ToolArchivingOptions } from './stages/archiving.ts';
 import { type CompactionOptions, compaction } from './stages/compaction.ts';
@@ -15,6 +16,7 @@ import { createDedup, type DedupOptions } from './stages/dedup.ts';
 import { createEmergencyTrim, type EmergencyTrimOptions } from './stages/emergency-trim.ts';
 import {
   createHistoricalTruncation,
+  HISTORICAL_TRUNCATION_DEFAULTS,
   type HistoricalTruncationOptions,
 } from './stages/historical-truncation.ts';
 import { type KosmokratorCompactionOptions, kosmokratorCompaction } from './stages/kosmokrator-compaction.ts';
@@ -82,6 +84,19 @@ function manualStage(instructions: string | undefined): Stage {
   };
 }
 
+/** Historical truncation in `mode`, with the early exit of `incremental.ts`. */
+function historical(mode: 'cowagent' | 'co-cli', options: HistoricalTruncationOptions | undefined): Stage {
+  const o = { mode, ...options };
+  const d = HISTORICAL_TRUNCATION_DEFAULTS;
+  const maxChars = o.maxChars ?? ((o.mode ?? mode) === 'co-cli' ? d.coCliMaxChars : d.cowagentMaxChars);
+  const affects = historicalAffects(o.mode ?? mode, maxChars, o.protectLast ?? d.protectLast);
+  return prefixStable(createHistoricalTruncation(o), affects);
+}
+
+function dedup(mode: 'default' | 'kosmokrator', options: DedupOptions | undefined): Stage {
+  return prefixStable(createDedup({ mode, ...options }), dedupAffects);
+}
+
 /** The same stage reported under another name (e.g. pruning used as the loop guard's masking). */
 function renamed(name: string, stage: Stage): Stage {
   return {
@@ -108,7 +123,7 @@ export function buildStages(
       return {
         preflight: {
           applyPendingInjections: applyPendingInjections(),
-          historicalTruncation: createHistoricalTruncation({ mode: 'cowagent', ...s.historicalTruncation }),
+          historicalTruncation: historical('cowagent', s.historicalTruncation),
           cowagentTrim: cowagentTrim(s.cowagentTrim),
         },
         outputTruncation: createOutputTruncation({ mode: 'cowagent', ...s.outputTruncation }),
@@ -117,7 +132,7 @@ export function buildStages(
     case 'co-cli':
       return {
         preflight: {
-          historicalTruncation: createHistoricalTruncation({ mode: 'co-cli', ...s.historicalTruncation }),
+          historicalTruncation: historical('co-cli', s.historicalTruncation),
           slidingWindow: slidingWindow(s.slidingWindow),
         },
         manual: manualStage,
@@ -125,7 +140,7 @@ export function buildStages(
     case 'kosmokrator':
       return {
         preflight: {
-          dedup: createDedup({ mode: 'kosmokrator', ...s.dedup }),
+          dedup: dedup('kosmokrator', s.dedup),
           pruning: createPruning({ mode: 'kosmokrator', ...s.pruning }),
           compaction: kosmokratorCompaction({ maxFailures: guards.breakerThreshold, ...kosmo }),
           // trimOldest once per call; the flow decides when (blocking, or right after a failed compaction).
@@ -156,8 +171,8 @@ export function buildStages(
       const minSavings = Math.min(20_000, Math.round(budget.usable * 0.1));
       return {
         preflight: {
-          dedup: createDedup({ mode: 'default', ...s.dedup }),
-          historicalTruncation: createHistoricalTruncation({ mode: 'cowagent', ...s.historicalTruncation }),
+          dedup: dedup('default', s.dedup),
+          historicalTruncation: historical('cowagent', s.historicalTruncation),
           pruning: createPruning({ mode: 'default', protectTokens, minSavings, ...s.pruning }),
           archiving: createToolArchiving({ strategy: 'heuristic', ...s.archiving }),
           compaction: compaction({

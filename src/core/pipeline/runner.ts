@@ -11,6 +11,7 @@ import { toModelView } from '../messages/visibility.ts';
 import type { ExtractedMemory } from '../ports.ts';
 import type { Estimator, Measure } from './estimate.ts';
 import { repairsToJournal } from './journal.ts';
+import type { Repairer } from './repair-memo.ts';
 import type {
   JournalEntry,
   MemoryFlush,
@@ -65,6 +66,8 @@ export interface RecorderInit {
   state: PipelineState;
   estimator: Estimator;
   observe?: StageObserver | undefined;
+  /** Repair used for the working context and what is sent. @default repairMessages */
+  repair?: Repairer | undefined;
 }
 
 /** A run in progress. Preset flows drive it stage by stage. */
@@ -181,14 +184,15 @@ export function createRecorder(init: RecorderInit): Recorder {
       // Keep the working context valid for the next run (a trim can leave a final result without its
       // call): neutral repair, a trailing pending call left alone. Then what is sent: the model view,
       // repaired for the dialect.
-      const working = repairMessages(messages, { allowPendingCalls: true });
+      const repair = init.repair ?? repairMessages;
+      const working = repair(messages, { allowPendingCalls: true });
       if (working.repairs.length > 0) {
         journal.push(...repairsToJournal(working.repairs));
         messages = working.messages;
         measure = init.estimator.measure(messages);
       }
       const view = toModelView(messages);
-      const repaired = repairMessages(view, dialect ? { dialect } : {});
+      const repaired = repair(view, dialect ? { dialect } : {});
       journal.push(...repairsToJournal(repaired.repairs));
       return {
         messages,

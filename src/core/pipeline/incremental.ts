@@ -1,0 +1,95 @@
+/**
+ * Cheap early exits for the stages that run on every pre-flight. A session's next pre-flight sees the
+ * working context the previous one returned plus the messages that arrived since. When a stage did
+ * nothing to that prefix and the new messages cannot give it anything to do, running it again would
+ * scan the whole history for nothing: `prefixStable` returns the same no-op straight away, so a
+ * pre-flight costs work in the new messages only.
+ *
+ * Each predicate is conservative: `true` (run the stage) whenever the new messages might matter.
+ */
+import type { Message } from '../messages/types.ts';
+import type { Stage, StageContext, StageResult } from './types.ts';
+
+/** Whether `input` (which extends the previous no-op input, `previousLength` messages long) may need the stage. */
+export type AffectsPredicate = (input: readonly Message[], previousLength: number) => boolean;
+
+function extendsPrefix(input: readonly Message[], previous: readonly Message[]): boolean {
+  if (input.length < previous.length) return false;
+  for (let i = previous.length - 1; i >= 0; i--) if (input[i] !== previous[i]) return false;
+  return true;
+}
+
+/** Wraps a stage that is a pure function of the messages (no state, no budget) with the early exit. */
+export function prefixStable(stage: Stage, affects: AffectsPredicate): Stage {
+  let last: { input: readonly Message[]; excludeTools: ReadonlySet<string> } | undefined;
+  return {
+    name: stage.name,
+    async run(input: readonly Message[], ctx: StageContext): Promise<StageResult> {
+      if (last && last.excludeTools === ctx.excludeTools && extendsPrefix(input, last.input)) {
+        const previousLength = last.input.length;
+        if (input.length === previousLength || !affects(input, previousLength)) {
+          const added = input.length - previousLength;
+          last = { input, excludeTools: ctx.excludeTools };
+          return {
+            messages: input as Message[],
+            report: {
+              stage: stage.name,
+              status: 'noop',
+              tokensBefore: 0,
+              tokensAfter: 0,
+              detail: `unchanged (${added} new message(s) checked)`,
+            },
+            journal: [],
+            events: [],
+          };
+        }
+      }
+      const result = await stage.run(input, ctx);
+      last = result.messages === input ? { input, excludeTools: ctx.excludeTools } : undefined;
+      return result;
+    },
+  };
+}
+
+function hasToolParts(m: Message): boolean {
+  for (const p of m.parts) if (p.type === 'tool-call' || p.type === 'tool-result') return true;
+  return false;
+}
+
+/** Dedup (002 §4.2) only acts when a later tool call or result supersedes an earlier one. */
+export const dedupAffects: AffectsPredicate = (input, from) => {
+  for (let i = from; i < input.length; i++) if (hasToolParts(input[i]!)) return true;
+  return false;
+};
+
+function lastUserText(messages: readonly Message[], end: number): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && m.parts.some((p) => p.type === 'text')) return i;
+  }
+  return -1;
+}
+
+/** A result that the historical truncation might cut (strings by length, anything else: maybe). */
+function mayExceed(m: Message, maxChars: number): boolean {
+  for (const p of m.parts)
+    if (p.type === 'tool-result' && (typeof p.output !== 'string' || p.output.length > maxChars)) return true;
+  return false;
+}
+
+/**
+ * Historical truncation: only results that were current (after the old boundary) and became
+ * historical can change, and only if they are longer than the limit.
+ */
+export function historicalAffects(
+  mode: 'cowagent' | 'co-cli',
+  maxChars: number,
+  protectLast: number,
+): AffectsPredicate {
+  return (input, from) => {
+    const start =
+      mode === 'cowagent' ? Math.max(0, lastUserText(input, from)) : Math.max(0, from - protectLast);
+    for (let i = start; i < input.length; i++) if (mayExceed(input[i]!, maxChars)) return true;
+    return false;
+  };
+}
