@@ -50,20 +50,6 @@ function summarizer(kind: 'ok' | 'fail' | 'empty'): Summarizer {
   });
 }
 
-/**
- * Known stage bugs, reported to their owners; each entry names the case exactly so that nothing else
- * hides behind it. Remove an entry once fixed (the test then guards the fix).
- * - emergency-trim (`protectedIn`) keeps a pinned or `excludeTools` message with its call/result
- *   partners, but maps call ids "last wins", so with a call id reused in the same turn it keeps the
- *   wrong call and the kept result is orphaned or
- *   answers the wrong call (the run's repair then fixes what is sent).
- */
-function knownIssue(o: StageObservation, rule: string, reusedIds: boolean): boolean {
-  const pairing =
-    rule === 'result-without-call' || rule === 'duplicate-result' || rule === 'call-without-result';
-  return o.stage === 'emergency-trim' && pairing && reusedIds;
-}
-
 /** Violations of a stage's output, kept for the next stage's input (same array). */
 const seen = new WeakMap<readonly Message[], Violation[]>();
 function violationsOf(messages: readonly Message[]): Violation[] {
@@ -75,7 +61,7 @@ function violationsOf(messages: readonly Message[]): Violation[] {
   return v;
 }
 
-function stageViolations(o: StageObservation, reusedIds: boolean): string[] {
+function stageViolations(o: StageObservation): string[] {
   const out: string[] = [];
   const view = toModelView(o.after);
   const last = view.at(-1)?.id;
@@ -88,7 +74,6 @@ function stageViolations(o: StageObservation, reusedIds: boolean): string[] {
     // 002 §4.9 never removes the last message, so a final result can lose its call; the run's repair
     // drops it (and journals that). Everything else is a stage bug.
     if (o.stage === 'emergency-trim' && v.rule === 'result-without-call' && v.messageId === last) continue;
-    if (knownIssue(o, v.rule, reusedIds)) continue;
     out.push(`${o.stage}: ${v.rule} at ${v.messageId} (${v.detail})`);
   }
   for (const id of unaccountedRemovals(o.before, o.after, o.journal))
@@ -150,7 +135,7 @@ export function describePresetProperties(preset: PresetName): void {
                 clock: fixedClock('2026-01-01T00:00:00Z'),
                 ids: sequentialIds(),
                 excludeTools: exclude ? ['memory_get'] : [],
-                observe: (o) => stageErrors.push(...stageViolations(o, history.reusedIds)),
+                observe: (o) => stageErrors.push(...stageViolations(o)),
               };
               const pipeline = createPipeline(options);
               const run = await pipeline.prepare({
