@@ -57,7 +57,7 @@ function render(fitted: Map<CalibratedPreset, Fitted>): string {
   ];
   for (const preset of CALIBRATED_PRESETS) {
     const f = fitted.get(preset)!;
-    const w = f.w.map((v) => roundSig(v, 4));
+    const w = f.w.map((v) => roundSig(v, 3));
     lines.push(
       `  ${preset}: { w: [${w.join(', ')}], message: ${MESSAGE_OVERHEAD[preset]}, upper: ${f.upper} },`,
     );

@@ -31,7 +31,6 @@ describe('extractTokenFeatures', () => {
       spaces: 2,
       punct: 2,
       punctRuns: 2,
-      punctSingles: 2,
       newlines: 1,
     });
   });
@@ -49,8 +48,7 @@ describe('extractTokenFeatures', () => {
   it('counts indentation runs apart from single spaces when lines are indented', () => {
     const f = features('if x:\n        return 1\n\n\ny');
     expect(f.spaceRuns).toBe(1);
-    expect(f.spaceRunExtra).toBe(7);
-    expect(f.newlineRuns).toBe(1);
+    expect(f.spaces).toBe(10);
     expect(f.newlines).toBe(4);
   });
 
@@ -86,6 +84,15 @@ describe('extractTokenFeatures', () => {
 
   it('treats \\r\\n like \\n when lines end in CRLF', () => {
     expect(features('a\r\nb')).toEqual(features('a\nb'));
+  });
+
+  it('fills the slot of every script feature when each script appears', () => {
+    const f = features('שלום Բարեւ தமிழ் ไทย ქართ │ ⅀ 𠀋 a/b');
+    expect([f.hebrew, f.hebrewWords, f.brahmic, f.brahmicWords, f.southeast, f.southeastWords]).toEqual([
+      8, 2, 5, 1, 7, 2,
+    ]);
+    expect([f.symbols, f.other, f.han, f.hanRuns, f.punctLead]).toEqual([2, 1, 1, 1, 1]);
+    expect(TOKEN_FEATURE_NAMES).toHaveLength(TOKEN_FEATURE_COUNT);
   });
 
   it('fills every slot with zero when the text is empty', () => {

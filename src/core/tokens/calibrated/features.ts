@@ -12,8 +12,7 @@ export const TOKEN_FEATURE_NAMES = [
   'longChars', // Σ max(0, length − 6) over words
   'vlongChars', // Σ max(0, length − 10) over words
   'caseSwitches', // camelCase and ACRONYMWord boundaries inside words
-  'latinExt', // Latin-1 / Latin-extended letters (é, ç, ß…)
-  'latinExtWords', // words containing at least one of them
+  'latinExtWords', // words with Latin-1 / Latin-extended letters (é, ç, ß…)
   'digitRuns',
   'digits',
   'digitGroups', // Σ ceil(length / 3) over digit runs
@@ -22,13 +21,10 @@ export const TOKEN_FEATURE_NAMES = [
   'hexChars', // the part of entropyChars in lower-case hexadecimal runs (hashes)
   'spaces',
   'spaceRuns', // runs of two or more spaces (indentation, alignment)
-  'spaceRunExtra', // Σ (length − 1) over those runs
   'tabs',
   'newlines',
-  'newlineRuns', // runs of two or more newlines (blank lines)
   'punct', // ASCII punctuation and symbols
   'punctRuns',
-  'punctSingles', // runs of one punctuation character
   'punctLead', // runs directly followed by a letter (`/usr`, `.ts`, `-rf`)
   'cyrillic',
   'cyrillicWords',
@@ -57,7 +53,8 @@ export const TOKEN_FEATURE_NAMES = [
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
-export const TOKEN_FEATURE_COUNT = TOKEN_FEATURE_NAMES.length;
+/** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
+export const TOKEN_FEATURE_COUNT = 43;
 
 // Character classes. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap.
 const SKIP = 0;
@@ -162,30 +159,30 @@ for (let c = 128; c < 0x10000; c++)
 /** Feature index per class for per-character counts, and for counts of runs (−1: none). */
 const CHAR_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
 const RUN_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
-const feature = (name: TokenFeatureName) => TOKEN_FEATURE_NAMES.indexOf(name);
+// Numeric indices into TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only
+// estimate leave the names out.
 for (const [k, chars, runs] of [
-  [CYRILLIC, 'cyrillic', 'cyrillicWords'],
-  [GREEK, 'greek', ''],
-  [HAN, 'han', 'hanRuns'],
-  [KANA, 'kana', 'kanaRuns'],
-  [HANGUL, 'hangul', 'hangulWords'],
-  [CJK_PUNCT, 'cjkPunct', ''],
-  [ARABIC, 'arabic', 'arabicWords'],
-  [HEBREW, 'hebrew', 'hebrewWords'],
-  [INDIC, 'indic', 'indicWords'],
-  [BRAHMIC, 'brahmic', 'brahmicWords'],
-  [SOUTHEAST, 'southeast', 'southeastWords'],
-  [EMOJI, 'emoji', ''],
-  [EMOJI_MOD, 'emojiMods', ''],
-  [SYMBOL, 'symbols', ''],
-  [OTHER, 'other', ''],
+  [CYRILLIC, 19, 20],
+  [GREEK, 21, -1],
+  [HAN, 22, 23],
+  [KANA, 24, 25],
+  [HANGUL, 26, 27],
+  [CJK_PUNCT, 28, -1],
+  [ARABIC, 29, 30],
+  [HEBREW, 31, 32],
+  [INDIC, 33, 34],
+  [BRAHMIC, 35, 36],
+  [SOUTHEAST, 37, 38],
+  [EMOJI, 39, -1],
+  [EMOJI_MOD, 40, -1],
+  [SYMBOL, 41, -1],
+  [OTHER, 42, -1],
 ] as const) {
-  CHAR_FEATURE[k] = feature(chars);
-  if (runs !== '') RUN_FEATURE[k] = feature(runs);
+  CHAR_FEATURE[k] = chars;
+  RUN_FEATURE[k] = runs;
 }
-const HAN_RUNS = feature('hanRuns');
-const PUNCT_SINGLES = feature('punctSingles');
-const PUNCT_LEAD = feature('punctLead');
+const HAN_RUNS = 23;
+const PUNCT_LEAD = 18;
 
 /**
  * Features of one run of ASCII letters, digits and Latin-extended letters starting at `start`;
@@ -199,7 +196,6 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
   let long = 0;
   let vlong = 0;
   let cases = 0;
-  let ext = 0;
   let extWords = 0;
   let digitRuns = 0;
   let digits = 0;
@@ -248,7 +244,6 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
       continue;
     } else if (c >= 128 && CLASS[c] === LATIN_EXT) {
       hex = false;
-      ext++;
       wordExt = true;
     } else break;
     const len = e - j;
@@ -276,21 +271,20 @@ function alnumRun(text: string, start: number, out: Float64Array): number {
   }
   if (caseRun >= 3) plain += caseRun;
   const len = j - start;
-  out[5]! += ext;
   if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
-    out[10]!++;
-    out[11]! += len;
-    if (hex) out[12]! += len;
+    out[9]!++;
+    out[10]! += len;
+    if (hex) out[11]! += len;
   } else {
     out[0]! += words;
     out[1]! += wordChars;
     out[2]! += long;
     out[3]! += vlong;
     out[4]! += cases;
-    out[6]! += extWords;
-    out[7]! += digitRuns;
-    out[8]! += digits;
-    out[9]! += groups;
+    out[5]! += extWords;
+    out[6]! += digitRuns;
+    out[7]! += digits;
+    out[8]! += groups;
   }
   return j;
 }
@@ -313,11 +307,8 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       case SPACE: {
         while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
         const len = e - i;
-        out[13]! += len;
-        if (len >= 2) {
-          out[14]!++;
-          out[15]! += len - 1;
-        }
+        out[12]! += len;
+        if (len >= 2) out[13]!++;
         break;
       }
       case NEWLINE: {
@@ -327,22 +318,20 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
           if (d === 10) lines++;
           else if (d !== 13) break;
         }
-        out[17]! += lines;
-        if (lines >= 2) out[18]!++;
+        out[15]! += lines;
         break;
       }
       case PUNCT: {
         while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
-        out[19]! += e - i;
-        out[20]!++;
-        if (e - i === 1) out[PUNCT_SINGLES]!++;
+        out[16]! += e - i;
+        out[17]!++;
         const next = e < n ? CLASS[text.charCodeAt(e)]! : SKIP;
         if (next >= LOWER && next <= LATIN_EXT) out[PUNCT_LEAD]!++;
         break;
       }
       case TAB:
         while (e < n && text.charCodeAt(e) === 9) e++;
-        out[16]! += e - i;
+        out[14]! += e - i;
         break;
       case HIGH_SURROGATE: {
         const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
