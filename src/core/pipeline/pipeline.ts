@@ -196,8 +196,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       }
       const r = start({ ...input, messages: [message] });
       const report = await r.run(stage);
-      const run = r.finish();
-      return { message: run.messages[0] ?? message, report, journal: run.journal };
+      // No finish(): a lone result has no call beside it, and repair would drop it.
+      return { message: r.messages[0] ?? message, report, journal: [...r.journal] };
     },
     async recoverOverflow(input) {
       const r = start(input);

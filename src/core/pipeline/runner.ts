@@ -79,6 +79,7 @@ export interface Recorder {
   readonly initial: Measure;
   readonly reports: readonly StageReport[];
   readonly events: readonly PipelineEvent[];
+  readonly journal: readonly JournalEntry[];
   readonly context: Omit<StageContext, 'state'>;
   /** Runs a stage on the current messages and records everything it returns. */
   run(stage: Stage): Promise<StageReport>;
@@ -120,6 +121,7 @@ export function createRecorder(init: RecorderInit): Recorder {
     initial,
     reports,
     events,
+    journal,
     context: init.context,
     async run(stage) {
       const before = measure;
