@@ -1,0 +1,136 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type BenchTokensResult, runBenchTokens } from '../../src/cli/commands/bench-tokens.ts';
+import { evaluateSessionCalibration } from '../../src/cli/tokens/session-eval.ts';
+
+const tiny = mkdtempSync(join(tmpdir(), 'ctxkit-bench-tokens-'));
+afterAll(() => rmSync(tiny, { recursive: true, force: true }));
+
+async function writeTinyCorpus(): Promise<void> {
+  const files: Array<[string, string, string]> = [
+    ['en/a.txt', 'en-prose', 'The cat sat on the mat and looked at the bird outside the window. '.repeat(30)],
+    [
+      'json/b.txt',
+      'json',
+      JSON.stringify({ users: [{ id: 1, name: 'Ada', tags: ['x', 'y'] }] }, null, 2).repeat(20),
+    ],
+    ['zh/c.txt', 'zh', '猫是一种小型食肉哺乳动物，通常被人类饲养。'.repeat(30)],
+    ['tokenx-fixtures/d.txt', 'tokenx-fixtures', 'function add(a, b) {\n  return a + b;\n}\n'.repeat(30)],
+  ];
+  for (const [file, , text] of files) {
+    await mkdir(join(tiny, file, '..'), { recursive: true });
+    writeFileSync(join(tiny, file), text);
+  }
+  writeFileSync(
+    join(tiny, 'manifest.json'),
+    JSON.stringify(files.map(([file, category]) => ({ file, category }))),
+  );
+}
+
+describe('runBenchTokens', () => {
+  it('reports every estimator per category, unseen texts apart, and throughput when given a tiny corpus', async () => {
+    await writeTinyCorpus();
+    const lines: string[] = [];
+    const progress: number[] = [];
+    const result = await runBenchTokens(
+      { corpusDir: tiny, tokenizers: ['o200k'], json: true, runs: 1, crossValidate: false },
+      { write: (l) => lines.push(l), progress: (done) => progress.push(done) },
+    );
+    expect(JSON.parse(lines.join('\n')).files).toBe(4);
+    expect(progress.at(-1)).toBe(4);
+    const o200k = result.tokenizers[0]!;
+    expect(o200k.estimators.map((e) => e.estimator)).toEqual(['ctxkit', 'tokenx', 'chars/4', 'chars/3.2']);
+    const ctxkit = o200k.estimators[0]!;
+    expect(Object.keys(ctxkit.categories).sort()).toEqual(['en-prose', 'json', 'tokenx-fixtures', 'zh']);
+    expect(ctxkit.overall.files).toBe(3);
+    expect(ctxkit.unseen.files).toBe(1);
+    expect(ctxkit.overall.mean).toBeLessThan(0.15);
+    expect(ctxkit.overall.mean).toBeLessThan(o200k.estimators[2]!.overall.mean); // beats chars/4
+    expect(Object.keys(result.throughput)).toEqual(['ctxkit', 'tokenx', 'chars/4', 'chars/3.2']);
+    expect(result.throughput.ctxkit).toBeGreaterThan(0);
+  });
+
+  it('renders markdown tables with the unseen category marked when json is off', async () => {
+    await writeTinyCorpus();
+    const lines: string[] = [];
+    await runBenchTokens(
+      { corpusDir: tiny, tokenizers: ['cl100k'], runs: 1, crossValidate: false },
+      { write: (l) => lines.push(l) },
+    );
+    const text = lines.join('\n');
+    expect(text).toContain('## cl100k: gpt-tokenizer (cl100k_base)');
+    expect(text).toContain('| tokenx-fixtures (unseen) | 1 |');
+    expect(text).toMatch(/\| ctxkit \| [\d.]+ \| [\d.]+× \|/);
+  });
+
+  it('throws naming the manifest when the corpus folder has none', async () => {
+    await expect(runBenchTokens({ corpusDir: join(tiny, 'nope') }, { write: () => {} })).rejects.toThrow(
+      /manifest\.json/,
+    );
+  });
+});
+
+const corpus = resolve(import.meta.dirname, '../../../shared/data/tokens');
+const trajectories = resolve(import.meta.dirname, '../../../shared/data/trajectories/mini-swe-agent');
+
+describe('runBenchTokens on the real corpus', () => {
+  let result: BenchTokensResult | undefined;
+  const run = async () => {
+    result ??= await runBenchTokens(
+      { corpusDir: corpus, tokenizers: ['o200k'], runs: 5 },
+      { write: () => {} },
+    );
+    return result;
+  };
+
+  it.skipIf(!existsSync(corpus))('meets the cross-validated accuracy goals for o200k', async () => {
+    const cv = (await run()).tokenizers[0]!.crossValidated!;
+    expect(cv.overall.files).toBe(196);
+    expect(cv.overall.mean).toBeLessThanOrEqual(0.04);
+    // Goal: p95 ≤ 12%. Measured 12.5% (not met); this guards against regressions.
+    expect(cv.overall.p95).toBeLessThanOrEqual(0.13);
+    for (const [category, stats] of Object.entries(cv.categories)) {
+      if (category === 'tokenx-fixtures' || category === 'scripts') continue;
+      expect(stats.mean, category).toBeLessThanOrEqual(0.1);
+    }
+  });
+
+  it.skipIf(!existsSync(corpus))(
+    'beats tokenx and chars/4 on calibration texts and stays close on unseen ones',
+    async () => {
+      const [ctxkit, tokenx, chars4] = (await run()).tokenizers[0]!.estimators;
+      expect(ctxkit!.overall.mean).toBeLessThan(tokenx!.overall.mean / 2);
+      expect(ctxkit!.overall.mean).toBeLessThan(chars4!.overall.mean / 4);
+      // Goal: ≤ 4% on unseen texts. Measured 7.4% (not met; tokenx, calibrated on these texts, gets 4.2%).
+      expect(ctxkit!.unseen.mean).toBeLessThanOrEqual(0.08);
+      expect(ctxkit!.unseen.mean).toBeLessThan(chars4!.unseen.mean / 2);
+    },
+  );
+
+  it.skipIf(!existsSync(corpus))(
+    'estimates several times faster than tokenx when measured side by side',
+    async () => {
+      const t = (await run()).throughput;
+      // Goal: ≥ 5×; measured 6–9× on a loaded 2-core machine. The guard leaves room for noise.
+      expect(t.ctxkit! / t.tokenx!).toBeGreaterThan(4);
+    },
+  );
+});
+
+describe('evaluateSessionCalibration', () => {
+  it.skipIf(!existsSync(trajectories))(
+    'keeps whole-prompt error within 2% after three calls when replaying mini-swe-agent runs',
+    async () => {
+      const gemini = await evaluateSessionCalibration(trajectories, 'gemini');
+      expect(gemini.runs.length).toBeGreaterThanOrEqual(10);
+      expect(gemini.afterThree.calibrated).toBeLessThanOrEqual(0.02);
+      // A different tokenizer family is corrected too.
+      const o200k = await evaluateSessionCalibration(trajectories, 'o200k');
+      expect(o200k.afterThree.raw).toBeGreaterThan(0.05);
+      expect(o200k.afterThree.calibrated).toBeLessThanOrEqual(0.02);
+    },
+  );
+});
