@@ -44,7 +44,9 @@ export async function appendMessages(
     const admitted = await deps.pipeline.admitToolResult(m);
     messages[i] = admitted.message;
     if (admitted.report.status !== 'skipped') reports.push(admitted.report);
-    journal.push(...admitted.journal);
+    // Admitted alone, a result has no call beside it: the runner's pairing repair of that one-message
+    // run is not a change to the session, so it is left out.
+    journal.push(...admitted.journal.filter((e) => e.stage !== 'repair'));
   }
   const lastSeq = await deps.sessions.append(key.tenant, key.session, messages, {
     expectedSeq: info.lastSeq,

@@ -35,9 +35,8 @@ import {
   prepareContext,
   recoverOverflow,
   type SessionDeps,
-  type SessionStats,
-  sessionStats,
 } from './session-service.ts';
+import { type SessionStats, sessionStats } from './session-stats.ts';
 import { type SessionSettings, settingsSchema } from './settings.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
 

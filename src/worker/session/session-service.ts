@@ -4,19 +4,14 @@
  * persisted compaction flag; everything here reads and writes D1 (the system of record).
  */
 import {
-  buildMemoryBlock,
   type Clock,
   CtxError,
   clearMemoryBlock,
-  consolidateMemories,
-  ensureMemoryBlock,
   type IdGenerator,
   type JournalEntry,
   type JsonValue,
-  type MemoryRecord,
   type MemoryStore,
   type Message,
-  messageText,
   type Pipeline,
   type PipelineEvent,
   type PipelineRun,
@@ -25,16 +20,12 @@ import {
   type SessionState,
   type SessionStore,
   type StageReport,
-  saveMemory,
-  selectMemories,
-  type TokenCounter,
   toWorkingContext,
 } from '../../core/index.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
 import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
+import { saveExtracted, withMemoryBlock, writeFlushes } from './session-memory.ts';
 import type { SessionKey } from './wire.ts';
-
-const DAY = 86_400_000;
 
 export interface SessionDeps {
   sessions: SessionStore;
@@ -73,14 +64,14 @@ export async function requireSession(deps: SessionDeps, key: SessionKey): Promis
   return info;
 }
 
-interface Loaded {
+export interface Loaded {
   info: SessionInfo;
   rows: Awaited<ReturnType<SessionStore['messages']>>;
   state: SessionState;
   messages: Message[];
 }
 
-async function load(deps: SessionDeps, key: SessionKey): Promise<Loaded> {
+export async function load(deps: SessionDeps, key: SessionKey): Promise<Loaded> {
   const now = deps.clock.now();
   const cached = freshView(deps.cache, now);
   if (cached) return { ...cached, messages: resolveWorkingContext(cached.rows, cached.state.working) };
@@ -91,89 +82,6 @@ async function load(deps: SessionDeps, key: SessionKey): Promise<Loaded> {
   ]);
   rememberView(deps.cache, { info, rows, state, readAt: now });
   return { info, rows, state, messages: resolveWorkingContext(rows, state.working) };
-}
-
-function lastUserText(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === 'user') {
-      const text = messageText(m).trim();
-      if (text !== '') return text.slice(0, 500);
-    }
-  }
-  return '';
-}
-
-/** The frozen memory block: memories and recall from other sessions, computed once per context. */
-async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded: Loaded) {
-  const now = deps.clock.now();
-  return ensureMemoryBlock(loaded.state, async () => {
-    const query = lastUserText(loaded.messages);
-    const all = await deps.memories.list(key.tenant, { project: loaded.info.project, now });
-    const selected = selectMemories(all, { query, now });
-    const recall =
-      query === ''
-        ? []
-        : await deps.sessions.recall(key.tenant, {
-            project: loaded.info.project,
-            excludeSession: key.session,
-            query,
-            limit: 3,
-          });
-    if (selected.length > 0)
-      await deps.memories.markSurfaced(
-        key.tenant,
-        selected.map((m) => m.id),
-        now,
-      );
-    return buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
-  });
-}
-
-/** The block is capped with the counter the preset estimates with (the pipeline's, through `estimate`). */
-function counterOf(deps: SessionDeps): TokenCounter {
-  return {
-    name: 'pipeline',
-    countText: (text: string) => deps.pipeline.estimate({ messages: [], system: text }).tokens,
-    countMessage: () => 0,
-  };
-}
-
-function joinSystem(...parts: Array<string | undefined>): string {
-  return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
-}
-
-/** Saves extracted memories in the session's project; compaction memories are consolidated after. */
-async function saveExtracted(
-  deps: SessionDeps,
-  key: SessionKey,
-  project: string,
-  run: PipelineRun,
-): Promise<string[]> {
-  if (run.memories.length === 0) return [];
-  const now = deps.clock.now();
-  const ids: string[] = [];
-  for (const m of run.memories) {
-    const record: MemoryRecord = {
-      tenant: key.tenant,
-      id: deps.ids.next('mem'),
-      project,
-      userId: '',
-      type: m.type,
-      class: m.class ?? 'durable',
-      title: m.title,
-      content: m.content,
-      pinned: false,
-      expiresAt: m.expiresDays === undefined ? null : now + m.expiresDays * DAY,
-      createdAt: now,
-      updatedAt: now,
-      lastSurfacedAt: null,
-    };
-    await saveMemory(deps.memories, record);
-    ids.push(record.id);
-  }
-  await consolidateMemories(deps.memories, key.tenant, { now, project });
-  return ids;
 }
 
 function compacted(run: PipelineRun): boolean {
@@ -215,6 +123,7 @@ async function finish(
 ): Promise<ContextResult> {
   await persistRun(deps, key, loaded, state, run);
   const memories = await saveExtracted(deps, key, loaded.info.project, run);
+  await writeFlushes(deps, key, loaded.info.project, run);
   return {
     ...renderMessages(run.send, system, input.dialect),
     dialect: input.dialect ?? 'neutral',
@@ -225,6 +134,10 @@ async function finish(
     memories,
     contextIds: run.messages.map((m) => m.id),
   };
+}
+
+function joinSystem(...parts: Array<string | undefined>): string {
+  return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
 }
 
 /** Pre-flight: the next context to send, with the budget report and the journal. */
@@ -283,54 +196,4 @@ export async function recoverOverflow(
   });
   const result = await finish(deps, key, loaded, loaded.state, system, input, run);
   return { ...result, retry: run.retry, cleared: run.cleared === true };
-}
-
-export interface SessionStats {
-  session: SessionInfo;
-  /** 000 `/context`: what the agent sees now. */
-  context: {
-    messages: number;
-    roles: Record<string, number>;
-    characters: number;
-    tokens: number;
-    level: string;
-    percentLeft: number;
-    usable: number;
-  };
-  /** The full log, compacted rows included. */
-  log: { messages: number; compacted: number; roles: Record<string, number>; characters: number };
-  pendingInjections: number;
-  compactionFailures: number;
-}
-
-function census(messages: readonly Message[]) {
-  const roles: Record<string, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
-  let characters = 0;
-  for (const m of messages) {
-    roles[m.role] = (roles[m.role] ?? 0) + 1;
-    characters += messageText(m).length;
-  }
-  return { messages: messages.length, roles, characters };
-}
-
-export async function sessionStats(deps: SessionDeps, key: SessionKey): Promise<SessionStats> {
-  const loaded = await load(deps, key);
-  const system = loaded.state.memoryBlock?.text;
-  const estimate = deps.pipeline.estimate({ messages: loaded.messages, ...(system ? { system } : {}) });
-  return {
-    session: loaded.info,
-    context: {
-      ...census(loaded.messages),
-      tokens: estimate.tokens,
-      level: estimate.level,
-      percentLeft: estimate.percentLeft,
-      usable: estimate.usable,
-    },
-    log: {
-      ...census(loaded.rows.map((r) => r.message)),
-      compacted: loaded.rows.filter((r) => r.compacted).length,
-    },
-    pendingInjections: loaded.state.pipeline.pendingInjections.length,
-    compactionFailures: loaded.state.pipeline.compactionFailures,
-  };
 }
