@@ -12,15 +12,15 @@ import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
-import { rankReferences } from '../text/references.ts';
+import { type ReferenceSource, scoreReferences } from '../text/references.ts';
 import { trimRunes, trimTextWithTail } from '../text/trim.ts';
 import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { memoryFlushFallback } from './flush-fallback.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
   maxOutputChars: 6000,
-  maxFiles: 100,
-  maxIdentifiers: 100,
+  maxFiles: 1000,
+  maxIdentifiers: 1000,
   maxDecisions: 10,
   maxConstraints: 10,
   maxAccomplished: 30,
@@ -29,9 +29,9 @@ export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
 export interface DeterministicSummarizerOptions {
   /** Used when the request gives no `maxOutputChars`. @default 6000 */
   maxOutputChars?: number;
-  /** @default 100 */
+  /** @default 1000 */
   maxFiles?: number;
-  /** @default 100 */
+  /** @default 1000 */
   maxIdentifiers?: number;
   /** @default 10 */
   maxDecisions?: number;
@@ -123,24 +123,27 @@ export function parseSummary(text: string): Sections {
   return out;
 }
 
-/** String values of tool arguments (nested), for reference extraction. */
+/** String values and keys (`file_path`, `old_string`) of tool arguments (nested), for reference extraction. */
 function argStrings(args: unknown, out: string[] = []): string[] {
   if (typeof args === 'string') out.push(args.length > 2000 ? args.slice(0, 2000) : args);
   else if (Array.isArray(args)) for (const a of args) argStrings(a, out);
-  else if (args && typeof args === 'object') for (const v of Object.values(args)) argStrings(v, out);
+  else if (args && typeof args === 'object')
+    for (const [k, v] of Object.entries(args)) {
+      out.push(k);
+      argStrings(v, out);
+    }
   return out;
 }
 
 function extract(
   messages: readonly Message[],
   o: Required<DeterministicSummarizerOptions>,
-): { now: Sections; earlier: Sections[] } {
+): { now: Sections; earlier: Sections[]; rank: Map<string, number> } {
   const now = empty();
   const earlier: Sections[] = [];
-  const texts: string[] = [];
-  const agentTexts: string[] = [];
+  const sources: ReferenceSource[] = [];
   const requests: string[] = [];
-  for (const m of messages) {
+  for (const [at, m] of messages.entries()) {
     if (isSummaryMessage(m)) {
       earlier.push(parseSummary(messageText(m)));
       continue;
@@ -152,11 +155,12 @@ function extract(
     }
     if (m.role === 'assistant')
       pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
-    if (text !== '') (m.role === 'assistant' ? agentTexts : texts).push(text);
+    const seen = [text];
     for (const p of m.parts) {
-      if (p.type === 'tool-call') agentTexts.push(argStrings(p.args).join('\n'));
-      else if (p.type === 'tool-result') texts.push(outputText(p.output).slice(0, 20_000));
+      if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
+      else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
     }
+    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant' });
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -200,10 +204,8 @@ function extract(
     ))
       if (/\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s))
         pushRecent(now.inProgress, clip(oneLine(s), 200));
-  // References ranked by frequency, then recency (the measure compactions are judged by).
-  const agentRanked = rankReferences(agentTexts);
-  const seenRef = new Set(agentRanked.map((r) => r.ref));
-  const ranked = [...agentRanked, ...rankReferences(texts).filter((r) => !seenRef.has(r.ref))];
+  // References ranked by frequency, recency and authorship (the measure compactions are judged by).
+  const ranked = scoreReferences(sources);
   now.files = ranked
     .filter((r) => r.kind !== 'identifier')
     .map((r) => r.ref)
@@ -215,7 +217,7 @@ function extract(
   now.decisions = now.decisions.slice(-o.maxDecisions);
   now.constraints = now.constraints.slice(-o.maxConstraints);
   now.accomplished = now.accomplished.slice(-o.maxAccomplished);
-  return { now, earlier };
+  return { now, earlier, rank: new Map(ranked.map((r, i) => [r.ref, i])) };
 }
 
 function merge(previous: Sections[], now: Sections, o: Required<DeterministicSummarizerOptions>): Sections {
@@ -256,25 +258,60 @@ function render(s: Sections): string {
   return blocks.join('\n\n');
 }
 
-/** References give way last: their lists count for this share of their size when choosing what to drop. */
-const REFERENCE_WEIGHT = 0.3;
+/**
+ * Prose sections (goal, decisions, progress, constraints) may take this share of `maxOutputChars`
+ * (more when the references need less); the references fill the rest, best-ranked first.
+ */
+export const PROSE_SHARE = 0.4;
 
-/** Drops the least recent item of the largest list until the text fits, then hard-clips. */
-function fitToLength(s: Sections, max: number): string {
-  let text = render(s);
-  while (text.length > max) {
+/**
+ * Fits the summary into `max` characters: prose sections lose their least recent items until they fit
+ * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
+ * order) are added best-first while the text fits; a last hard clip guards the goal line.
+ */
+function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>): string {
+  const refs = [
+    ...s.files.map((r, i) => ({ r, i, file: true })),
+    ...s.identifiers.map((r, i) => ({ r, i, file: false })),
+  ];
+  refs.sort(
+    (a, b) =>
+      (rank.get(a.r) ?? Infinity) - (rank.get(b.r) ?? Infinity) ||
+      a.i - b.i ||
+      Number(b.file) - Number(a.file),
+  );
+  const prose: Sections = { ...s, files: [], identifiers: [] };
+  const refChars = refs.reduce((n, x) => n + x.r.length + 3, 0);
+  const proseMax = Math.max(Math.floor(max * PROSE_SHARE), max - refChars);
+  let text = render(prose);
+  while (text.length > proseMax) {
     let worst: Key | undefined;
     let size = 0;
     for (const k of ORDER) {
-      if (k === 'goal' || s[k].length === 0) continue;
-      const n = s[k].join('').length * (k === 'files' || k === 'identifiers' ? REFERENCE_WEIGHT : 1);
+      if (k === 'goal' || prose[k].length === 0) continue;
+      const n = prose[k].join('').length;
       if (n > size) [worst, size] = [k, n];
     }
     if (!worst) break;
-    if (worst === 'files' || worst === 'identifiers' || worst === 'inProgress') s[worst].pop();
-    else s[worst].shift();
-    text = render(s);
+    prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
+    text = render(prose);
   }
+  const withRefs = (k: number): string => {
+    const top = refs.slice(0, k);
+    return render({
+      ...prose,
+      files: top.filter((x) => x.file).map((x) => x.r),
+      identifiers: top.filter((x) => !x.file).map((x) => x.r),
+    });
+  };
+  let lo = 0;
+  let hi = refs.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (withRefs(mid).length <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  text = withRefs(lo);
   return text.length > max ? text.slice(0, max) : text;
 }
 
@@ -328,7 +365,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
         const text = toolTexts(request);
         return { summary: request.maxOutputChars ? text.slice(0, max) : text, model: 'deterministic' };
       }
-      const { now, earlier } = extract(request.messages, o);
+      const { now, earlier, rank } = extract(request.messages, o);
       const memories = memoriesOf(now);
       if (request.purpose === 'memory-flush') {
         const result: SummarizeResult = {
@@ -341,7 +378,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
       const previous = request.previousSummary
         ? [parseSummary(request.previousSummary), ...earlier]
         : earlier;
-      const summary = fitToLength(merge(previous, now, o), max);
+      const summary = fitToLength(merge(previous, now, o), max, rank);
       const result: SummarizeResult = { summary, model: 'deterministic' };
       if (memories.length > 0) result.memories = memories;
       return result;

@@ -68,3 +68,61 @@ export function rankReferences(
     .sort(([, a], [, b]) => b.count - a.count || b.last - a.last)
     .map(([ref, s]) => ({ ref, kind: s.kind, count: s.count }));
 }
+
+/** A text of the conversation, for `scoreReferences`: where it stands and whether the agent wrote it. */
+export interface ReferenceSource {
+  text: string;
+  /** Position in the conversation (message index); later is more recent. */
+  at: number;
+  /** Written by the agent (its text or tool-call arguments) rather than seen in user text or tool output. */
+  agent: boolean;
+}
+
+export interface ScoredReference {
+  ref: string;
+  kind: ReferenceKind;
+  count: number;
+  score: number;
+}
+
+/** How much recency weighs against frequency in `scoreReferences`. */
+export const REFERENCE_RECENCY_WEIGHT = 3;
+/** Bonus of a reference the agent itself wrote at least once. */
+export const REFERENCE_AGENT_BONUS = 1;
+
+/**
+ * References ranked by how likely the agent is to use them again: `ln(1 + occurrences)` (texts that
+ * mention it) + `3 × position of the last mention` (0 at the start, 1 at the end) + 1 when the agent
+ * itself wrote it. Ties go to the more recent. General rules, no per-session tuning.
+ */
+export function scoreReferences(sources: readonly ReferenceSource[]): ScoredReference[] {
+  const stats = new Map<string, { kind: ReferenceKind; count: number; last: number; agent: boolean }>();
+  let first = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of sources) {
+    first = Math.min(first, s.at);
+    end = Math.max(end, s.at);
+    for (const [ref, kind] of extractReferences(s.text)) {
+      const st = stats.get(ref);
+      if (st) {
+        st.count++;
+        st.last = Math.max(st.last, s.at);
+        st.agent ||= s.agent;
+      } else stats.set(ref, { kind, count: 1, last: s.at, agent: s.agent });
+    }
+  }
+  const span = Math.max(1, end - first);
+  return [...stats.entries()]
+    .map(([ref, s]) => ({
+      ref,
+      kind: s.kind,
+      count: s.count,
+      last: s.last,
+      score:
+        Math.log(1 + s.count) +
+        REFERENCE_RECENCY_WEIGHT * ((s.last - first) / span) +
+        (s.agent ? REFERENCE_AGENT_BONUS : 0),
+    }))
+    .sort((a, b) => b.score - a.score || b.last - a.last)
+    .map(({ ref, kind, count, score }) => ({ ref, kind, count, score }));
+}

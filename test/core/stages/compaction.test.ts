@@ -60,12 +60,39 @@ describe('compaction', () => {
   });
 
   it('rejects a summary larger than what it replaces', async () => {
-    const summarizer = createScriptedSummarizer({ answers: [{ summary: 'z'.repeat(100_000) }] });
-    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    // Within its token budget (target 10000 − kept part) but larger than the one folded turn.
+    const summarizer = createScriptedSummarizer({ answers: [{ summary: 'z'.repeat(12_000) }] });
+    const input = deepFreeze(conversation(12, { pad: 1000 }));
     const r = await compaction({ maxSummaryChars: 1_000_000 }).run(input, makeCtx({ summarizer, budget }));
     expect(r.messages).toBe(input);
     expect(r.report).toMatchObject({ status: 'failed', error: 'inflation' });
     expect(r.state!.compactionFailures).toBe(1);
+  });
+
+  it('clips a summary over its token budget to its leading lines', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `line ${i} ${'y'.repeat(20)}`).join('\n');
+    const summarizer = createScriptedSummarizer({ answers: [{ summary: lines }] });
+    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    const r = await compaction().run(input, makeCtx({ summarizer, budget }));
+    expect(r.report.status).toBe('applied');
+    const text = (r.messages[0]!.parts[0] as { text: string }).text;
+    expect(text).toContain('line 0 ');
+    expect(text).not.toContain('line 1999 ');
+    // target = 0.5 × 20000; the kept part and the summary stay under it.
+    expect(r.report.tokensAfter).toBeLessThanOrEqual(10_000);
+  });
+
+  it('asks the summarizer for what the kept part leaves of the target', async () => {
+    const summarizer = createScriptedSummarizer({ fallback: { summary: 'S' } });
+    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    await compaction({ maxSummaryChars: 1_000_000, charsPerToken: 1 }).run(
+      input,
+      makeCtx({ summarizer, budget }),
+    );
+    const asked = summarizer.requests[0]!.maxOutputChars!;
+    // keep ≤ 0.4 × 10000 tokens, so the summary gets at least the other 6000 (1 char per token here).
+    expect(asked).toBeGreaterThanOrEqual(6_000);
+    expect(asked).toBeLessThanOrEqual(10_000);
   });
 
   it('reports failed and counts the failure when the summarizer throws', async () => {

@@ -40,10 +40,11 @@ describe('createDeterministicSummarizer', () => {
       '- Last request (unanswered): Also check README.md and the KEEP_RECENT_TOKENS constant.',
       '- Failed: bash: npx vitest run test/core/budget.test.ts — FAIL: expected 111616',
     ]);
-    // Ranked by frequency, then recency.
-    expect(section(summary, 'Relevant Files')[0]).toBe('- src/core/budget/budget.ts');
+    // Ranked by ln(1 + mentions) + 3 × recency + 1 when the agent wrote it: the test file the agent
+    // ran last beats the source file read and edited earlier.
+    expect(section(summary, 'Relevant Files')[0]).toBe('- test/core/budget.test.ts');
     expect(section(summary, 'Relevant Files')).toEqual(
-      expect.arrayContaining(['- README.md', '- test/core/budget.test.ts', '- budget.test.ts']),
+      expect.arrayContaining(['- README.md', '- src/core/budget/budget.ts', '- budget.test.ts']),
     );
     expect(section(summary, 'User Constraints')).toEqual(['- You must not change the public API.']);
     expect(section(summary, 'Identifiers')).toEqual(

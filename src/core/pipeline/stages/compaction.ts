@@ -12,8 +12,10 @@
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
  */
 import { z } from 'zod';
+import { isPinned } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
+import type { TokenCounter } from '../../ports.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
   compactionEvents,
@@ -32,6 +34,8 @@ import {
 export const COMPACTION_DEFAULTS = {
   keepRecentTokens: 20_000,
   keepRecentRatio: 0.4,
+  targetRatio: 0.5,
+  charsPerToken: 3,
   summaryRole: 'user',
   loopGuardRatio: 0.6,
   maxFailures: 3,
@@ -42,8 +46,15 @@ export const COMPACTION_DEFAULTS = {
 export interface CompactionOptions {
   /** Most tokens kept verbatim at the end. @default 20000 */
   keepRecentTokens?: number;
-  /** …and at most this share of the trigger. @default 0.4 */
+  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.4 */
   keepRecentRatio?: number;
+  /**
+   * The context after compaction aims at this share of the trigger (below the loop guard's line): the
+   * kept part takes up to `keepRecentRatio` of it, the summary is asked to fill the rest. @default 0.5
+   */
+  targetRatio?: number;
+  /** Characters per token assumed when turning the summary's token budget into `maxOutputChars`. @default 3 */
+  charsPerToken?: number;
   /** Role of the summary message. @default 'user' */
   summaryRole?: 'user' | 'system';
   /** Tokens at which compaction is due; the loop guard compares against it. @default ctx.budget.autoCompact */
@@ -52,7 +63,7 @@ export interface CompactionOptions {
   loopGuardRatio?: number;
   /** Consecutive failures that open the circuit breaker. @default 3 */
   maxFailures?: number;
-  /** Clip the summary to this many characters (asked of the summarizer). @default 12000 */
+  /** Clip the summary to at most this many characters (asked of the summarizer), whatever the budget. @default 12000 */
   maxSummaryChars?: number;
   /** `always`: compact whenever run (the flow gates by level); `auto`: only at or above the trigger. @default 'always' */
   trigger?: 'always' | 'auto';
@@ -61,6 +72,8 @@ export interface CompactionOptions {
 const schema = z.strictObject({
   keepRecentTokens: z.number().int().nonnegative().default(COMPACTION_DEFAULTS.keepRecentTokens),
   keepRecentRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.keepRecentRatio),
+  targetRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.targetRatio),
+  charsPerToken: z.number().gt(0).default(COMPACTION_DEFAULTS.charsPerToken),
   summaryRole: z.enum(['user', 'system']).default(COMPACTION_DEFAULTS.summaryRole),
   triggerTokens: z.number().int().positive().optional(),
   loopGuardRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.loopGuardRatio),
@@ -99,6 +112,34 @@ export function keepRecentCut(
   }
   const lastTurn = turns.filter((s) => s > lead && safe[s]).at(-1) ?? lead;
   return Math.max(last, lastTurn);
+}
+
+/** An archive digest (`[Tool output summary]`, `kind: 'tool_summary'`) that is not pinned. */
+function isDigest(m: Message): boolean {
+  return m.meta?.kind === 'tool_summary' && !isPinned(m);
+}
+
+/** Smallest token budget a summary is given, even when the kept part alone fills the target. */
+export const MIN_SUMMARY_TOKENS = 64;
+
+/**
+ * The text cut to its leading lines so that it counts at most `budget` tokens (summaries put their
+ * least important lines last); a single line too long is clipped by characters.
+ */
+export function fitTokens(text: string, budget: number, counter: TokenCounter): string {
+  if (counter.countText(text) <= budget) return text;
+  const lines = text.split('\n');
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (counter.countText(lines.slice(0, mid).join('\n')) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  if (lo > 0) return lines.slice(0, lo).join('\n').trim();
+  let chars = text.length;
+  while (chars > 0 && counter.countText(text.slice(0, chars)) > budget) chars = Math.floor(chars * 0.8);
+  return text.slice(0, chars).trim();
 }
 
 function withoutMark(state: PipelineState): PipelineState {
@@ -147,12 +188,21 @@ export function compaction(options: CompactionOptions = {}): Stage {
       }
 
       const lead = leadingSystemCount(input);
-      const keep = Math.min(o.keepRecentTokens, Math.floor(trigger * o.keepRecentRatio));
-      const cut = keepRecentCut(input, lead, keep, (m) => ctx.counter.countMessage(m));
+      const target = Math.floor(trigger * o.targetRatio);
+      const keep = Math.min(o.keepRecentTokens, Math.floor(target * o.keepRecentRatio));
+      // Hidden messages cost nothing in the kept part; archive digests are folded wherever they sit
+      // (they describe older results), so the kept part is the recent conversation itself.
+      const cut = keepRecentCut(input, lead, keep, (m) =>
+        isDigest(m) || m.meta?.agentVisible === false ? 0 : ctx.counter.countMessage(m),
+      );
       if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
       const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
       const kept = protectedIndices(input, range, ctx.excludeTools);
-      const folded = range.filter((i) => !kept.has(i)).map((i) => input[i]!);
+      const tail = input.slice(cut).filter((m) => !isDigest(m));
+      const folded = [
+        ...range.filter((i) => !kept.has(i)).map((i) => input[i]!),
+        ...input.slice(cut).filter(isDigest),
+      ];
       if (folded.length === 0) return unchanged('noop', 'every old message is protected');
 
       const before = { messages: input.length, tokens: tokensBefore };
@@ -168,16 +218,24 @@ export function compaction(options: CompactionOptions = {}): Stage {
           state: { ...ctx.state, compactionFailures: count },
         };
       };
+      // The summary fills what the kept part leaves of the target (at least a small floor).
+      const keptMessages = [
+        ...input.slice(0, lead),
+        ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
+        ...tail,
+      ];
+      const summaryBudget = Math.max(MIN_SUMMARY_TOKENS, target - contextTokens(keptMessages, ctx));
       const request: Parameters<typeof trySummarize>[1] = {
         purpose: 'compaction',
         preset: ctx.preset,
         messages: folded,
-        maxOutputChars: o.maxSummaryChars,
+        maxOutputChars: Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken)),
       };
       if (ctx.state.lastSummary !== undefined) request.previousSummary = ctx.state.lastSummary;
       const outcome = await trySummarize(ctx, request);
       if (!outcome.ok) return fail(outcome.error, 'summarizer failed; input kept');
-      const summary = outcome.result.summary.trim();
+      const overhead = ctx.counter.countMessage(textMessage('x', o.summaryRole, SUMMARY_PREFIX, 'summary'));
+      const summary = fitTokens(outcome.result.summary.trim(), summaryBudget - overhead, ctx.counter);
       if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
 
       const summaryMessage = textMessage(
@@ -198,7 +256,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
         ...input.slice(0, lead),
         summaryMessage,
         ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
-        ...input.slice(cut),
+        ...tail,
       ];
       const journal: JournalEntry[] = folded.map((m) =>
         journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
