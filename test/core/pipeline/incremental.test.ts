@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { createBudget } from '../../../src/core/budget/budget.ts';
+import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
+import type { Message } from '../../../src/core/messages/types.ts';
+import { dedupAffects, historicalAffects, prefixStable } from '../../../src/core/pipeline/incremental.ts';
+import { createRepairMemo } from '../../../src/core/pipeline/repair-memo.ts';
+import { INITIAL_STATE, type Stage, type StageContext } from '../../../src/core/pipeline/types.ts';
+import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
+import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
+
+const ctx: StageContext = {
+  counter: createChars4Counter(),
+  budget: createBudget(),
+  clock: fixedClock(0),
+  ids: sequentialIds(),
+  summarizer: { name: 'none', summarize: async () => ({ summary: '' }) },
+  excludeTools: new Set(),
+  preset: 'test',
+  state: INITIAL_STATE,
+};
+
+function counting(): Stage & { calls: number } {
+  const stage = {
+    name: 'probe',
+    calls: 0,
+    run(messages: readonly Message[]) {
+      stage.calls += 1;
+      return {
+        messages: messages as Message[],
+        report: { stage: 'probe', status: 'noop' as const, tokensBefore: 0, tokensAfter: 0 },
+        journal: [],
+        events: [],
+      };
+    },
+  };
+  return stage;
+}
+
+const base = [
+  user('q', { id: 'u1' }),
+  assistant('', [toolCall('c1', 'grep')], { id: 'a1' }),
+  toolResult('c1', 'grep', 'x', { id: 't1' }),
+];
+
+describe('prefixStable', () => {
+  it('answers noop without running the stage when the new messages carry no tool parts', async () => {
+    const probe = counting();
+    const stage = prefixStable(probe, dedupAffects);
+    await stage.run(base, ctx);
+    const result = await stage.run([...base, assistant('done', [], { id: 'a2' })], ctx);
+    expect([probe.calls, result.report.status]).toEqual([1, 'noop']);
+  });
+
+  it('runs the stage again when a new tool result arrives', async () => {
+    const probe = counting();
+    const stage = prefixStable(probe, dedupAffects);
+    await stage.run(base, ctx);
+    await stage.run(
+      [
+        ...base,
+        assistant('', [toolCall('c2', 'grep')], { id: 'a2' }),
+        toolResult('c2', 'grep', 'y', { id: 't2' }),
+      ],
+      ctx,
+    );
+    expect(probe.calls).toBe(2);
+  });
+
+  it('runs the stage again when the prefix is not the same objects', async () => {
+    const probe = counting();
+    const stage = prefixStable(probe, dedupAffects);
+    await stage.run(base, ctx);
+    await stage.run([{ ...base[0]! }, ...base.slice(1)], ctx);
+    expect(probe.calls).toBe(2);
+  });
+});
+
+describe('historicalAffects', () => {
+  const long = toolResult('c1', 'bash', 'x'.repeat(30), { id: 't1' });
+  const history = [user('q', { id: 'u1' }), assistant('', [toolCall('c1', 'bash')], { id: 'a1' }), long];
+
+  it('is true when a new user message makes a result over the limit historical', () => {
+    expect(historicalAffects('cowagent', 20, 2)([...history, user('next', { id: 'u2' })], 3)).toBe(true);
+  });
+
+  it('is false when every result that became historical is within the limit', () => {
+    expect(historicalAffects('cowagent', 50, 2)([...history, user('next', { id: 'u2' })], 3)).toBe(false);
+  });
+});
+
+describe('createRepairMemo', () => {
+  it('repairs only the new messages when the clean prefix is extended', () => {
+    const repair = createRepairMemo();
+    expect(repair(base, {}).repairs).toEqual([]);
+    const next = [
+      ...base,
+      assistant('', [toolCall('c2', 'grep')], { id: 'a2' }),
+      user('go on', { id: 'u2' }),
+    ];
+    expect(repair(next, {}).repairs.map((r) => r.kind)).toEqual(['synthesized-result']);
+  });
+
+  it('renames a call id reused after the prefix when the dialect is anthropic', () => {
+    const repair = createRepairMemo();
+    repair(base, { dialect: 'anthropic' });
+    const next = [
+      ...base,
+      assistant('', [toolCall('c1', 'grep')], { id: 'a2' }),
+      toolResult('c1', 'grep', 'z', { id: 't2' }),
+    ];
+    expect(repair(next, { dialect: 'anthropic' }).repairs.map((r) => r.kind)).toEqual(['renamed-call-id']);
+  });
+});
