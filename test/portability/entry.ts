@@ -7,6 +7,7 @@ import '../core/budget.test.ts';
 import '../core/invariants.test.ts';
 import '../core/messages.test.ts';
 import '../core/tokens.test.ts';
+import '../core/tokens-calibrated.test.ts';
 import { runRegistered } from '../support/mini-vitest.ts';
 
 export default async function run(): Promise<unknown> {
