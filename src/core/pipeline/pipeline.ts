@@ -86,7 +86,7 @@ export interface Pipeline {
   readonly preset: PresetName;
   /** The resolved budget (levels, usable input). */
   readonly budget: ContextBudget;
-  /** Pre-flight: everything the preset runs before an LLM call. */
+  /** Pre-flight: everything the preset runs before an LLM call. Resets `state.overflowAttempts`. */
   prepare(input: PrepareInput): Promise<PipelineRun>;
   /** A tool result arriving (output truncation + spill). */
   admitToolResult(
@@ -173,6 +173,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     budget: resolved.budget,
     async prepare(input) {
       const r = start(input);
+      // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
+      if (r.state.overflowAttempts !== 0) r.setState({ ...r.state, overflowAttempts: 0 });
       await FLOWS[preset](r, resolved.stages.preflight, resolved.guards);
       return r.finish(input.dialect);
     },
