@@ -32,6 +32,8 @@ export interface ClaudeCodeTranscript {
 }
 
 type Obj = Record<string, unknown>;
+/** Line types that never carry a turn, whatever their payload. */
+const NOT_CONVERSATION = new Set(['summary', 'system', 'progress', 'file-history-snapshot']);
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function resultOutput(content: unknown): string | JsonValue {
@@ -124,7 +126,9 @@ export function fromClaudeCodeJsonl(text: string): ClaudeCodeTranscript {
       events.push(e);
       return;
     }
-    if ((type !== 'user' && type !== 'assistant') || !isObj(entry.message) || entry.isSidechain === true) {
+    const role = isObj(entry.message) ? entry.message.role : undefined;
+    const conversational = (role === 'user' || role === 'assistant') && !NOT_CONVERSATION.has(type);
+    if (!conversational || !isObj(entry.message) || entry.isSidechain === true) {
       skipped[type] = (skipped[type] ?? 0) + 1;
       return;
     }
@@ -143,7 +147,7 @@ export function fromClaudeCodeJsonl(text: string): ClaudeCodeTranscript {
     }
     if (typeof entry.timestamp === 'string') meta.createdAt = entry.timestamp;
 
-    if (type === 'assistant') {
+    if (role === 'assistant') {
       const { parts } = partsOf(msg.content, 'assistant');
       for (const p of parts) if (p.type === 'tool-call') names.set(p.id, p.name);
       const apiId = typeof msg.id === 'string' ? msg.id : uuid;
