@@ -55,12 +55,24 @@ export async function replay(options: ReplayOptions, env: CliEnv): Promise<void>
   const { io } = env;
   const { loaded, problems } = await collectFixtures(options.globs, io.cwd, options.filter);
   const outcomes: ReplayOutcome[] = [];
+  const loadProblems = problems.length;
   const createPipeline = await pipelineFactory();
   for (const { file, fixture } of loaded) {
     const started = Date.now();
     const runOptions: Parameters<typeof runFixture>[1] = { createPipeline };
     if (options.preset) runOptions.preset = options.preset;
     const result = await runFixture(fixture, runOptions);
+    if (result.invalid) {
+      const f = result.failures[0];
+      const problem: FixtureProblem = {
+        file,
+        path: f?.path ?? 'preset',
+        reason: f?.message ?? 'rejected by the pipeline',
+      };
+      problems.push(problem);
+      if (!options.json) io.out(renderProblem(problem));
+      continue;
+    }
     const outcome: ReplayOutcome = {
       file,
       name: result.name,
@@ -78,7 +90,7 @@ export async function replay(options: ReplayOptions, env: CliEnv): Promise<void>
       JSON.stringify({ passed, failed, invalid: problems.length, fixtures: outcomes, problems }, null, 2),
     );
   } else {
-    for (const p of problems) io.out(renderProblem(p));
+    for (const p of problems.slice(0, loadProblems)) io.out(renderProblem(p));
     io.out(summaryLine(passed, failed) + (problems.length > 0 ? `\n${problems.length} invalid` : ''));
   }
   if (options.junit) await writeFile(resolve(io.cwd, options.junit), renderJunit(outcomes, problems));

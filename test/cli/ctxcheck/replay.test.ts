@@ -90,3 +90,14 @@ describe('ctxcheck validate', () => {
     expect(r.stdout).toContain('steps[0].expect.level');
   });
 });
+
+describe('ctxcheck replay with a config the pipeline rejects', () => {
+  it('exits 2 and names the config field when the preset config is invalid', async () => {
+    const d = await tempDir();
+    await writeJson(d, 'bad-config.json', { ...passing, config: { notAStage: {} } });
+    const r = await ctxcheck(['replay', 'bad-config.json'], d);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/INVALID {2}bad-config\.json: config/);
+    expect(r.stdout).toContain('0 passed, 0 failed');
+  });
+});
