@@ -49,6 +49,17 @@ describe('readJson', () => {
     expect(await readJson(req, 100)).toEqual({ a: 1 });
   });
 
+  it('reads an empty body as undefined only when allowed', async () => {
+    const empty = () =>
+      new Request('http://127.0.0.1/', {
+        method: 'POST',
+        body: '',
+        headers: { 'content-type': 'application/json' },
+      });
+    expect(await readJson(empty(), 100, { allowEmpty: true })).toBeUndefined();
+    expect(await codeOf(readJson(empty(), 100))).toBe('invalid_input');
+  });
+
   it('refuses another content type with unsupported', async () => {
     expect(await codeOf(readJson(streamed('{}', { 'content-type': 'text/json' }), 100))).toBe('unsupported');
   });

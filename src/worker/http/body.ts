@@ -47,16 +47,25 @@ export async function readText(request: Request, max: number): Promise<string> {
   }
 }
 
-/** Reads a JSON body: `application/json` only (415 otherwise), limited to `max` bytes, parsed. */
-export async function readJson(request: Request, max: number): Promise<unknown> {
+/**
+ * Reads a JSON body: `application/json` only (415 otherwise), limited to `max` bytes, parsed. An empty
+ * body is `undefined` with `allowEmpty`, else a 400.
+ */
+export async function readJson(
+  request: Request,
+  max: number,
+  options: { allowEmpty?: boolean } = {},
+): Promise<unknown> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     throw new CtxError('unsupported', 'content-type must be application/json', {
       path: 'headers.content-type',
     });
   const text = await readText(request, max);
-  if (text.trim() === '')
+  if (text.trim() === '') {
+    if (options.allowEmpty) return undefined;
     throw new CtxError('invalid_input', 'body is empty (expected a JSON object)', { path: 'body' });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

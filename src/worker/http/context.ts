@@ -21,12 +21,13 @@ export async function jsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<
   return parseWith(schema, raw, []);
 }
 
-/** Like `jsonBody`, but an absent body (no content, no content-type) is `{}`. */
+/** Like `jsonBody`, but an absent or empty body (with or without a JSON content type) is `{}`. */
 export async function optionalJsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<T> {
   const length = c.req.header('content-length');
   const hasBody = c.req.header('content-type') !== undefined || (length !== undefined && length !== '0');
   if (!hasBody) return parseWith(schema, {}, []);
-  return jsonBody(c, schema);
+  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), { allowEmpty: true });
+  return parseWith(schema, raw ?? {}, []);
 }
 
 /** Validates query parameters. */
