@@ -61,7 +61,7 @@ export interface BenchTokensResult {
   corpus: string;
   files: number;
   bytes: number;
-  /** UTF-8 MB per second, median of `runs` interleaved passes over the whole corpus. */
+  /** UTF-8 MB per CPU second, median of `runs` interleaved passes over the whole corpus. */
   throughput: Record<string, number>;
   tokenizers: TokenizerResult[];
 }
@@ -102,7 +102,10 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)] ?? 0;
 }
 
-/** Passes over all texts, estimators interleaved so that machine load hits them alike. */
+/**
+ * Passes over all texts, estimators interleaved so that machine load hits them alike; timed in
+ * process CPU time, which other processes on a busy machine do not inflate.
+ */
 function measureThroughput(files: readonly CorpusFile[], runs: number): Record<string, number> {
   const bytes = files.reduce((a, f) => a + f.bytes, 0);
   const estimators = baselines('o200k');
@@ -111,9 +114,10 @@ function measureThroughput(files: readonly CorpusFile[], runs: number): Record<s
   for (const [, estimate] of estimators) for (const f of files) sink += estimate(f.text); // warm-up
   for (let r = 0; r < runs; r++) {
     for (const [name, estimate] of estimators) {
-      const t0 = performance.now();
+      const t0 = process.cpuUsage();
       for (const f of files) sink += estimate(f.text);
-      times.get(name)!.push(performance.now() - t0);
+      const dt = process.cpuUsage(t0);
+      times.get(name)!.push((dt.user + dt.system) / 1000);
     }
   }
   if (sink < 0) throw new Error('unreachable');
@@ -216,7 +220,7 @@ export function renderBenchTokens(result: BenchTokensResult): string[] {
     );
     lines.push(`reference tokenizer: ${t.referenceMBps.toFixed(1)} MB/s (one pass)`);
   }
-  lines.push('', '## Throughput (UTF-8 MB/s, median of interleaved passes over the corpus)');
+  lines.push('', '## Throughput (UTF-8 MB per CPU second, median of interleaved passes over the corpus)');
   lines.push('| estimator | MB/s | vs tokenx |', '|---|---:|---:|');
   const tokenx = result.throughput.tokenx ?? 1;
   for (const [name, mbps] of Object.entries(result.throughput)) {

@@ -49,8 +49,9 @@ export const REFERENCE_TOKENIZERS: Record<CalibratedPreset, ReferenceTokenizer> 
     exactFor:
       'exact only for Claude 1/2 (legacy vocabulary); an approximation for Claude 3 and later, whose tokenizer is unpublished',
     load: async () => {
-      const { countTokens } = await import('@anthropic-ai/tokenizer');
-      return countTokens;
+      // countTokens() would rebuild the tokenizer on every call; keep one (as countTokens does, NFKC first).
+      const tokenizer = (await import('@anthropic-ai/tokenizer')).getTokenizer();
+      return (text) => tokenizer.encode(text.normalize('NFKC'), 'all').length;
     },
   },
   gemini: {

@@ -185,169 +185,204 @@ const HAN_RUNS = 23;
 const PUNCT_LEAD = 18;
 
 /**
- * Features of one run of ASCII letters, digits and Latin-extended letters starting at `start`;
- * adds them to `out` and returns where the run ends. A long run that mixes digits and letters or
- * flips case often, with few lower-case stretches (hashes, base64), counts as high-entropy instead.
+ * Fills `out` (length {@link TOKEN_FEATURE_COUNT}, zeroed here) with the features of `text`.
+ *
+ * Runs of one class are consumed by tight inner loops. A run of ASCII letters, digits and
+ * Latin-extended letters is measured first and committed at its end: a long run that mixes digits
+ * and letters or flips case often, with few lower-case stretches (hashes, base64), counts as
+ * high-entropy instead of as words.
  */
-function alnumRun(text: string, start: number, out: Float64Array): number {
+export function extractTokenFeatures(text: string, out: Float64Array): Float64Array {
+  out.fill(0);
   const n = text.length;
-  let words = 0;
-  let wordChars = 0;
-  let long = 0;
-  let vlong = 0;
-  let cases = 0;
-  let extWords = 0;
-  let digitRuns = 0;
-  let digits = 0;
-  let groups = 0;
-  let flips = 0;
-  let plain = 0; // characters in lower-case stretches of 3 or more (word-like)
-  let wordLen = 0;
-  let wordExt = false;
-  let caseRun = 0; // current same-case stretch: > 0 lower case, < 0 upper case
-  let hex = true;
-  let j = start;
-  while (j < n) {
-    const c = text.charCodeAt(j);
-    let e = j + 1;
-    let upper = false;
-    if (c >= 97 && c <= 122) {
-      if (c > 102) hex = false;
-      while (e < n) {
-        const d = text.charCodeAt(e);
-        if (d < 97 || d > 122) break;
-        if (d > 102) hex = false;
-        e++;
+  // totals of the hot features, written to `out` at the end
+  let tWords = 0;
+  let tWordChars = 0;
+  let tLong = 0;
+  let tVlong = 0;
+  let tCases = 0;
+  let tExtWords = 0;
+  let tDigitRuns = 0;
+  let tDigits = 0;
+  let tGroups = 0;
+  let tEntropyRuns = 0;
+  let tEntropyChars = 0;
+  let tHexChars = 0;
+  let tSpaces = 0;
+  let tSpaceRuns = 0;
+  let tNewlines = 0;
+  let tPunct = 0;
+  let tPunctRuns = 0;
+  let tPunctLead = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const k = CLASS[c]!;
+    if (k <= DIGIT) {
+      if (k === SKIP) {
+        i++;
+        continue;
       }
-    } else if (c >= 65 && c <= 90) {
-      upper = true;
-      hex = false;
-      while (e < n && text.charCodeAt(e) >= 65 && text.charCodeAt(e) <= 90) e++;
-    } else if (c >= 48 && c <= 57) {
-      while (e < n && text.charCodeAt(e) >= 48 && text.charCodeAt(e) <= 57) e++;
-      const len = e - j;
+      // one alphanumeric run, features of the run first
+      let words = 0;
+      let wordChars = 0;
+      let long = 0;
+      let vlong = 0;
+      let cases = 0;
+      let extWords = 0;
+      let digitRuns = 0;
+      let digits = 0;
+      let groups = 0;
+      let flips = 0;
+      let plain = 0; // characters in lower-case stretches of 3 or more (word-like)
+      let wordLen = 0;
+      let wordExt = false;
+      let caseRun = 0; // current same-case stretch: > 0 lower case, < 0 upper case
+      let hex = true;
+      let j = i;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        let e = j + 1;
+        let upper = false;
+        if (d >= 97 && d <= 122) {
+          if (d > 102) hex = false;
+          while (e < n) {
+            const x = text.charCodeAt(e);
+            if (x < 97 || x > 122) break;
+            if (x > 102) hex = false;
+            e++;
+          }
+        } else if (d >= 65 && d <= 90) {
+          upper = true;
+          hex = false;
+          while (e < n) {
+            const x = text.charCodeAt(e);
+            if (x < 65 || x > 90) break;
+            e++;
+          }
+        } else if (d >= 48 && d <= 57) {
+          while (e < n) {
+            const x = text.charCodeAt(e);
+            if (x < 48 || x > 57) break;
+            e++;
+          }
+          if (wordLen > 0) {
+            words++;
+            wordChars += wordLen;
+            if (wordLen > 6) long += wordLen - 6;
+            if (wordLen > 10) vlong += wordLen - 10;
+            if (wordExt) extWords++;
+            wordLen = 0;
+            wordExt = false;
+          }
+          if (caseRun >= 3) plain += caseRun;
+          caseRun = 0;
+          digitRuns++;
+          digits += e - j;
+          groups += Math.ceil((e - j) / 3);
+          j = e;
+          continue;
+        } else if (d >= 128 && CLASS[d] === LATIN_EXT) {
+          hex = false;
+          wordExt = true;
+        } else break;
+        const len = e - j;
+        if (upper) {
+          if (caseRun > 0) {
+            flips++;
+            cases++; // camelCase
+            if (caseRun >= 3) plain += caseRun;
+            caseRun = -len;
+          } else caseRun -= len;
+        } else if (caseRun < 0) {
+          flips++;
+          if (caseRun <= -2) cases++; // HTTPServer
+          caseRun = len;
+        } else caseRun += len;
+        wordLen += len;
+        j = e;
+      }
       if (wordLen > 0) {
         words++;
         wordChars += wordLen;
         if (wordLen > 6) long += wordLen - 6;
         if (wordLen > 10) vlong += wordLen - 10;
         if (wordExt) extWords++;
-        wordLen = 0;
-        wordExt = false;
       }
       if (caseRun >= 3) plain += caseRun;
-      caseRun = 0;
-      digitRuns++;
-      digits += len;
-      groups += Math.ceil(len / 3);
-      j = e;
-      continue;
-    } else if (c >= 128 && CLASS[c] === LATIN_EXT) {
-      hex = false;
-      wordExt = true;
-    } else break;
-    const len = e - j;
-    if (upper) {
-      if (caseRun > 0) {
-        flips++;
-        cases++; // camelCase
-        if (caseRun >= 3) plain += caseRun;
-        caseRun = -len;
-      } else caseRun -= len;
-    } else if (caseRun < 0) {
-      flips++;
-      if (caseRun <= -2) cases++; // HTTPServer
-      caseRun = len;
-    } else caseRun += len;
-    wordLen += len;
-    j = e;
-  }
-  if (wordLen > 0) {
-    words++;
-    wordChars += wordLen;
-    if (wordLen > 6) long += wordLen - 6;
-    if (wordLen > 10) vlong += wordLen - 10;
-    if (wordExt) extWords++;
-  }
-  if (caseRun >= 3) plain += caseRun;
-  const len = j - start;
-  if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
-    out[9]!++;
-    out[10]! += len;
-    if (hex) out[11]! += len;
-  } else {
-    out[0]! += words;
-    out[1]! += wordChars;
-    out[2]! += long;
-    out[3]! += vlong;
-    out[4]! += cases;
-    out[5]! += extWords;
-    out[6]! += digitRuns;
-    out[7]! += digits;
-    out[8]! += groups;
-  }
-  return j;
-}
-
-/** Fills `out` (length {@link TOKEN_FEATURE_COUNT}, zeroed here) with the features of `text`. */
-export function extractTokenFeatures(text: string, out: Float64Array): Float64Array {
-  out.fill(0);
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    const k = CLASS[c]!;
-    if (k <= DIGIT) {
-      if (k === SKIP) i++;
-      else i = alnumRun(text, i, out);
+      const len = j - i;
+      if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
+        tEntropyRuns++;
+        tEntropyChars += len;
+        if (hex) tHexChars += len;
+      } else {
+        tWords += words;
+        tWordChars += wordChars;
+        tLong += long;
+        tVlong += vlong;
+        tCases += cases;
+        tExtWords += extWords;
+        tDigitRuns += digitRuns;
+        tDigits += digits;
+        tGroups += groups;
+      }
+      i = j;
       continue;
     }
     let e = i + 1;
-    switch (k) {
-      case SPACE: {
-        while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
-        const len = e - i;
-        out[12]! += len;
-        if (len >= 2) out[13]!++;
-        break;
+    if (k === SPACE) {
+      while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
+      tSpaces += e - i;
+      if (e - i >= 2) tSpaceRuns++;
+    } else if (k === PUNCT) {
+      while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
+      tPunct += e - i;
+      tPunctRuns++;
+      if (e < n) {
+        const next = CLASS[text.charCodeAt(e)]!;
+        if (next >= LOWER && next <= LATIN_EXT) tPunctLead++;
       }
-      case NEWLINE: {
-        let lines = 1;
-        for (; e < n; e++) {
-          const d = text.charCodeAt(e);
-          if (d === 10) lines++;
-          else if (d !== 13) break;
-        }
-        out[15]! += lines;
-        break;
+    } else if (k === NEWLINE) {
+      let lines = 1;
+      for (; e < n; e++) {
+        const d = text.charCodeAt(e);
+        if (d === 10) lines++;
+        else if (d !== 13) break;
       }
-      case PUNCT: {
-        while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
-        out[16]! += e - i;
-        out[17]!++;
-        const next = e < n ? CLASS[text.charCodeAt(e)]! : SKIP;
-        if (next >= LOWER && next <= LATIN_EXT) out[PUNCT_LEAD]!++;
-        break;
-      }
-      case TAB:
-        while (e < n && text.charCodeAt(e) === 9) e++;
-        out[14]! += e - i;
-        break;
-      case HIGH_SURROGATE: {
-        const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
-        if (e < n) e++;
-        out[CHAR_FEATURE[astral]!]!++;
-        if (astral === HAN) out[HAN_RUNS]!++;
-        break;
-      }
-      default: {
-        while (e < n && CLASS[text.charCodeAt(e)] === k) e++;
-        out[CHAR_FEATURE[k]!]! += e - i;
-        const r = RUN_FEATURE[k]!;
-        if (r >= 0) out[r]!++;
-      }
+      tNewlines += lines;
+    } else if (k === TAB) {
+      while (e < n && text.charCodeAt(e) === 9) e++;
+      out[14]! += e - i;
+    } else if (k === HIGH_SURROGATE) {
+      const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
+      if (e < n) e++;
+      out[CHAR_FEATURE[astral]!]!++;
+      if (astral === HAN) out[HAN_RUNS]!++;
+    } else {
+      while (e < n && CLASS[text.charCodeAt(e)] === k) e++;
+      out[CHAR_FEATURE[k]!]! += e - i;
+      const r = RUN_FEATURE[k]!;
+      if (r >= 0) out[r]!++;
     }
     i = e;
   }
+  out[0] = tWords;
+  out[1] = tWordChars;
+  out[2] = tLong;
+  out[3] = tVlong;
+  out[4] = tCases;
+  out[5] = tExtWords;
+  out[6] = tDigitRuns;
+  out[7] = tDigits;
+  out[8] = tGroups;
+  out[9] = tEntropyRuns;
+  out[10] = tEntropyChars;
+  out[11] = tHexChars;
+  out[12] = tSpaces;
+  out[13] = tSpaceRuns;
+  out[15] = tNewlines;
+  out[16] = tPunct;
+  out[17] = tPunctRuns;
+  out[PUNCT_LEAD] = tPunctLead;
   return out;
 }
