@@ -111,11 +111,11 @@ describe('runBenchTokens on the real corpus', () => {
   );
 
   it.skipIf(!existsSync(corpus))(
-    'estimates several times faster than tokenx when measured side by side',
+    'estimates at least 5× faster than tokenx when measured side by side',
     async () => {
       const t = (await run()).throughput;
-      // Goal: ≥ 5×; measured 6–9× on a loaded 2-core machine. The guard leaves room for noise.
-      expect(t.ctxkit! / t.tokenx!).toBeGreaterThan(4);
+      // Goal: ≥ 5× (timed in process CPU time: ~6.7×, ~150 vs ~22 MB/s).
+      expect(t.ctxkit! / t.tokenx!).toBeGreaterThanOrEqual(5);
     },
   );
 });
