@@ -106,6 +106,19 @@ function project(send: readonly Message[]): string {
   );
 }
 
+/** Ids of `memory_get` results (the excluded tool) whose output is not sent verbatim (ids may be renamed). */
+function excludedLost(input: readonly Message[], send: readonly Message[]): string[] {
+  const sent = new Set<string>();
+  for (const m of send)
+    for (const p of m.parts) if (p.type === 'tool-result') sent.add(JSON.stringify(p.output));
+  const out: string[] = [];
+  for (const m of input)
+    for (const p of m.parts)
+      if (p.type === 'tool-result' && p.name === 'memory_get' && !sent.has(JSON.stringify(p.output)))
+        out.push(m.id);
+  return out;
+}
+
 function pinnedIds(messages: readonly Message[]): string[] {
   return messages.filter((m) => m.meta?.pinned === true).map((m) => m.id);
 }
@@ -154,6 +167,7 @@ export function describePresetProperties(preset: PresetName): void {
                 'pinned lost',
                 pinnedIds(input).filter((id) => !kept.has(id)),
               );
+              if (exclude) fail('excluded tool output changed or lost', excludedLost(input, run.send));
               // The budget is met, or `block` is reported.
               if (run.estimate.level !== pipeline.budget.level(run.estimate.after))
                 problems.push('level does not match tokens');
