@@ -2,7 +2,7 @@
  * Bundles the Worker with esbuild (as wrangler does) into one ES module for Miniflare. Built once
  * per test process.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -14,6 +14,7 @@ export function bundleWorker(): Promise<string> {
   pending ??= (async () => {
     const dir = join(tmpdir(), `ctxkit-worker-bundle-${process.pid}`);
     mkdirSync(dir, { recursive: true });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'worker.mjs');
     await build({
       entryPoints: [join(ROOT, 'src/worker/index.ts')],
