@@ -171,6 +171,10 @@ export function describePresetProperties(preset: PresetName): void {
               // The budget is met, or `block` is reported.
               if (run.estimate.level !== pipeline.budget.level(run.estimate.after))
                 problems.push('level does not match tokens');
+              // default's last resort: left at `block` only after the emergency trim was tried.
+              const trim = run.reports.find((r) => r.stage === 'emergency-trim');
+              if (preset === 'default' && run.estimate.level === 'block' && trim?.status === 'skipped')
+                problems.push(`left at block without trimming (${trim.detail})`);
               fail(
                 'bad report tokens',
                 run.reports.filter(
