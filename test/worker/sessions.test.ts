@@ -210,6 +210,13 @@ describe('POST /v1/sessions/:session/compact', () => {
     const log = await api.get('/v1/sessions/s1/messages');
     expect(log.body.messages).toHaveLength(9);
   });
+
+  it('keeps the summary as a working compaction memory of the project (002)', async () => {
+    const res = await api.get('/v1/memories?type=compaction&project=demo');
+    expect(res.body.memories).toHaveLength(1);
+    const m = res.body.memories[0];
+    expect([m.class, m.project, m.expiresAt - m.createdAt]).toEqual(['working', 'demo', 14 * 86_400_000]);
+  });
 });
 
 describe('POST /v1/sessions/:session/overflow', () => {

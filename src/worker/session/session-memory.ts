@@ -5,15 +5,16 @@
  */
 import {
   buildMemoryBlock,
+  compactionMemories,
   consolidateMemories,
   documentFiles,
   ensureMemoryBlock,
   indexDocument,
   type MemoryFlush,
-  type MemoryRecord,
   type Message,
   messageText,
   type PipelineRun,
+  type PipelineState,
   saveMemory,
   selectMemories,
   type TokenCounter,
@@ -21,8 +22,6 @@ import {
 } from '../../core/index.ts';
 import type { Loaded, SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
-
-const DAY = 86_400_000;
 
 function lastUserText(messages: readonly Message[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -70,37 +69,35 @@ function counterOf(deps: SessionDeps): TokenCounter {
   };
 }
 
-/** Saves extracted memories in the session's project; compaction memories are consolidated after. */
+/**
+ * What a compaction writes to long-term memory (002 §4.7, `compactionMemories`): the new summary as a
+ * `compaction` memory (working, 14 days) and the memories extracted in the same pass, in the
+ * session's project; then consolidation (expired ones pruned, the 10 newest compaction memories kept).
+ */
 export async function saveExtracted(
   deps: SessionDeps,
   key: SessionKey,
   project: string,
+  before: PipelineState,
   run: PipelineRun,
 ): Promise<string[]> {
-  if (run.memories.length === 0) return [];
+  const summary =
+    run.events.some((e) => e.type === 'compaction-end' && e.error === undefined) &&
+    run.state.lastSummary !== undefined &&
+    run.state.lastSummary !== before.lastSummary
+      ? run.state.lastSummary
+      : '';
+  if (summary === '' && run.memories.length === 0) return [];
   const now = deps.clock.now();
-  const ids: string[] = [];
-  for (const m of run.memories) {
-    const record: MemoryRecord = {
-      tenant: key.tenant,
-      id: deps.ids.next('mem'),
-      project,
-      userId: '',
-      type: m.type,
-      class: m.class ?? 'durable',
-      title: m.title,
-      content: m.content,
-      pinned: false,
-      expiresAt: m.expiresDays === undefined ? null : now + m.expiresDays * DAY,
-      createdAt: now,
-      updatedAt: now,
-      lastSurfacedAt: null,
-    };
-    await saveMemory(deps.memories, record);
-    ids.push(record.id);
-  }
+  const records = compactionMemories(summary, run.memories, {
+    tenant: key.tenant,
+    project,
+    now,
+    ids: deps.ids,
+  });
+  for (const record of records) await saveMemory(deps.memories, record);
   await consolidateMemories(deps.memories, key.tenant, { now, project });
-  return ids;
+  return records.map((r) => r.id);
 }
 
 /**

@@ -122,7 +122,7 @@ async function finish(
   run: PipelineRun,
 ): Promise<ContextResult> {
   await persistRun(deps, key, loaded, state, run);
-  const memories = await saveExtracted(deps, key, loaded.info.project, run);
+  const memories = await saveExtracted(deps, key, loaded.info.project, state.pipeline, run);
   await writeFlushes(deps, key, loaded.info.project, run);
   return {
     ...renderMessages(run.send, system, input.dialect),
