@@ -125,4 +125,39 @@ describe('runCompactionBench', () => {
       expect(mean('observation masking').recall).toBeGreaterThan(mean('production summary').recall);
     },
   );
+
+  // Issue 9's goals for the default preset without an LLM, over every cut point (the production
+  // cuts and 50% / 75% of the other long runs): a window of 10% of the prefix must shed ≥ 95% on every
+  // cut and keep ≥ 75% of the references on average; a window of 20% must shed ≥ 80% and keep ≥ 95%.
+  it.skipIf(!existsSync(DATA))(
+    'meets the default preset goals on the real sessions',
+    async () => {
+      const result = await runCompactionBench({
+        dataDir: DATA,
+        presets: [],
+        windows: [],
+        shares: [0.1, 0.2],
+        summarizer: createDeterministicSummarizer(),
+      });
+      const mean = (s: string) => result.means.find((m) => m.strategy === s && m.group === 'all')!;
+      expect(result.cases).toBeGreaterThanOrEqual(15);
+      const at95 = mean('default @ 10% of prefix');
+      expect(at95.minReduction).toBeGreaterThanOrEqual(0.95);
+      expect(at95.recall).toBeGreaterThanOrEqual(0.75);
+      const at80 = mean('default @ 20% of prefix');
+      expect(at80.minReduction).toBeGreaterThanOrEqual(0.8);
+      expect(at80.recall).toBeGreaterThanOrEqual(0.95);
+      // …and it beats the production summaries on their own cuts, at a higher reduction.
+      const production = result.rows.filter((r) => r.strategy === 'production summary');
+      const ours = result.rows.filter(
+        (r) => r.strategy === 'default @ 10% of prefix' && production.some((p) => p.case === r.case),
+      );
+      const avg = (rs: typeof ours, k: 'recall' | 'reduction') =>
+        rs.reduce((n, r) => n + r[k], 0) / Math.max(1, rs.length);
+      expect(ours).toHaveLength(production.length);
+      expect(avg(ours, 'recall')).toBeGreaterThan(avg(production, 'recall'));
+      expect(avg(ours, 'reduction')).toBeGreaterThanOrEqual(avg(production, 'reduction'));
+    },
+    60_000,
+  );
 });

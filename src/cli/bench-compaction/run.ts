@@ -14,6 +14,8 @@ import { baselineStrategies, presetStrategy, type StrategyResult } from './strat
 
 export interface BenchRow {
   case: string;
+  /** The trajectories folder the case comes from (`claude-code`, `mini-swe-agent`…). */
+  source: string;
   strategy: string;
   prefixTokens: number;
   tokens: number;
@@ -24,10 +26,17 @@ export interface BenchRow {
 
 export interface StrategyMean {
   strategy: string;
+  /** `all`, or one trajectories folder (so held-out sources can be read apart). */
+  group: string;
   cases: number;
   reduction: number;
+  /** The smallest reduction over the cases. */
+  minReduction: number;
   recall: number;
 }
+
+/** Smallest window a share of the prefix gives (tokens), so tiny prefixes still get a working budget. */
+export const MIN_SHARE_WINDOW = 500;
 
 export interface CompactionBenchOptions {
   dataDir: string;
@@ -63,7 +72,7 @@ async function strategiesFor(
       });
   const prefixTokens = countTokens(c.prefix, counter);
   for (const share of o.shares) {
-    const window = Math.max(2000, Math.floor(prefixTokens * share));
+    const window = Math.max(MIN_SHARE_WINDOW, Math.floor(prefixTokens * share));
     out.push({
       strategy: `default @ ${Math.round(share * 100)}% of prefix`,
       messages: await presetStrategy('default', c.prefix, window, o.summarizer),
@@ -84,6 +93,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
       const tokens = countTokens(s.messages, counter);
       rows.push({
         case: c.id,
+        source: c.trajectory.split('/')[0] ?? '',
         strategy: s.strategy,
         prefixTokens,
         tokens,
@@ -94,14 +104,40 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
     }
   }
   o.onProgress?.(cases.length, cases.length, 'done');
+  const sources = [...new Set(rows.map((r) => r.source))];
+  const means = [
+    ...meansOf(rows, 'all'),
+    ...(sources.length > 1
+      ? sources.flatMap((g) =>
+          meansOf(
+            rows.filter((r) => r.source === g),
+            g,
+          ),
+        )
+      : []),
+  ];
+  return { rows, means, cases: cases.length };
+}
+
+/** Mean reduction, smallest reduction and mean recall per strategy, in first-seen strategy order. */
+export function meansOf(rows: readonly BenchRow[], group: string): StrategyMean[] {
   const byStrategy = new Map<string, BenchRow[]>();
   for (const r of rows) byStrategy.set(r.strategy, [...(byStrategy.get(r.strategy) ?? []), r]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  const means = [...byStrategy.entries()].map(([strategy, rs]) => ({
+  return [...byStrategy.entries()].map(([strategy, rs]) => ({
     strategy,
+    group,
     cases: rs.length,
     reduction: mean(rs.map((r) => r.reduction)),
+    minReduction: Math.min(...rs.map((r) => r.reduction)),
     recall: mean(rs.map((r) => r.recall)),
   }));
-  return { rows, means, cases: cases.length };
+}
+
+/** Reduction bands the means are grouped by (lower bounds, best first). */
+export const REDUCTION_BANDS = [0.95, 0.8, 0.5, 0] as const;
+
+/** The band of a mean reduction: the highest lower bound it reaches. */
+export function bandOf(reduction: number): number {
+  return REDUCTION_BANDS.find((b) => reduction >= b) ?? 0;
 }

@@ -1,12 +1,24 @@
 /**
- * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--filter s]`:
- * reference recall vs. tokens shed, per trajectory and as a mean per strategy.
+ * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--shares …] [--filter s] [--llm]`:
+ * reference recall vs. tokens shed, per trajectory, as a mean per strategy (all cut points, by
+ * reduction band, and per trajectories folder so held-out sources read apart).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { createDeterministicSummarizer, PRESET_NAMES, type PresetName } from '../../core/index.ts';
-import { type CompactionBenchResult, runCompactionBench } from '../bench-compaction/run.ts';
+import {
+  createDeterministicSummarizer,
+  PRESET_NAMES,
+  type PresetName,
+  type Summarizer,
+} from '../../core/index.ts';
+import {
+  bandOf,
+  type CompactionBenchResult,
+  REDUCTION_BANDS,
+  runCompactionBench,
+  type StrategyMean,
+} from '../bench-compaction/run.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
 
 interface Args {
@@ -16,9 +28,23 @@ interface Args {
   windows: string;
   shares: string;
   filter?: string;
+  llm: boolean;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+function meanTable(title: string, means: readonly StrategyMean[]): string[] {
+  const lines = [
+    `\n${title}`,
+    '| strategy | cases | mean reduction | min reduction | mean recall |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const m of means)
+    lines.push(
+      `| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.minReduction)} | ${pct(m.recall)} |`,
+    );
+  return lines;
+}
 
 export function renderCompactionBench(result: CompactionBenchResult): string {
   const lines: string[] = [];
@@ -34,13 +60,23 @@ export function renderCompactionBench(result: CompactionBenchResult): string {
         `| ${r.strategy} | ${r.tokens.toLocaleString('en-US')} | ${pct(r.reduction)} | ${pct(r.recall)} |`,
       );
   }
+  const all = result.means.filter((m) => m.group === 'all');
+  lines.push(...meanTable(`Mean over ${result.cases} cut points`, all));
   lines.push(
-    `\nMean over ${result.cases} cut points`,
-    '| strategy | cases | mean reduction | mean recall |',
-    '|---|---:|---:|---:|',
+    '\nBy reduction band (mean reduction over all cut points), best recall first',
+    '| band | strategy | mean reduction | mean recall |',
+    '|---|---|---:|---:|',
   );
-  for (const m of result.means)
-    lines.push(`| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.recall)} |`);
+  for (const band of REDUCTION_BANDS) {
+    const inBand = all.filter((m) => bandOf(m.reduction) === band).sort((a, b) => b.recall - a.recall);
+    for (const m of inBand)
+      lines.push(`| ≥ ${pct(band)} | ${m.strategy} | ${pct(m.reduction)} | ${pct(m.recall)} |`);
+  }
+  for (const group of new Set(result.means.map((m) => m.group)))
+    if (group !== 'all') {
+      const ms = result.means.filter((m) => m.group === group);
+      lines.push(...meanTable(`Mean over the ${ms[0]?.cases ?? 0} ${group} cut points`, ms));
+    }
   return lines.join('\n');
 }
 
@@ -51,6 +87,20 @@ function list(value: string, what: string, parse: (s: string) => unknown): unkno
     if (v === undefined) throw new CliError(`--${what}: invalid value '${s.trim()}'`);
     return v;
   });
+}
+
+/**
+ * The deterministic summarizer, or with `--llm` the configured provider without fallback (a bench
+ * that silently fell back would report the wrong summarizer); no provider configured is an error.
+ */
+async function benchSummarizer(llm: boolean, env: CliEnv): Promise<Summarizer> {
+  const offline = createDeterministicSummarizer();
+  if (!llm) return offline;
+  const { summarizerFromEnv } = await import('../../providers/index.ts');
+  const chosen = summarizerFromEnv(env.io.env, { fallback: offline, wrap: false });
+  if (!chosen.llm) throw new CliError(`--llm: no LLM provider configured (${chosen.message})`);
+  env.io.err(`summarizer: ${chosen.message}`);
+  return chosen.summarizer;
 }
 
 export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args> {
@@ -77,8 +127,13 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         })
         .option('shares', {
           type: 'string',
-          default: '0.05,0.2',
+          default: '0.05,0.1,0.2',
           describe: "default preset's window as a share of the prefix",
+        })
+        .option('llm', {
+          type: 'boolean',
+          default: false,
+          describe: 'summarise with the LLM provider configured by the environment (CTXKIT_LLM_*)',
         })
         .option('filter', {
           type: 'string',
@@ -97,13 +152,14 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         const n = Number(s);
         return n > 0 && n < 1 ? n : undefined;
       }) as number[];
+      const summarizer = await benchSummarizer(args.llm, env);
       const tty = !args.json && process.stderr.isTTY === true;
       const result = await runCompactionBench({
         dataDir,
         presets,
         windows,
         shares,
-        summarizer: createDeterministicSummarizer(),
+        summarizer,
         ...(args.filter !== undefined ? { filter: args.filter } : {}),
         onProgress: (done, total, label) => {
           if (!tty) return;

@@ -3,9 +3,10 @@
  * For compaction purposes it builds structured sections from the messages themselves — `## Goal`,
  * `## Key Decisions`, `## Accomplished`, `## In Progress`, `## Relevant Files`, `## User Constraints`,
  * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
- * starting over. It keeps references (`extractReferences`: paths, file names, identifiers): those the
- * agent itself wrote (its text and tool arguments) first, then those only seen in user text and tool
- * outputs, each group ranked by frequency then recency, within `maxOutputChars`. `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
+ * starting over. It keeps references (`extractReferences`: paths, file names, identifiers, tool-argument
+ * keys) ranked by `scoreReferences` (ln(1 + mentions) + 3 × recency + 1 when the agent wrote it): prose
+ * sections take at most `PROSE_SHARE` of `maxOutputChars` and the references fill the rest, best first.
+ * `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
@@ -262,7 +263,7 @@ function render(s: Sections): string {
  * Prose sections (goal, decisions, progress, constraints) may take this share of `maxOutputChars`
  * (more when the references need less); the references fill the rest, best-ranked first.
  */
-export const PROSE_SHARE = 0.4;
+export const PROSE_SHARE = 0.25;
 
 /**
  * Fits the summary into `max` characters: prose sections lose their least recent items until they fit

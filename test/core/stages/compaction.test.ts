@@ -61,7 +61,7 @@ describe('compaction', () => {
 
   it('rejects a summary larger than what it replaces', async () => {
     // Within its token budget (target 10000 − kept part) but larger than the one folded turn.
-    const summarizer = createScriptedSummarizer({ answers: [{ summary: 'z'.repeat(12_000) }] });
+    const summarizer = createScriptedSummarizer({ answers: [{ summary: 'z'.repeat(20_000) }] });
     const input = deepFreeze(conversation(12, { pad: 1000 }));
     const r = await compaction({ maxSummaryChars: 1_000_000 }).run(input, makeCtx({ summarizer, budget }));
     expect(r.messages).toBe(input);
@@ -93,6 +93,32 @@ describe('compaction', () => {
     // keep ≤ 0.4 × 10000 tokens, so the summary gets at least the other 6000 (1 char per token here).
     expect(asked).toBeGreaterThanOrEqual(6_000);
     expect(asked).toBeLessThanOrEqual(10_000);
+  });
+
+  it('folds archive digests wherever they sit and keeps the recent conversation itself', async () => {
+    const digests = [1, 2, 3].map((i) =>
+      user(`[Tool output summary]\nTool: read_file ${'d'.repeat(4000)}`, {
+        id: `digest${i}`,
+        meta: { kind: 'tool_summary', userVisible: false },
+      }),
+    );
+    const input = deepFreeze([...conversation(40, { pad: 1000 }), ...digests]);
+    const r = await compaction().run(input, makeCtx({ budget }));
+    expect(r.report.status).toBe('applied');
+    expect(ids(r.messages).filter((id) => id.startsWith('digest'))).toEqual([]);
+    expect(ids(r.messages).at(-1)).toBe('a40');
+    expect(violations(r.messages, input)).toEqual([]);
+  });
+
+  it('folds a last step larger than the whole target too', async () => {
+    const input = deepFreeze([
+      ...conversation(20, { pad: 1000 }),
+      assistant('y'.repeat(50_000), [], { id: 'big' }),
+    ]);
+    const r = await compaction().run(input, makeCtx({ budget }));
+    expect(r.report.status).toBe('applied');
+    expect(ids(r.messages)).toHaveLength(1);
+    expect(r.messages[0]!.meta?.kind).toBe('summary');
   });
 
   it('reports failed and counts the failure when the summarizer throws', async () => {

@@ -1,7 +1,13 @@
 /**
  * ctxkit's default compaction: the best of the four seeds plus two guards.
- * - Split by a keep-recent token budget at a turn boundary, never inside a tool chain; when the last
- *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step.
+ * - Target: the context after compaction aims at `targetRatio` (0.5) of the trigger, under the loop
+ *   guard's line. The kept part takes at most `keepRecentRatio` (0.25) of the target (and
+ *   `keepRecentTokens`); the summary is asked for what is left (`maxOutputChars` from its token
+ *   budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
+ * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
+ *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step;
+ *   when even the last step is larger than the whole target, everything is folded. Hidden messages cost
+ *   nothing in the kept part and archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
  * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
  *   extracted in the same call.
  * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
@@ -33,7 +39,7 @@ import {
 
 export const COMPACTION_DEFAULTS = {
   keepRecentTokens: 20_000,
-  keepRecentRatio: 0.4,
+  keepRecentRatio: 0.25,
   targetRatio: 0.5,
   charsPerToken: 3,
   summaryRole: 'user',
@@ -46,7 +52,7 @@ export const COMPACTION_DEFAULTS = {
 export interface CompactionOptions {
   /** Most tokens kept verbatim at the end. @default 20000 */
   keepRecentTokens?: number;
-  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.4 */
+  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.25 */
   keepRecentRatio?: number;
   /**
    * The context after compaction aims at this share of the trigger (below the loop guard's line): the
@@ -192,9 +198,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const keep = Math.min(o.keepRecentTokens, Math.floor(target * o.keepRecentRatio));
       // Hidden messages cost nothing in the kept part; archive digests are folded wherever they sit
       // (they describe older results), so the kept part is the recent conversation itself.
-      const cut = keepRecentCut(input, lead, keep, (m) =>
-        isDigest(m) || m.meta?.agentVisible === false ? 0 : ctx.counter.countMessage(m),
-      );
+      const keptCost = (m: Message) =>
+        isDigest(m) || m.meta?.agentVisible === false ? 0 : ctx.counter.countMessage(m);
+      let cut = keepRecentCut(input, lead, keep, keptCost);
+      // A last step larger than the whole target is folded too: keeping it would leave no room.
+      if (input.slice(cut).reduce((n, m) => n + keptCost(m), 0) > target) cut = input.length;
       if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
       const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
       const kept = protectedIndices(input, range, ctx.excludeTools);
