@@ -20,6 +20,8 @@ export interface BenchMemoryOptions {
   adversarial?: boolean;
   /** Only the first N conversations. */
   limit?: number;
+  /** Prefix each indexed turn with its session date. @default false */
+  datePrefix?: boolean;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
@@ -66,7 +68,12 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
   });
   if (options.limit !== undefined) conversations = conversations.slice(0, options.limit);
   const embedder = await pickEmbedder(options.embedder ?? 'use-lite', io);
-  const result = await runMemoryBench({ conversations, embedder, adversarial: options.adversarial ?? true });
+  const result = await runMemoryBench({
+    conversations,
+    embedder,
+    adversarial: options.adversarial ?? true,
+    datePrefix: options.datePrefix ?? false,
+  });
   io.out(options.json ? JSON.stringify(result, null, 2) : renderMemoryBench(result));
   return result;
 }
@@ -77,6 +84,7 @@ interface Args {
   json: boolean;
   adversarial: boolean;
   limit?: number;
+  'date-prefix': boolean;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -97,7 +105,12 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           default: true,
           describe: 'report category 5 on its own row',
         })
-        .option('limit', { type: 'number', describe: 'only the first N conversations' }) as Argv<Args>,
+        .option('limit', { type: 'number', describe: 'only the first N conversations' })
+        .option('date-prefix', {
+          type: 'boolean',
+          default: false,
+          describe: 'index turns as "[date] speaker: text"',
+        }) as Argv<Args>,
     handler: async (args) => {
       await runBenchMemory(
         {
@@ -105,6 +118,7 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           embedder: args.embedder,
           json: args.json,
           adversarial: args.adversarial,
+          datePrefix: args['date-prefix'],
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
         },
         env.io,

@@ -57,6 +57,12 @@ export interface MemoryBenchOptions {
   embedder: Embedder;
   /** @default DEFAULT_MODES */
   modes?: readonly RetrievalMode[];
+  /**
+   * Prefix each turn's indexed text with its session date (`[1:56 pm on 8 May, 2023] Caroline: …`).
+   * Either way the date is stored in the chunk's `date` field (no decay: LoCoMo has no "now").
+   * @default false
+   */
+  datePrefix?: boolean;
   /** Include category 5 (adversarial) as its own row. @default true */
   adversarial?: boolean;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -76,12 +82,36 @@ function cachingEmbedder(inner: Embedder): Embedder {
   };
 }
 
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** `1:56 pm on 8 May, 2023` → `2023-05-08`; null when unreadable. */
+export function locomoDate(text: string): string | null {
+  const m = /(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/.exec(text);
+  const month = m ? MONTHS.indexOf(m[2]!.toLowerCase()) : -1;
+  if (!m || month < 0) return null;
+  return `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
+}
+
 async function indexConversation(
   store: MemoryStore,
   conv: LocomoConversation,
   embedder: Embedder,
+  datePrefix: boolean,
 ): Promise<void> {
-  const texts = conv.turns.map((t) => `[${t.date}] ${t.speaker}: ${t.text}`);
+  const texts = conv.turns.map((t) => `${datePrefix ? `[${t.date}] ` : ''}${t.speaker}: ${t.text}`);
   const vectors = await embedAll(embedder, texts);
   const bySession = new Map<number, ChunkRecord[]>();
   conv.turns.forEach((t, i) => {
@@ -94,7 +124,7 @@ async function indexConversation(
       startLine: i + 1,
       endLine: i + 1,
       text: texts[i]!,
-      date: null,
+      date: locomoDate(t.date),
       embedding: vectors[i]!,
       model: embedder.modelId,
     };
@@ -117,7 +147,7 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
     const handle = openSqlite({ path: ':memory:' });
     try {
       const store = createSqliteMemoryStore(handle);
-      await indexConversation(store, conv, embedder);
+      await indexConversation(store, conv, embedder, options.datePrefix ?? false);
       turns += conv.turns.length;
       const known = new Set(conv.turns.map((t) => t.diaId));
       for (const q of conv.questions) {
@@ -134,6 +164,7 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
         for (const mode of modes) {
           const hits = await searchMemory(store, conv.id, q.question, {
             now: 0,
+            halfLifeDays: Number.POSITIVE_INFINITY,
             minScore: 0,
             maxResults: 10,
             embedder,
