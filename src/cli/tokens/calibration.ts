@@ -3,7 +3,8 @@
  * the bench. Deterministic: files in name order, folds by position inside each category.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { extractTokenFeatures, TOKEN_FEATURE_COUNT } from '../../core/index.ts';
 import type { CorpusFile } from './corpus.ts';
 import { type FitSample, fitWeights, mean, percentile, predict } from './fit.ts';
@@ -40,7 +41,15 @@ const SCRIPT_LOCALES = [
   'uk',
 ];
 
-export function loadScriptSamples(localeDir = 'node_modules/zod/v4/locales'): CorpusFile[] {
+function zodLocales(): string {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('zod/package.json')), 'v4', 'locales');
+  } catch {
+    return 'node_modules/zod/v4/locales';
+  }
+}
+
+export function loadScriptSamples(localeDir = zodLocales()): CorpusFile[] {
   const out: CorpusFile[] = [];
   const encoder = new TextEncoder();
   for (const locale of SCRIPT_LOCALES) {
