@@ -1,7 +1,7 @@
 /**
  * Every real trajectory in `../shared/data/trajectories/` replayed through every preset at a 32K
- * window: a pre-flight before each assistant message, on the working context the previous pre-flight
- * returned plus the messages that arrived since. No invariant may break in what is sent, no pinned
+ * window, sent in the OpenAI, Anthropic and Gemini dialects in turn: a pre-flight before each assistant
+ * message, on the working context the previous pre-flight returned plus the messages that arrived since. No invariant may break in what is sent, no pinned
  * message may go, and the journal must account for every message that left. Collects the tokens
  * shed per stage; `CTXKIT_TRAJECTORY_REPORT=<file>` writes them as a Markdown table.
  *
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromOpenAI } from '../../src/core/adapters/openai.ts';
 import { checkInvariants } from '../../src/core/invariants/check.ts';
-import type { Message } from '../../src/core/messages/types.ts';
+import type { Dialect, Message } from '../../src/core/messages/types.ts';
 import { unaccountedRemovals } from '../../src/core/pipeline/journal.ts';
 import { createPipeline } from '../../src/core/pipeline/pipeline.ts';
 import { PRESET_NAMES, type PresetName } from '../../src/core/pipeline/presets.ts';
@@ -22,6 +22,8 @@ import { createDeterministicSummarizer } from '../../src/core/summarizers/determ
 
 const ROOT = join(import.meta.dirname, '../../../shared/data/trajectories');
 const WINDOW = 32_000;
+/** Each trajectory is sent in one dialect, in turn. */
+const DIALECTS: Dialect[] = ['openai', 'anthropic', 'gemini'];
 const BUDGET = {
   contextWindow: WINDOW,
   reserveOutput: 2_560,
@@ -62,7 +64,7 @@ interface Tally {
 const shed = new Map<string, Tally>(); // `${preset}\t${stage}`
 const finals = new Map<PresetName, { input: number; sent: number; block: number }>();
 
-async function replay(preset: PresetName, t: Trajectory): Promise<string[]> {
+async function replay(preset: PresetName, t: Trajectory, dialect: Dialect): Promise<string[]> {
   const problems: string[] = [];
   const pipeline = createPipeline({
     preset,
@@ -82,9 +84,9 @@ async function replay(preset: PresetName, t: Trajectory): Promise<string[]> {
     fed = i;
     const input = [...working, ...arrived];
     const run = await pipeline.prepare(
-      state ? { messages: input, state, dialect: 'openai' } : { messages: input, dialect: 'openai' },
+      state ? { messages: input, state, dialect } : { messages: input, dialect },
     );
-    for (const v of checkInvariants(run.send, { dialect: 'openai' }))
+    for (const v of checkInvariants(run.send, { dialect }))
       problems.push(`${t.name}@${i}: ${v.rule} at ${v.messageId}`);
     for (const id of unaccountedRemovals(input, run.messages, run.journal))
       problems.push(`${t.name}@${i}: ${id} left unjournaled`);
@@ -142,7 +144,8 @@ describe.skipIf(!present)('createPipeline on real trajectories', () => {
     'breaks no invariant and journals every removal when %s replays every trajectory at 32K',
     async (preset) => {
       const problems: string[] = [];
-      for (const t of trajectories) problems.push(...(await replay(preset, t)));
+      for (const [i, t] of trajectories.entries())
+        problems.push(...(await replay(preset, t, DIALECTS[i % 3]!)));
       expect(problems.slice(0, 20)).toEqual([]);
     },
     600_000,
