@@ -41,6 +41,14 @@ describe('createPipeline', () => {
     expect(String(error)).toMatch(/pruning/);
   });
 
+  it('throws a CtxError naming preset when the preset is unknown', () => {
+    expect(() => createPipeline({ preset: 'gpt' as never })).toThrow(/^preset: /);
+  });
+
+  it('throws a CtxError naming the budget field when a buffer is negative', () => {
+    expect(() => createPipeline({ budget: { warningBuffer: -1 } })).toThrow(/budget\.warningBuffer/);
+  });
+
   it('throws a CtxError naming the field when a stage option is invalid', () => {
     expect(() =>
       createPipeline({ preset: 'co-cli', config: { slidingWindow: { maxMessages: 'x' as never } } }),
