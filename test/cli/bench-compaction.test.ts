@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCases } from '../../src/cli/bench-compaction/cases.ts';
+import { loadCases, loadHeldOutCases } from '../../src/cli/bench-compaction/cases.ts';
 import { referenceRecall, salientReferences } from '../../src/cli/bench-compaction/measure.ts';
-import { runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
+import { meansOf, runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
 import { observationMasking, recentAtBudget } from '../../src/cli/bench-compaction/strategies.ts';
+import { renderCompactionBench } from '../../src/cli/commands/bench-compaction.ts';
 import {
   assistant,
   createChars4Counter,
@@ -63,6 +64,50 @@ describe('observationMasking', () => {
     const masked = observationMasking(ms, 1);
     expect(masked[2]!.parts[0]).toMatchObject({ output: '[output omitted]' });
     expect(masked[4]).toBe(ms[4]);
+  });
+});
+
+describe('loadHeldOutCases', () => {
+  it('holds the shorter runs and sub-agent transcripts the tuned set leaves out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-heldout-'));
+    mkdirSync(join(dir, 'src'));
+    const run = (n: number) => ({
+      id: 'r',
+      messages: Array.from({ length: n }, (_, i) =>
+        i % 2 === 0 ? { role: 'user', content: `do step ${i}` } : { role: 'assistant', content: `did ${i}` },
+      ),
+    });
+    writeFileSync(join(dir, 'src', 'long.json'), JSON.stringify(run(120)));
+    writeFileSync(join(dir, 'src', 'medium.json'), JSON.stringify(run(60)));
+    writeFileSync(join(dir, 'src', 'long__agent-x.json'), JSON.stringify(run(60)));
+    writeFileSync(join(dir, 'src', 'short.json'), JSON.stringify(run(20)));
+    expect(loadCases(dir).map((c) => c.id)).toEqual(['src/long.json@50%', 'src/long.json@75%']);
+    expect(loadHeldOutCases(dir).map((c) => c.id)).toEqual([
+      'src/long__agent-x.json@50%',
+      'src/long__agent-x.json@75%',
+      'src/medium.json@50%',
+      'src/medium.json@75%',
+    ]);
+  });
+});
+
+describe('renderCompactionBench', () => {
+  it('groups the means by reduction band, best recall first', () => {
+    const row = (strategy: string, reduction: number, recall: number) => ({
+      case: 'c',
+      source: 'src',
+      strategy,
+      prefixTokens: 100,
+      tokens: Math.round(100 * (1 - reduction)),
+      reduction,
+      recall,
+      references: 4,
+    });
+    const rows = [row('a', 0.96, 0.5), row('b', 0.97, 0.8), row('c', 0.85, 0.9)];
+    const text = renderCompactionBench({ rows, means: meansOf(rows, 'all'), cases: 1 });
+    const band = text.split('By reduction band')[1]!;
+    expect(band.indexOf('| b |')).toBeLessThan(band.indexOf('| a |'));
+    expect(band).toContain('| ≥ 80.0% | c | 85.0% | 90.0% |');
   });
 });
 

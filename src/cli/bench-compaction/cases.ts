@@ -28,12 +28,19 @@ interface Trajectory {
   messages: unknown[];
 }
 
-function listTrajectories(dir: string): string[] {
+export interface CaseOptions {
+  /** Runs without a production compaction need this many messages. @default LONG_RUN_MESSAGES */
+  minMessages?: number;
+  /** Include Claude Code sub-agent transcripts (`…__agent-….json`). @default false */
+  subagents?: boolean;
+}
+
+function listTrajectories(dir: string, subagents: boolean): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .flatMap((d) =>
       readdirSync(join(dir, d.name))
-        .filter((f) => f.endsWith('.json') && !f.includes('__agent-'))
+        .filter((f) => f.endsWith('.json') && (subagents || !f.includes('__agent-')))
         .map((f) => join(d.name, f)),
     )
     .sort();
@@ -45,9 +52,10 @@ function alignCut(messages: readonly Message[], at: number): number {
   return at;
 }
 
-export function loadCases(dataDir: string): CompactionCase[] {
+export function loadCases(dataDir: string, options: CaseOptions = {}): CompactionCase[] {
   const cases: CompactionCase[] = [];
-  for (const file of listTrajectories(dataDir)) {
+  const minMessages = options.minMessages ?? LONG_RUN_MESSAGES;
+  for (const file of listTrajectories(dataDir, options.subagents ?? false)) {
     const raw = JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as Trajectory;
     const messages = fromOpenAI(raw.messages, { path: `${file}:messages` });
     const summaryAt = messages.findIndex((m) => m.meta?.isCompactSummary === true);
@@ -62,7 +70,7 @@ export function loadCases(dataDir: string): CompactionCase[] {
       });
       continue;
     }
-    if (messages.length < LONG_RUN_MESSAGES) continue;
+    if (messages.length < minMessages) continue;
     for (const [cut, share] of [
       ['50%', 0.5],
       ['75%', 0.75],
@@ -79,4 +87,18 @@ export function loadCases(dataDir: string): CompactionCase[] {
     }
   }
   return cases;
+}
+
+/** Runs this long count for the held-out set. */
+export const HELD_OUT_MIN_MESSAGES = 40;
+
+/**
+ * Cut points the tuned set does not contain: shorter runs (from 40 messages) and sub-agent
+ * transcripts, cut at 50% and 75% the same way. Rules tuned on `loadCases` are checked here.
+ */
+export function loadHeldOutCases(dataDir: string): CompactionCase[] {
+  const tuned = new Set(loadCases(dataDir).map((c) => c.id));
+  return loadCases(dataDir, { minMessages: HELD_OUT_MIN_MESSAGES, subagents: true }).filter(
+    (c) => !tuned.has(c.id),
+  );
 }

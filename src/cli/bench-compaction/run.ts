@@ -8,7 +8,7 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '../../core/index.ts';
-import { type CompactionCase, loadCases } from './cases.ts';
+import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
 import { baselineStrategies, presetStrategy, type StrategyResult } from './strategies.ts';
 
@@ -47,6 +47,8 @@ export interface CompactionBenchOptions {
   /** Windows as a share of each prefix, for `default` (0.05 → at least 95% reduction). */
   shares: readonly number[];
   summarizer: Summarizer;
+  /** Run the held-out cut points (`loadHeldOutCases`) instead of the tuned set. @default false */
+  heldOut?: boolean;
   /** Only cases whose id contains this. */
   filter?: string;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -83,7 +85,8 @@ async function strategiesFor(
 
 export async function runCompactionBench(o: CompactionBenchOptions): Promise<CompactionBenchResult> {
   const counter = await createTiktokenCounter('o200k_base');
-  const cases = loadCases(o.dataDir).filter((c) => !o.filter || c.id.includes(o.filter));
+  const all = o.heldOut ? loadHeldOutCases(o.dataDir) : loadCases(o.dataDir);
+  const cases = all.filter((c) => !o.filter || c.id.includes(o.filter));
   const rows: BenchRow[] = [];
   for (const [i, c] of cases.entries()) {
     o.onProgress?.(i, cases.length, c.id);

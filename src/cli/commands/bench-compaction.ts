@@ -1,5 +1,5 @@
 /**
- * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--shares …] [--filter s] [--llm]`:
+ * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--shares …] [--filter s] [--held-out] [--llm]`:
  * reference recall vs. tokens shed, per trajectory, as a mean per strategy (all cut points, by
  * reduction band, and per trajectories folder so held-out sources read apart).
  */
@@ -29,6 +29,7 @@ interface Args {
   shares: string;
   filter?: string;
   llm: boolean;
+  'held-out': boolean;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -135,6 +136,11 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
           default: false,
           describe: 'summarise with the LLM provider configured by the environment (CTXKIT_LLM_*)',
         })
+        .option('held-out', {
+          type: 'boolean',
+          default: false,
+          describe: 'cut points outside the tuned set (runs from 40 messages, sub-agent transcripts)',
+        })
         .option('filter', {
           type: 'string',
           describe: 'only cut points whose id contains this',
@@ -160,6 +166,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         windows,
         shares,
         summarizer,
+        heldOut: args['held-out'],
         ...(args.filter !== undefined ? { filter: args.filter } : {}),
         onProgress: (done, total, label) => {
           if (!tty) return;

@@ -268,7 +268,7 @@ export const PROSE_SHARE = 0.25;
 /**
  * Fits the summary into `max` characters: prose sections lose their least recent items until they fit
  * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
- * order) are added best-first while the text fits; a last hard clip guards the goal line.
+ * order) are added best-first while the text fits. The goal line is clipped to the prose share.
  */
 function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>): string {
   const refs = [
@@ -284,6 +284,9 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
   const prose: Sections = { ...s, files: [], identifiers: [] };
   const refChars = refs.reduce((n, x) => n + x.r.length + 3, 0);
   const proseMax = Math.max(Math.floor(max * PROSE_SHARE), max - refChars);
+  // The goal line is clipped to the prose share too, so a long first request cannot crowd out the rest.
+  const goalMax = Math.max(40, proseMax - 20);
+  prose.goal = prose.goal.map((g) => clip(g, goalMax));
   let text = render(prose);
   while (text.length > proseMax) {
     let worst: Key | undefined;
