@@ -16,5 +16,6 @@ export * from './memory-injector.ts';
 export * from './memory-selector.ts';
 export * from './memory-store.ts';
 export * from './restore.ts';
+export * from './resume-session.ts';
 export * from './session-store.ts';
 export * from './working-context.ts';

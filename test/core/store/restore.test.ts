@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   assistant,
   cowAgentRestoreTurns,
+  createInMemorySessionStore,
+  EMPTY_SESSION_STATE,
   type Message,
   restoreCowAgent,
   restoreKosmoKrator,
+  resumeSession,
   type StoredMessage,
   system,
   toolCall,
@@ -92,5 +95,27 @@ describe('restoreKosmoKrator', () => {
   it('returns every row when the session was never compacted', () => {
     const rows = [row(1, user('a'), false), row(2, assistant('b'), false)];
     expect(texts(restoreKosmoKrator(rows, null))).toEqual(['user:a', 'assistant:b']);
+  });
+});
+
+describe('resumeSession', () => {
+  it('returns the working context, or a preset restore, when the session exists', async () => {
+    const store = createInMemorySessionStore();
+    await store.create({ tenant: 't', id: 's' });
+    await store.append('t', 's', [
+      user('q1', { id: 'u1' }),
+      assistant('a1', [], { id: 'a1' }),
+      user('q2', { id: 'u2' }),
+    ]);
+    await store.setState('t', 's', {
+      ...EMPTY_SESSION_STATE,
+      working: { throughSeq: 3, items: [{ seq: 3 }, { message: system('sum', { id: 'sum' }) }] },
+    });
+    const ids = async (mode: 'working' | 'kosmokrator' | 'cowagent') =>
+      (await resumeSession(store, 't', 's', { mode }))!.messages.map((m) => m.id);
+    expect(await ids('working')).toEqual(['u2', 'sum']);
+    expect(await ids('kosmokrator')).toEqual(['sum', 'u2']);
+    expect(await ids('cowagent')).toEqual(['u1', 'a1', 'u2']);
+    expect(await resumeSession(store, 't', 'missing')).toBeUndefined();
   });
 });
