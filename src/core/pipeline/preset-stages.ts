@@ -103,7 +103,8 @@ function renamed(name: string, stage: Stage): Stage {
     name,
     async run(messages, ctx) {
       const result = await stage.run(messages, ctx);
-      return { ...result, report: { ...result.report, stage: name } };
+      const journal = result.journal.map((e) => (e.stage === stage.name ? { ...e, stage: name } : e));
+      return { ...result, report: { ...result.report, stage: name }, journal };
     },
   };
 }
