@@ -97,6 +97,26 @@ function dedup(mode: 'default' | 'kosmokrator', options: DedupOptions | undefine
   return prefixStable(createDedup({ mode, ...options }), dedupAffects);
 }
 
+/**
+ * Loop-guard masking: pruning with nothing protected (the last 2 user turns still are), freeing at
+ * least `savings` tokens — or, when the old outputs cannot free that much, as much as they can (the
+ * target is halved until pruning finds enough; 002's pruning does nothing below its minimum).
+ */
+function masking(savings: number): Stage {
+  return {
+    name: 'pruning',
+    async run(messages, ctx) {
+      let result = await createPruning({ mode: 'default', protectTokens: 0, minSavings: savings }).run(
+        messages,
+        ctx,
+      );
+      for (let s = Math.floor(savings / 2); result.messages === messages && s >= 1; s = Math.floor(s / 2))
+        result = await createPruning({ mode: 'default', protectTokens: 0, minSavings: s }).run(messages, ctx);
+      return result;
+    },
+  };
+}
+
 /** The same stage reported under another name (e.g. pruning used as the loop guard's masking). */
 function renamed(name: string, stage: Stage): Stage {
   return {
@@ -186,8 +206,7 @@ export function buildStages(
             target: 'auto-compact',
             ...s.emergencyTrim,
           }),
-          masking: (savings) =>
-            renamed('masking', createPruning({ mode: 'default', protectTokens: 0, minSavings: savings })),
+          masking: (savings) => renamed('masking', masking(savings)),
         },
         outputTruncation: createOutputTruncation({ mode: 'default', ...s.outputTruncation }),
         manual: manualStage,
