@@ -22,7 +22,10 @@ export interface SessionCalibrator {
   readonly factor: number;
   /** Number of observations taken into account. */
   readonly observations: number;
-  /** Records one call; returns the new factor. Invalid or tiny observations leave it unchanged. */
+  /**
+   * Records one call: the unwrapped counter's estimate of the prompt and the provider's count of it.
+   * Returns the new factor; invalid or tiny observations leave it unchanged.
+   */
   observe(estimatedPromptTokens: number, reportedPromptTokens: number): number;
   /** A counter whose counts are the wrapped counter's times the current factor. */
   wrap<C extends TokenCounter>(counter: C): TokenCounter;
