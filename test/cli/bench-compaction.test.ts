@@ -96,6 +96,7 @@ describe('renderCompactionBench', () => {
     const row = (strategy: string, reduction: number, recall: number) => ({
       case: 'c',
       source: 'src',
+      cut: '50%' as const,
       strategy,
       prefixTokens: 100,
       tokens: Math.round(100 * (1 - reduction)),

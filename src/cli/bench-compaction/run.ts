@@ -16,6 +16,8 @@ export interface BenchRow {
   case: string;
   /** The trajectories folder the case comes from (`claude-code`, `mini-swe-agent`…). */
   source: string;
+  /** `production` (a real compaction) or `50%` / `75%` of a long run. */
+  cut: CompactionCase['cut'];
   strategy: string;
   prefixTokens: number;
   tokens: number;
@@ -34,6 +36,10 @@ export interface StrategyMean {
   minReduction: number;
   recall: number;
 }
+
+/** Mean groups by kind of cut: the real compactions, and 50% / 75% of the other long runs. */
+export const PRODUCTION_GROUP = 'production-cut';
+export const RUNS_GROUP = 'long-run-cut';
 
 /** Smallest window a share of the prefix gives (tokens), so tiny prefixes still get a working budget. */
 export const MIN_SHARE_WINDOW = 500;
@@ -97,6 +103,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
       rows.push({
         case: c.id,
         source: c.trajectory.split('/')[0] ?? '',
+        cut: c.cut,
         strategy: s.strategy,
         prefixTokens,
         tokens,

@@ -76,7 +76,9 @@ export function renderCompactionBench(result: CompactionBenchResult): string {
   for (const group of new Set(result.means.map((m) => m.group)))
     if (group !== 'all') {
       const ms = result.means.filter((m) => m.group === group);
-      lines.push(...meanTable(`Mean over the ${ms[0]?.cases ?? 0} ${group} cut points`, ms));
+      lines.push(
+        ...meanTable(`Mean over the ${Math.max(...ms.map((m) => m.cases))} ${group} cut points`, ms),
+      );
     }
   return lines.join('\n');
 }

@@ -6,7 +6,8 @@
  *   budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
  * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
  *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step;
- *   when even the last step is larger than the whole target, everything is folded. Hidden messages cost
+ *   when even the last agent step is larger than the whole target, everything is folded (a user's
+ *   request that starts the kept part always stays). Hidden messages cost
  *   nothing in the kept part and archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
  * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
  *   extracted in the same call.
@@ -18,7 +19,7 @@
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
  */
 import { z } from 'zod';
-import { isPinned } from '../../messages/text.ts';
+import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
@@ -201,8 +202,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const keptCost = (m: Message) =>
         isDigest(m) || m.meta?.agentVisible === false ? 0 : ctx.counter.countMessage(m);
       let cut = keepRecentCut(input, lead, keep, keptCost);
-      // A last step larger than the whole target is folded too: keeping it would leave no room.
-      if (input.slice(cut).reduce((n, m) => n + keptCost(m), 0) > target) cut = input.length;
+      // A last agent step larger than the whole target is folded too (keeping it would leave no room);
+      // a user's request that starts the kept part stays verbatim whatever its size.
+      const startsWithRequest = cut < input.length && startsTurn(input[cut]!);
+      if (!startsWithRequest && input.slice(cut).reduce((n, m) => n + keptCost(m), 0) > target)
+        cut = input.length;
       if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
       const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
       const kept = protectedIndices(input, range, ctx.excludeTools);
