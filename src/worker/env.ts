@@ -17,6 +17,10 @@ export interface Env {
   SESSION_IDLE_DAYS?: string;
   /** Days after which spilled outputs are deleted. @default "7" */
   BLOB_RETENTION_DAYS?: string;
+  /** Workers AI (`[ai] binding = "AI"`), optional: vectors for memory search. */
+  AI?: unknown;
+  /** Workers AI embedding model. @default "@cf/baai/bge-small-en-v1.5" */
+  EMBEDDING_MODEL?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { client } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
 
@@ -41,13 +42,39 @@ describe('SessionObject', () => {
     expect((await api.get('/v1/sessions/busy')).body.session.lastSeq).toBe(100);
   });
 
-  it('lets one of two simultaneous compactions run and answers the other 409', async () => {
-    const [x, y] = await Promise.all([
-      api.post('/v1/sessions/busy/compact', {}),
-      api.post('/v1/sessions/busy/compact', {}),
-    ]);
-    expect([x.status, y.status].sort()).toEqual([200, 409]);
-    const refused = x.status === 409 ? x : y;
-    expect(refused.body.error.message).toContain('already running');
+  it('answers 409 to a compaction requested while another one runs', async () => {
+    // The summarizer's first call never answers until its 3 s timeout: the first compaction is
+    // still running when the second request arrives.
+    const server = await startFakeOpenAIServer({ script: [{ kind: 'hang' }] });
+    const slow = await startWorker({
+      bindings: {
+        CTXKIT_LLM_BASE_URL: server.baseURL,
+        CTXKIT_LLM_MODEL: 'fake-model',
+        CTXKIT_LLM_MAX_RETRIES: '0',
+        CTXKIT_LLM_TIMEOUT_MS: '3000',
+      },
+    });
+    try {
+      const api2 = client(slow, await slow.createKey('acme'));
+      await api2.post('/v1/sessions', { id: 'c' });
+      await api2.post('/v1/sessions/c/messages', {
+        messages: [
+          { role: 'user', parts: [{ type: 'text', text: 'one' }] },
+          { role: 'assistant', parts: [{ type: 'text', text: 'two' }] },
+        ],
+      });
+      const first = api2.post('/v1/sessions/c/compact', {});
+      for (let i = 0; i < 200 && server.requests.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(server.requests).toHaveLength(1);
+      const second = await api2.post('/v1/sessions/c/compact', {});
+      expect([second.status, second.body.error.code]).toEqual([409, 'conflict']);
+      expect(second.body.error.message).toContain('already running');
+      expect((await first).status).toBe(200);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await slow.dispose();
+      await server.close();
+    }
   });
 });

@@ -67,3 +67,30 @@ describe('memory routes', () => {
     expect([res.status, res.body.error.path]).toEqual([400, 'type']);
   });
 });
+
+describe('memory search with Workers AI bound', () => {
+  it('combines vector and keyword scores', async () => {
+    const ai = await startWorker({ fakeAi: true });
+    try {
+      const api2 = client(ai, await ai.createKey('acme'));
+      await api2.post('/v1/memories', {
+        type: 'decision',
+        title: 'Database',
+        content: 'Billing runs on PostgreSQL.',
+      });
+      await api2.post('/v1/memories', {
+        type: 'user',
+        title: 'Editor',
+        content: 'The user prefers vim keybindings.',
+      });
+      const res = await api2.post('/v1/memories/search', { query: 'postgresql billing' });
+      expect(res.status).toBe(200);
+      const top = res.body.hits[0];
+      expect(top.text).toContain('PostgreSQL');
+      expect(top.vectorScore).toBeGreaterThan(0);
+      expect(top.score).toBeCloseTo(0.7 * top.vectorScore + 0.3 * top.keywordScore, 6);
+    } finally {
+      await ai.dispose();
+    }
+  });
+});

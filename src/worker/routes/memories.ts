@@ -1,7 +1,6 @@
 /**
  * Long-term memories of the tenant: create, list, read, delete, and hybrid search (keyword side:
- * FTS5 BM25 over the memory and daily-memory chunks; no embedder is bound in the Worker yet, so
- * the keyword side carries the whole score).
+ * FTS5 BM25 over the memory and daily-memory chunks, plus vectors when Workers AI is bound).
  */
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -13,6 +12,7 @@ import {
   saveMemory,
   searchMemory,
 } from '../../core/index.ts';
+import { withVectors, workerEmbedder } from '../embedder.ts';
 import { type AppEnv, idParam, jsonBody, queryParams } from '../http/context.ts';
 import { createD1MemoryStore } from '../store/d1-stores.ts';
 
@@ -71,7 +71,8 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       updatedAt: now,
       lastSurfacedAt: null,
     };
-    const saved = await saveMemory(createD1MemoryStore(c.env.DB), record);
+    const store = createD1MemoryStore(c.env.DB);
+    const saved = await withVectors(workerEmbedder(c.env), (embedder) => saveMemory(store, record, embedder));
     return c.json({ memory: publicMemory(saved) }, 201);
   });
 
@@ -109,16 +110,24 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
 
   app.post('/v1/memories/search', async (c) => {
     const body = await jsonBody(c, searchSchema);
-    // No embedder is bound in the Worker: the keyword side carries the whole score (weights 0 / 1),
-    // instead of being capped at the 0.3 keyword weight of hybrid search.
-    const hits = await searchMemory(createD1MemoryStore(c.env.DB), c.get('tenant'), body.query, {
+    const embedder = workerEmbedder(c.env);
+    const store = createD1MemoryStore(c.env.DB);
+    const base = {
       now: Date.now(),
-      vectorWeight: 0,
-      keywordWeight: 1,
+      minScore: body.minScore ?? 0,
       ...(body.project !== undefined ? { project: body.project } : {}),
       ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
-      minScore: body.minScore ?? 0,
-    });
+    };
+    // With Workers AI: hybrid search (0.7 vector / 0.3 keyword). Without: the keyword side carries the
+    // whole score, instead of being capped at the 0.3 keyword weight.
+    const hits = await withVectors(embedder, (e) =>
+      searchMemory(
+        store,
+        c.get('tenant'),
+        body.query,
+        e ? { ...base, embedder: e } : { ...base, vectorWeight: 0, keywordWeight: 1 },
+      ),
+    );
     return c.json({
       hits: hits.map((h) => ({
         source: h.chunk.source,

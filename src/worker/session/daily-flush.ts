@@ -14,6 +14,7 @@ import {
   sha256Hex,
   writeFlush,
 } from '../../core/index.ts';
+import { withVectors } from '../embedder.ts';
 import { requireSession, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -70,7 +71,13 @@ export async function dailyFlush(
   for (const path of paths) {
     const content = await files.read(path);
     if (content !== undefined)
-      await indexDocument(deps.memories, path, content, { tenant: key.tenant, project: info.project });
+      await withVectors(deps.embedder, (embedder) =>
+        indexDocument(deps.memories, path, content, {
+          tenant: key.tenant,
+          project: info.project,
+          ...(embedder ? { embedder } : {}),
+        }),
+      );
   }
   return { status: 'flushed', mark, paths, fallback };
 }

@@ -20,6 +20,7 @@ import {
   type TokenCounter,
   writeFlush,
 } from '../../core/index.ts';
+import { withVectors } from '../embedder.ts';
 import type { Loaded, SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -95,7 +96,8 @@ export async function saveExtracted(
     now,
     ids: deps.ids,
   });
-  for (const record of records) await saveMemory(deps.memories, record);
+  for (const record of records)
+    await withVectors(deps.embedder, (embedder) => saveMemory(deps.memories, record, embedder));
   await consolidateMemories(deps.memories, key.tenant, { now, project });
   return records.map((r) => r.id);
 }
@@ -124,7 +126,13 @@ export async function writeFlushes(
     for (const path of paths) {
       const content = await files.read(path);
       if (content !== undefined)
-        await indexDocument(deps.memories, path, content, { tenant: key.tenant, project });
+        await withVectors(deps.embedder, (embedder) =>
+          indexDocument(deps.memories, path, content, {
+            tenant: key.tenant,
+            project,
+            ...(embedder ? { embedder } : {}),
+          }),
+        );
     }
   }
 }

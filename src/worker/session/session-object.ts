@@ -21,6 +21,7 @@ import {
   systemClock,
 } from '../../core/index.ts';
 import { createR2BlobStore, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
+import { workerEmbedder } from '../embedder.ts';
 import type { Env } from '../env.ts';
 import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts';
 import { workerSummarizer } from '../summarizer.ts';
@@ -111,6 +112,7 @@ export class SessionObject extends DurableObject<Env> {
       clock: systemClock,
       ids: randomIds,
       cache: this.cache,
+      embedder: workerEmbedder(this.env),
     };
   }
 

@@ -7,6 +7,7 @@ import {
   type Clock,
   CtxError,
   clearMemoryBlock,
+  type Embedder,
   type IdGenerator,
   type JournalEntry,
   type JsonValue,
@@ -33,6 +34,8 @@ export interface SessionDeps {
   pipeline: Pipeline;
   clock: Clock;
   ids: IdGenerator;
+  /** Workers AI, when bound: vectors for memories and daily memory. */
+  embedder?: Embedder | undefined;
   /** The Durable Object's cache of this session (absent: every call reads D1). */
   cache?: SessionCache;
 }

@@ -18,7 +18,24 @@ export interface WorkerOptions {
   bindings?: Record<string, string>;
   /** Apply the migrations (skip on a restart). @default true */
   migrate?: boolean;
+  /** Bind `AI` to a fake Workers AI whose embeddings are letter-trigram counts (384 dims). @default false */
+  fakeAi?: boolean;
 }
+
+/** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
+const FAKE_AI = `export default function () {
+  const embed = (text) => {
+    const v = new Array(384).fill(0);
+    const t = text.toLowerCase();
+    for (let i = 0; i + 3 <= t.length; i++) {
+      let h = 0;
+      for (const ch of t.slice(i, i + 3)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+      v[h % 384] += 1;
+    }
+    return v;
+  };
+  return { async run(model, input) { return { shape: [input.text.length, 384], data: input.text.map(embed) }; } };
+}`;
 
 export interface RunningWorker {
   mf: Miniflare;
@@ -35,17 +52,26 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
   const scriptPath = await bundleWorker();
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'ctxkit-worker-'));
-  const mf = new Miniflare({
+  const worker = {
+    name: 'ctxkit',
     modules: true,
     scriptPath,
     modulesRoot: dirname(scriptPath),
     compatibilityDate: '2025-09-01',
-    host: '127.0.0.1',
     d1Databases: { DB: 'ctxkit-test' },
     durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
     r2Buckets: ['BLOBS'],
-    defaultPersistRoot: persistDir,
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
+  };
+  const mf = new Miniflare({
+    host: '127.0.0.1',
+    defaultPersistRoot: persistDir,
+    workers: options.fakeAi
+      ? [
+          { ...worker, wrappedBindings: { AI: { scriptName: 'fake-ai' } } },
+          { name: 'fake-ai', modules: true, script: FAKE_AI },
+        ]
+      : [worker],
   });
   const url = await mf.ready;
   const db = () => mf.getD1Database('DB') as unknown as Promise<D1Database>;
