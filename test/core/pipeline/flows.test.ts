@@ -164,6 +164,28 @@ describe('Pipeline.recoverOverflow', () => {
   });
 });
 
+describe('Pipeline.recoverOverflow clearing', () => {
+  it('keeps an excludeTools call and result, reduced to that call, when cowagent clears the history', async () => {
+    const messages = [
+      user('q', { id: 'u1' }),
+      assistant('looking', [toolCall('c1', 'memory_get'), toolCall('c2', 'bash')], { id: 'a1' }),
+      toolResult('c1', 'memory_get', 'remembered', { id: 't1' }),
+      toolResult('c2', 'bash', 'ok', { id: 't2' }),
+    ];
+    const p = createPipeline({ preset: 'cowagent', excludeTools: ['memory_get'], summarizer: ok(), ...env });
+    const run = await p.recoverOverflow({ messages, error: 'context length exceeded', attempt: 2 });
+    expect(run.messages.map((m) => `${m.id}:${m.parts.map((x) => x.type).join('+')}`)).toEqual([
+      'a1:tool-call',
+      't1:tool-result',
+    ]);
+    expect(run.journal.map((e) => `${e.action}:${e.messageId}`)).toEqual([
+      'removed:u1',
+      'replaced:a1',
+      'removed:t2',
+    ]);
+  });
+});
+
 describe('Pipeline.compact', () => {
   it('replaces the history with the two co-cli messages when /compact runs', async () => {
     const run = await createPipeline({ preset: 'co-cli', summarizer: ok(), ...env }).compact({

@@ -196,6 +196,31 @@ export function describePresetProperties(preset: PresetName): void {
               const fresh = await createPipeline({ ...options, observe: () => {} }).prepare(again);
               if (project(second.send) !== project(fresh.send))
                 problems.push('incremental run differs from a fresh one');
+
+              // The other moments on half of the histories: overflow recovery and a manual compaction.
+              if (exclude) {
+                const at = stageErrors.length;
+                const ov = await pipeline.recoverOverflow({
+                  messages: input,
+                  error: 'prompt is too long',
+                  dialect,
+                });
+                const co = await pipeline.compact({ messages: input, dialect });
+                fail('overflow/compact stages', stageErrors.slice(at));
+                for (const [label, r] of [
+                  ['overflow', ov],
+                  ['compact', co],
+                ] as const) {
+                  fail(`${label} send invariants`, checkInvariants(r.send, { dialect }));
+                  fail(`${label} unjournaled removals`, unaccountedRemovals(input, r.messages, r.journal));
+                  const sent = new Set(r.send.map((m) => m.id));
+                  fail(
+                    `${label} pinned lost`,
+                    pinnedIds(input).filter((id) => !sent.has(id)),
+                  );
+                  fail(`${label} excluded output lost`, excludedLost(input, r.send));
+                }
+              }
               if (problems.length > 0) throw new Error(problems.join('\n'));
             },
           ),
