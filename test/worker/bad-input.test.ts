@@ -145,6 +145,16 @@ describe('bad requests', () => {
     expect([e.status, e.path]).toEqual([400, 'params.session']);
   });
 
+  it('answers 400, not 500, for a broken percent-encoding in the path', async () => {
+    const e = await errorOf(await w.request('/v1/sessions/%E0%A4%A/stats', { key }));
+    expect([e.status, e.path]).toEqual([400, 'params.session']);
+  });
+
+  it('answers 404 for a blob id that does not decode', async () => {
+    const e = await errorOf(await w.request('/v1/blobs/%E0%A4%A', { key }));
+    expect(e.status).toBe(404);
+  });
+
   it('answers 400 naming the query parameter when it is not a number', async () => {
     const e = await errorOf(await w.request('/v1/sessions?limit=lots', { key }));
     expect([e.status, e.path]).toEqual([400, 'query.limit']);

@@ -29,7 +29,9 @@ export async function readText(request: Request, max: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      await reader.cancel().catch(() => undefined);
+      // Stop reading; the runtime discards the rest. (Cancelling resets the connection while the
+      // client may still be sending, and it would see a network error instead of the 413.)
+      reader.releaseLock();
       throw tooLarge(max);
     }
     chunks.push(value);
