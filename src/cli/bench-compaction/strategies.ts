@@ -69,7 +69,10 @@ function isFirstUser(prefix: readonly Message[], i: number): boolean {
   return prefix.findIndex((m) => m.role === 'user') === i;
 }
 
-/** Runs a ctxkit preset's pre-flight on the prefix with a context window of `window` tokens. */
+/**
+ * Runs a ctxkit preset's pre-flight on the prefix (without its recorded provider usage) with a context
+ * window of `window` tokens and 8% of it reserved for the answer, up to four times.
+ */
 export async function presetStrategy(
   preset: PresetName,
   prefix: readonly Message[],
@@ -83,9 +86,16 @@ export async function presetStrategy(
     clock: { now: () => Date.parse('2026-01-01T00:00:00Z') },
     ids: { next: (p = 'id') => `${p}_bench` },
   });
-  let run = await pipeline.prepare({ messages: prefix });
+  // The recorded usage counts the real session's system prompt and tool schemas, which the prefix
+  // does not hold; anchored to it, the estimate would see a context the bench never measures.
+  const messages = prefix.map((m) => {
+    if (m.usage === undefined) return m;
+    const { usage: _drop, ...rest } = m;
+    return rest;
+  });
+  let run = await pipeline.prepare({ messages });
   // Presets that act once per call (turn trims, one compaction) get a few more pre-flights to settle.
-  for (let i = 0; i < 3 && run.estimate.level !== 'ok' && run.messages !== prefix; i++)
+  for (let i = 0; i < 3 && run.estimate.level !== 'ok' && run.messages !== messages; i++)
     run = await pipeline.prepare({ messages: run.messages, state: run.state });
   return run.send;
 }

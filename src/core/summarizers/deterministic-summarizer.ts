@@ -115,7 +115,10 @@ export function parseSummary(text: string): Sections {
       continue;
     }
     if (!current || line === '' || line.startsWith('<!--')) continue;
-    out[current].push(line.replace(/^[-*]\s+/, ''));
+    const item = line.replace(/^[-*]\s+/, '');
+    if (current === 'files' || current === 'identifiers')
+      out[current].push(...item.split(/,\s+/).filter((x) => x !== ''));
+    else out[current].push(item);
   }
   if (!sawSection) {
     const body = oneLine(text.replace(/^\[[^\]]*\]\s*/, ''));
@@ -249,11 +252,33 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   return out;
 }
 
+/** References as comma-separated lines of about `REFERENCE_LINE_CHARS` (a bullet each costs more tokens). */
+const REFERENCE_LINE_CHARS = 160;
+
+function referenceLines(refs: readonly string[]): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const r of refs) {
+    if (line !== '' && line.length + r.length + 2 > REFERENCE_LINE_CHARS) {
+      lines.push(line);
+      line = '';
+    }
+    line = line === '' ? r : `${line}, ${r}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
+
 function render(s: Sections): string {
   const blocks: string[] = [];
   for (const k of ORDER) {
     if (s[k].length === 0) continue;
-    const body = k === 'goal' ? s[k].join('\n') : s[k].map((x) => `- ${x}`).join('\n');
+    const body =
+      k === 'goal'
+        ? s[k].join('\n')
+        : k === 'files' || k === 'identifiers'
+          ? referenceLines(s[k])
+          : s[k].map((x) => `- ${x}`).join('\n');
     blocks.push(`## ${TITLES[k]}\n${body}`);
   }
   return blocks.join('\n\n');

@@ -21,6 +21,11 @@ function section(summary: string, title: string): string[] {
   return block ? block.split('\n').slice(1) : [];
 }
 
+/** Reference sections are comma-separated lines (cheaper in tokens than a bullet per item). */
+function refs(summary: string, title: string): string[] {
+  return section(summary, title).flatMap((line) => line.split(', '));
+}
+
 describe('createDeterministicSummarizer', () => {
   const s = createDeterministicSummarizer();
 
@@ -42,13 +47,13 @@ describe('createDeterministicSummarizer', () => {
     ]);
     // Ranked by ln(1 + mentions) + 3 × recency + 1 when the agent wrote it: the test file the agent
     // ran last beats the source file read and edited earlier.
-    expect(section(summary, 'Relevant Files')[0]).toBe('- test/core/budget.test.ts');
-    expect(section(summary, 'Relevant Files')).toEqual(
-      expect.arrayContaining(['- README.md', '- src/core/budget/budget.ts', '- budget.test.ts']),
+    expect(refs(summary, 'Relevant Files')[0]).toBe('test/core/budget.test.ts');
+    expect(refs(summary, 'Relevant Files')).toEqual(
+      expect.arrayContaining(['README.md', 'src/core/budget/budget.ts', 'budget.test.ts']),
     );
     expect(section(summary, 'User Constraints')).toEqual(['- You must not change the public API.']);
-    expect(section(summary, 'Identifiers')).toEqual(
-      expect.arrayContaining(['- KEEP_RECENT_TOKENS', '- effectiveTokenLimit']),
+    expect(refs(summary, 'Identifiers')).toEqual(
+      expect.arrayContaining(['KEEP_RECENT_TOKENS', 'effectiveTokenLimit']),
     );
   });
 
@@ -67,8 +72,8 @@ describe('createDeterministicSummarizer', () => {
       previousSummary: first.summary,
     });
     expect(section(summary, 'Goal')[0]).toMatch(/^Please fix the failing test/);
-    expect(section(summary, 'Relevant Files')[0]).toBe('- docs/budget.md');
-    expect(section(summary, 'Relevant Files')).toContain('- src/core/budget/budget.ts');
+    expect(refs(summary, 'Relevant Files')[0]).toBe('docs/budget.md');
+    expect(refs(summary, 'Relevant Files')).toContain('src/core/budget/budget.ts');
     expect(section(summary, 'Key Decisions')).toContain('- Done; decided to use a table.');
     expect(section(summary, 'In Progress')).toEqual(['- Last request: Now document it in docs/budget.md']);
   });
@@ -107,11 +112,7 @@ describe('createDeterministicSummarizer', () => {
       maxOutputChars: 500,
     });
     expect(summary.length).toBeLessThanOrEqual(500);
-    expect(section(summary, 'Relevant Files').slice(0, 3)).toEqual([
-      '- src/f150.ts',
-      '- f150.ts',
-      '- src/f199.ts',
-    ]);
+    expect(refs(summary, 'Relevant Files').slice(0, 3)).toEqual(['src/f150.ts', 'f150.ts', 'src/f199.ts']);
   });
 
   it("gives 000's fallback lines for a memory flush", async () => {

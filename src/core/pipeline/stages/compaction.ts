@@ -7,8 +7,7 @@
  * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
  *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step;
  *   when even the last agent step is larger than the whole target, everything is folded (a user's
- *   request that starts the kept part always stays). Hidden messages cost
- *   nothing in the kept part and archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
+ *   request that starts the kept part always stays). Archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
  * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
  *   extracted in the same call.
  * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
@@ -42,7 +41,7 @@ export const COMPACTION_DEFAULTS = {
   keepRecentTokens: 20_000,
   keepRecentRatio: 0.25,
   targetRatio: 0.5,
-  charsPerToken: 3,
+  charsPerToken: 3.5,
   summaryRole: 'user',
   loopGuardRatio: 0.6,
   maxFailures: 3,
@@ -60,7 +59,7 @@ export interface CompactionOptions {
    * kept part takes up to `keepRecentRatio` of it, the summary is asked to fill the rest. @default 0.5
    */
   targetRatio?: number;
-  /** Characters per token assumed when turning the summary's token budget into `maxOutputChars`. @default 3 */
+  /** Characters per token assumed when turning the summary's token budget into `maxOutputChars`. @default 3.5 */
   charsPerToken?: number;
   /** Role of the summary message. @default 'user' */
   summaryRole?: 'user' | 'system';
@@ -197,10 +196,9 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const lead = leadingSystemCount(input);
       const target = Math.floor(trigger * o.targetRatio);
       const keep = Math.min(o.keepRecentTokens, Math.floor(target * o.keepRecentRatio));
-      // Hidden messages cost nothing in the kept part; archive digests are folded wherever they sit
-      // (they describe older results), so the kept part is the recent conversation itself.
-      const keptCost = (m: Message) =>
-        isDigest(m) || m.meta?.agentVisible === false ? 0 : ctx.counter.countMessage(m);
+      // Archive digests are folded wherever they sit (they describe older results), so the kept part
+      // is the recent conversation itself.
+      const keptCost = (m: Message) => (isDigest(m) ? 0 : ctx.counter.countMessage(m));
       let cut = keepRecentCut(input, lead, keep, keptCost);
       // A last agent step larger than the whole target is folded too (keeping it would leave no room);
       // a user's request that starts the kept part stays verbatim whatever its size.
