@@ -17,6 +17,7 @@ import { type ReferenceSource, scoreReferences } from '../text/references.ts';
 import { trimRunes, trimTextWithTail } from '../text/trim.ts';
 import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { memoryFlushFallback } from './flush-fallback.ts';
+import { toolTexts } from './tool-texts.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
   maxOutputChars: 6000,
@@ -351,36 +352,6 @@ function memoriesOf(now: Sections): ExtractedMemory[] {
   for (const d of now.decisions.slice(-5))
     out.push({ type: 'decision', title: clip(d, 80), content: d, class: 'working', expiresDays: 14 });
   return out;
-}
-
-function toolName(
-  messages: readonly Message[],
-  callId: string,
-  name: string | undefined,
-): string | undefined {
-  if (name) return name;
-  for (const m of messages)
-    for (const p of m.parts) if (p.type === 'tool-call' && p.id === callId) return p.name;
-  return undefined;
-}
-
-function toolTexts(request: SummarizeRequest): string {
-  const items = request.messages.flatMap((m) =>
-    m.parts.flatMap((p) => (p.type === 'tool-result' ? [p] : [])),
-  );
-  if (request.purpose === 'tool-result') {
-    const p = items[0];
-    const name = p ? (toolName(request.messages, p.callId, p.name) ?? 'unknown') : 'unknown';
-    const text = p ? outputText(p.output) : '';
-    return `Tool "${name}" finished with status ${p?.isError ? 'error' : 'ok'}. Output excerpt:\n${trimTextWithTail(text, 800)}`;
-  }
-  return items
-    .map((p) => {
-      const name = toolName(request.messages, p.callId, p.name) ?? 'unknown';
-      const text = trimRunes(outputText(p.output).replaceAll('\n', ' '), 220);
-      return `- [${p.callId || 'n/a'}] ${name} (${p.isError ? 'error' : 'ok'}): ${text}`;
-    })
-    .join('\n');
 }
 
 export function createDeterministicSummarizer(options: DeterministicSummarizerOptions = {}): Summarizer {
