@@ -14,7 +14,6 @@ import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 import { type ReferenceSource, scoreReferences } from '../text/references.ts';
-import { trimRunes, trimTextWithTail } from '../text/trim.ts';
 import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { memoryFlushFallback } from './flush-fallback.ts';
 import { toolTexts } from './tool-texts.ts';
