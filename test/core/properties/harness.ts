@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
+import { createMemoryBlobStore } from '../../../src/core/blobs/memory-blob-store.ts';
 import { checkInvariants, type Violation } from '../../../src/core/invariants/check.ts';
 import type { Dialect, Message } from '../../../src/core/messages/types.ts';
 import { toModelView } from '../../../src/core/messages/visibility.ts';
@@ -26,11 +27,15 @@ const DIALECTS: Dialect[] = ['openai', 'anthropic', 'gemini'];
 
 /** Small limits so that every stage fires on small histories. */
 const TIGHT: Record<PresetName, PresetConfig> = {
-  default: { archiving: { cutoff: 4 } },
-  cowagent: { cowagentTrim: { maxContextTurns: 4 } },
+  default: { archiving: { cutoff: 4 }, outputTruncation: { maxLines: 100, maxBytes: 8_000 } },
+  cowagent: { cowagentTrim: { maxContextTurns: 4 }, outputTruncation: { maxChars: 8_000 } },
   'co-cli': { slidingWindow: { maxMessages: 10 }, historicalTruncation: { maxChars: 500 } },
-  kosmokrator: { pruning: { protectTokens: 200, minSavings: 100 }, compaction: { keepRecentTurns: 2 } },
-  tiancai: { archiving: { cutoff: 3 } },
+  kosmokrator: {
+    pruning: { protectTokens: 200, minSavings: 100 },
+    compaction: { keepRecentTurns: 2 },
+    outputTruncation: { maxLines: 100, maxBytes: 8_000 },
+  },
+  tiancai: { archiving: { cutoff: 3 }, outputTruncation: { maxLines: 100, spillThreshold: 20_000 } },
 };
 
 function budgetFor(window: number) {
@@ -140,6 +145,7 @@ export function describePresetProperties(preset: PresetName): void {
               const stageErrors: string[] = [];
               const options: PipelineOptions = {
                 preset,
+                blobs: createMemoryBlobStore(),
                 budget: budgetFor(window),
                 config: tight ? TIGHT[preset] : {},
                 summarizer: summarizer(summary),
