@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractReferences, rankReferences } from '../../src/core/text/references.ts';
+import { extractReferences, rankReferences, scoreReferences } from '../../src/core/text/references.ts';
 
 describe('extractReferences', () => {
   it('finds paths, file names with an extension and snake/camel identifiers of 6+ chars', () => {
@@ -25,5 +25,19 @@ describe('rankReferences', () => {
   it('ranks by frequency, then by recency', () => {
     const ranked = rankReferences(['use fooBar in a.ts', 'fooBar and bazQux', 'a.ts, bazQux', 'a.ts']);
     expect(ranked.map((r) => r.ref)).toEqual(['a.ts', 'bazQux', 'fooBar']);
+  });
+});
+
+describe('scoreReferences', () => {
+  it('ranks a recent reference the agent wrote above an older, more frequent one', () => {
+    const ranked = scoreReferences([
+      { text: 'old_helper in lib/a.py', at: 0, agent: false },
+      { text: 'old_helper again', at: 1, agent: false },
+      { text: 'old_helper thrice', at: 2, agent: false },
+      { text: 'tool output mentions newThing', at: 9, agent: false },
+      { text: 'I will edit newThing and fresh_name', at: 10, agent: true },
+    ]);
+    expect(ranked.map((r) => r.ref)).toEqual(['newThing', 'fresh_name', 'old_helper', 'lib/a.py', 'a.py']);
+    expect(ranked[0]).toMatchObject({ kind: 'identifier', count: 2 });
   });
 });
