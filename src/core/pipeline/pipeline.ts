@@ -97,7 +97,7 @@ export interface Pipeline {
   recoverOverflow(input: OverflowInput): Promise<PipelineRun & { retry: boolean; cleared?: boolean }>;
   /** Manual compaction, with optional focus instructions. */
   compact(input: CompactInput): Promise<PipelineRun>;
-  estimate(input: { messages: readonly Message[]; system?: string; tools?: JsonValue[] }): PipelineEstimate;
+  estimate(input: { messages: readonly Message[]; system?: string; tools?: readonly JsonValue[] }): PipelineEstimate;
 }
 
 const failingSummarizer: Summarizer = {
@@ -161,7 +161,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     return createRecorder({
       messages: input.messages,
       context,
-      state: input.state ?? INITIAL_STATE,
+      // Missing fields (a state stored by an older version) take their initial values.
+      state: input.state ? { ...INITIAL_STATE, ...input.state } : INITIAL_STATE,
       estimator,
       observe: options.observe,
       repair,
