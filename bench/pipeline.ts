@@ -14,7 +14,18 @@ import { createTiktokenCounter } from '../src/core/tokens/exact.ts';
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,2000,10000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
-/** A session of `n` messages: user turns with a tool call each; distinct reads, short outputs. */
+/** Deterministic pseudo-random words, so that the tokenizer's caches do not flatter the recount. */
+let seed = 42;
+function words(count: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    out.push(seed.toString(36).slice(0, 3 + (seed % 6)));
+  }
+  return out.join(' ');
+}
+
+/** A session of `n` messages: user turns with a tool call each; distinct reads, ~100-word outputs. */
 function history(n: number): Message[] {
   const out: Message[] = [
     { id: 's0', role: 'system', parts: [{ type: 'text', text: 'You are a coding agent.' }] },
@@ -23,7 +34,7 @@ function history(n: number): Message[] {
     out.push({
       id: `u${i}`,
       role: 'user',
-      parts: [{ type: 'text', text: `Please look at module ${i} and tell me what it does.` }],
+      parts: [{ type: 'text', text: `Please look at module ${i}: ${words(12)}` }],
     });
     out.push({
       id: `a${i}`,
@@ -38,14 +49,14 @@ function history(n: number): Message[] {
           type: 'tool-result',
           callId: `c${i}`,
           name: 'file_read',
-          output: `export const value${i} = ${i};\n// module ${i}\n`.repeat(4),
+          output: `export const value${i} = ${i}; // ${words(100)}\n`,
         },
       ],
     });
     out.push({
       id: `r${i}`,
       role: 'assistant',
-      parts: [{ type: 'text', text: `Module ${i} exports value${i}, a constant.` }],
+      parts: [{ type: 'text', text: `Module ${i} exports value${i}: ${words(20)}` }],
     });
   }
   return out.slice(0, n);
