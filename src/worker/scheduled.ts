@@ -12,6 +12,8 @@ import { unwrap } from './session/wire.ts';
 import { createD1MemoryStore, createD1SessionStore } from './store/d1-stores.ts';
 
 export const DAILY_CRON = '55 23 * * *';
+/** Sessions summarised at once by the daily cron. @default 8 */
+export const DAILY_PARALLEL = 8;
 const DAY = 86_400_000;
 
 function days(raw: unknown, fallback: number): number {
@@ -34,7 +36,7 @@ export async function runDailySummaries(env: Env, now: number): Promise<DailyRep
     .bind(now - DAY)
     .all<{ tenant: string; id: string }>();
   const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0 };
-  for (const row of results) {
+  const flushOne = async (row: { tenant: string; id: string }) => {
     const key = { tenant: row.tenant, session: row.id };
     try {
       const result = unwrap(await sessionStub(env, key).daily(key, now));
@@ -44,7 +46,10 @@ export async function runDailySummaries(env: Env, now: number): Promise<DailyRep
       report.failed++;
       console.error(`ctxkit daily summary failed for ${row.tenant}:${row.id}`, error);
     }
-  }
+  };
+  // Each session's object summarises on its own; a few at a time keeps the cron inside its limits.
+  for (let i = 0; i < results.length; i += DAILY_PARALLEL)
+    await Promise.all(results.slice(i, i + DAILY_PARALLEL).map(flushOne));
   return report;
 }
 
@@ -63,8 +68,10 @@ export async function runCleanup(env: Env, now: number): Promise<CleanupReport> 
     .bind(now)
     .all<{ tenant: string }>();
   let memories = 0;
+  // Only expiry here: the cap on compaction memories is per project, applied after each compaction.
+  const onlyExpired = { now, keepCompaction: Number.MAX_SAFE_INTEGER };
   for (const { tenant } of results)
-    memories += (await consolidateMemories(memoryStore, tenant, { now })).length;
+    memories += (await consolidateMemories(memoryStore, tenant, onlyExpired)).length;
   const blobs = await createR2BlobStore({ bucket: env.BLOBS, prefix: 't/' }).cleanup(
     now - days(env.BLOB_RETENTION_DAYS, 7) * DAY,
   );

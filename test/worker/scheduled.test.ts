@@ -77,6 +77,27 @@ describe('scheduled: daily summary (55 23 * * *)', () => {
   });
 });
 
+describe('scheduled: many sessions of one tenant', () => {
+  it("keeps every session's section when their flushes run at the same time", async () => {
+    const other = client(w, await w.createKey('busy-tenant'));
+    const at = Date.now();
+    const date = new Date(at).toISOString().slice(0, 10);
+    for (let i = 0; i < 12; i++) {
+      await other.post('/v1/sessions', { id: `s${i}` });
+      await other.post(
+        `/v1/sessions/s${i}/messages`,
+        chat(`Topic number ${i} for today`, `Reply about topic ${i}.`),
+      );
+    }
+    await cron('55 23 * * *', at);
+    const docs = (await other.get('/v1/memory-documents?prefix=memory/')).body.documents;
+    const content = docs.find((d: { path: string }) => d.path === `memory/${date}.md`).content as string;
+    expect(content.match(/# Daily Memory:/g)).toHaveLength(1);
+    expect(content.match(/## Daily Summary/g)).toHaveLength(12);
+    for (let i = 0; i < 12; i++) expect(content).toContain(`Topic number ${i} for today`);
+  });
+});
+
 describe('scheduled: clean-up', () => {
   it('deletes idle sessions, expired memories and old spilled outputs, never pinned memories', async () => {
     const now = Date.now();

@@ -12,9 +12,9 @@ import {
   messageText,
   type Summarizer,
   sha256Hex,
-  writeFlush,
 } from '../../core/index.ts';
 import { withVectors } from '../embedder.ts';
+import { appendFlush } from './memory-documents.ts';
 import { requireSession, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -67,7 +67,12 @@ export async function dailyFlush(
   }
   const now = deps.clock.now();
   const files = documentFiles(deps.memories, key.tenant, deps.clock);
-  const paths = await writeFlush(files, { reason: 'daily', ...utcStamp(now), daily, longTerm });
+  const paths = await appendFlush(
+    deps.documents,
+    key.tenant,
+    { reason: 'daily', ...utcStamp(now), daily, longTerm },
+    now,
+  );
   for (const path of paths) {
     const content = await files.read(path);
     if (content !== undefined)

@@ -18,9 +18,9 @@ import {
   saveMemory,
   selectMemories,
   type TokenCounter,
-  writeFlush,
 } from '../../core/index.ts';
 import { withVectors } from '../embedder.ts';
+import { appendFlush } from './memory-documents.ts';
 import type { Loaded, SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -117,12 +117,12 @@ export async function writeFlushes(
   const files = documentFiles(deps.memories, key.tenant, deps.clock);
   const iso = new Date(deps.clock.now()).toISOString();
   for (const flush of flushes) {
-    const paths = await writeFlush(files, {
-      reason: flush.reason,
-      date: iso.slice(0, 10),
-      time: iso.slice(11, 16),
-      daily: flush.summary,
-    });
+    const paths = await appendFlush(
+      deps.documents,
+      key.tenant,
+      { reason: flush.reason, date: iso.slice(0, 10), time: iso.slice(11, 16), daily: flush.summary },
+      deps.clock.now(),
+    );
     for (const path of paths) {
       const content = await files.read(path);
       if (content !== undefined)

@@ -28,6 +28,7 @@ import { workerSummarizer } from '../summarizer.ts';
 import { type AppendResult, appendMessages } from './append.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
+import { d1DocumentAppender } from './memory-documents.ts';
 import type { SessionCache } from './session-cache.ts';
 import {
   type ContextInput,
@@ -38,7 +39,7 @@ import {
   type SessionDeps,
 } from './session-service.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
-import { type SessionSettings, settingsSchema } from './settings.ts';
+import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
 
 const SETTINGS = 'settings';
@@ -91,10 +92,16 @@ export class SessionObject extends DurableObject<Env> {
     return (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
   }
 
+  /** `DEFAULT_PRESET` when it names a preset, else `default`. */
+  private defaultPreset(): PresetId {
+    const preset = this.env.DEFAULT_PRESET;
+    return PRESETS.includes(preset as PresetId) ? (preset as PresetId) : 'default';
+  }
+
   private buildPipeline(settings: SessionSettings, tenant: string): Pipeline {
     const { summarizer } = workerSummarizer(this.env);
     return createPipeline({
-      preset: settings.preset ?? (this.env.DEFAULT_PRESET as SessionSettings['preset']) ?? 'default',
+      preset: settings.preset ?? this.defaultPreset(),
       summarizer,
       blobs: createR2BlobStore({ bucket: this.env.BLOBS, prefix: tenantBlobPrefix(tenant) }),
       ...(settings.budget ? { budget: settings.budget as Partial<BudgetConfig> } : {}),
@@ -112,6 +119,7 @@ export class SessionObject extends DurableObject<Env> {
       clock: systemClock,
       ids: randomIds,
       cache: this.cache,
+      documents: d1DocumentAppender(this.env.DB),
       embedder: workerEmbedder(this.env),
     };
   }
@@ -246,7 +254,7 @@ export class SessionObject extends DurableObject<Env> {
           deps,
           key,
           workerSummarizer(this.env).summarizer,
-          settings.preset ?? 'default',
+          settings.preset ?? this.defaultPreset(),
           last,
         );
         if (result.mark) await this.ctx.storage.put(DAILY, result.mark);

@@ -24,6 +24,7 @@ import {
   toWorkingContext,
 } from '../../core/index.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
+import type { DocumentAppender } from './memory-documents.ts';
 import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
 import { saveExtracted, withMemoryBlock, writeFlushes } from './session-memory.ts';
 import type { SessionKey } from './wire.ts';
@@ -34,6 +35,8 @@ export interface SessionDeps {
   pipeline: Pipeline;
   clock: Clock;
   ids: IdGenerator;
+  /** Atomic appends to the tenant's Markdown memory documents. */
+  documents: DocumentAppender;
   /** Workers AI, when bound: vectors for memories and daily memory. */
   embedder?: Embedder | undefined;
   /** The Durable Object's cache of this session (absent: every call reads D1). */
