@@ -16,6 +16,7 @@ import {
   systemClock,
   type TokenCounter,
 } from '../ports.ts';
+import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { createEstimator } from './estimate.ts';
 import { FLOWS } from './flows.ts';
@@ -40,7 +41,7 @@ export interface PipelineOptions {
   budget?: Partial<BudgetConfig>;
   /** @default the preset's counter (calibrated o200k for `default`); always memoized */
   counter?: TokenCounter;
-  /** @default a summarizer that fails, so compaction reports `failed` and trimming takes over */
+  /** @default the offline deterministic extractive summarizer (`createDeterministicSummarizer()`) */
   summarizer?: Summarizer;
   /** Where truncated tool outputs are spilled. @default none (no spill) */
   blobs?: BlobStore;
@@ -97,15 +98,12 @@ export interface Pipeline {
   recoverOverflow(input: OverflowInput): Promise<PipelineRun & { retry: boolean; cleared?: boolean }>;
   /** Manual compaction, with optional focus instructions. */
   compact(input: CompactInput): Promise<PipelineRun>;
-  estimate(input: { messages: readonly Message[]; system?: string; tools?: readonly JsonValue[] }): PipelineEstimate;
+  estimate(input: {
+    messages: readonly Message[];
+    system?: string;
+    tools?: readonly JsonValue[];
+  }): PipelineEstimate;
 }
-
-const failingSummarizer: Summarizer = {
-  name: 'none',
-  summarize: async () => {
-    throw new Error('no summarizer configured');
-  },
-};
 
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const preset = options.preset ?? 'default';
@@ -118,7 +116,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     budget: resolved.budget,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? randomIds,
-    summarizer: options.summarizer ?? failingSummarizer,
+    summarizer: options.summarizer ?? createDeterministicSummarizer(),
     excludeTools: new Set(options.excludeTools ?? []),
     preset,
   };
