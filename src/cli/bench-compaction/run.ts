@@ -115,17 +115,19 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
   }
   o.onProgress?.(cases.length, cases.length, 'done');
   const sources = [...new Set(rows.map((r) => r.source))];
-  const means = [
-    ...meansOf(rows, 'all'),
-    ...(sources.length > 1
-      ? sources.flatMap((g) =>
-          meansOf(
-            rows.filter((r) => r.source === g),
-            g,
-          ),
-        )
-      : []),
-  ];
+  const production = rows.filter((r) => r.cut === 'production');
+  const runs = rows.filter((r) => r.cut !== 'production');
+  const means = [...meansOf(rows, 'all')];
+  if (production.length > 0 && runs.length > 0)
+    means.push(...meansOf(production, PRODUCTION_GROUP), ...meansOf(runs, RUNS_GROUP));
+  if (sources.length > 1)
+    for (const g of sources)
+      means.push(
+        ...meansOf(
+          rows.filter((r) => r.source === g),
+          g,
+        ),
+      );
   return { rows, means, cases: cases.length };
 }
 

@@ -45,7 +45,7 @@ export const COMPACTION_DEFAULTS = {
   summaryRole: 'user',
   loopGuardRatio: 0.6,
   maxFailures: 3,
-  maxSummaryChars: 12_000,
+  maxSummaryChars: 24_000,
   trigger: 'always',
 } as const;
 
@@ -69,7 +69,7 @@ export interface CompactionOptions {
   loopGuardRatio?: number;
   /** Consecutive failures that open the circuit breaker. @default 3 */
   maxFailures?: number;
-  /** Clip the summary to at most this many characters (asked of the summarizer), whatever the budget. @default 12000 */
+  /** Clip the summary to at most this many characters (asked of the summarizer), whatever the budget. @default 24000 */
   maxSummaryChars?: number;
   /** `always`: compact whenever run (the flow gates by level); `auto`: only at or above the trigger. @default 'always' */
   trigger?: 'always' | 'auto';
