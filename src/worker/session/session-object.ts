@@ -5,8 +5,9 @@
  * twice at once: a second request while one is queued or running gets 409, and a persisted
  * `compacting` flag tells a restarted object that an earlier one died mid-way (its result was never
  * written, because a run's state is saved in one write at the end, so nothing is lost and the next
- * compaction simply runs again). D1 is the system of record: this object caches only the pipeline,
- * the set of message ids, and keeps the session settings and the daily-flush mark in its storage.
+ * compaction simply runs again). D1 is the system of record: this object caches the pipeline, the
+ * set of message ids and a view of the session (`session-cache.ts`), and keeps the session settings
+ * and the daily-flush mark in its storage.
  */
 import { DurableObject } from 'cloudflare:workers';
 import {
