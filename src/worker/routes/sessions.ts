@@ -8,6 +8,7 @@ import { CtxError, jsonValueSchema } from '../../core/index.ts';
 import {
   type AppContext,
   type AppEnv,
+  ID_PATTERN,
   idParam,
   jsonBody,
   optionalJsonBody,
@@ -19,10 +20,11 @@ import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
 import { createD1SessionStore } from '../store/d1-stores.ts';
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
 const createSchema = settingsSchema.extend({
-  id: z.string().regex(ID, 'must be 1–128 characters of [A-Za-z0-9._-], starting alphanumeric').optional(),
+  id: z
+    .string()
+    .regex(ID_PATTERN, 'must be 1–128 characters of [A-Za-z0-9._-], starting alphanumeric')
+    .optional(),
   title: z.string().max(500).optional(),
   project: z.string().max(200).optional(),
 });
