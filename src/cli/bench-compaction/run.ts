@@ -38,8 +38,8 @@ export interface StrategyMean {
 }
 
 /** Mean groups by kind of cut: the real compactions, and 50% / 75% of the other long runs. */
-export const PRODUCTION_GROUP = 'production-cut';
-export const RUNS_GROUP = 'long-run-cut';
+export const PRODUCTION_GROUP = 'production';
+export const RUNS_GROUP = 'long-run';
 
 /** Smallest window a share of the prefix gives (tokens), so tiny prefixes still get a working budget. */
 export const MIN_SHARE_WINDOW = 500;
