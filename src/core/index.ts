@@ -55,3 +55,4 @@ export * from './pipeline/stages/compaction.ts';
 export * from './pipeline/stages/overflow.ts';
 export * from './pipeline/stages/overflow-errors.ts';
 export * from './pipeline/stages/aggressive-trim.ts';
+export * from './tokens/conservative.ts';

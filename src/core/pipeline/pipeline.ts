@@ -17,6 +17,7 @@ import {
   type TokenCounter,
 } from '../ports.ts';
 import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
+import { conservativeCounter } from '../tokens/conservative.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { createEstimator } from './estimate.ts';
 import { FLOWS } from './flows.ts';
@@ -51,6 +52,11 @@ export interface PipelineOptions {
   ids?: IdGenerator;
   /** Tool names whose calls and results no stage touches. @default [] */
   excludeTools?: string[];
+  /**
+   * Count with the counter's upper bound (estimate × (1 + its p95 error)) so the budget errs on the
+   * safe side; counters without a bound are scaled by 1.15. @default false
+   */
+  conservative?: boolean;
   /** Called after every stage with its input and output (tests, debugging). */
   observe?: StageObserver;
 }
@@ -108,7 +114,9 @@ export interface Pipeline {
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const preset = options.preset ?? 'default';
   const resolved = resolvePreset(preset, options.config, options.budget, options.counter);
-  const counter = memoizeCounter(resolved.counter);
+  const counter = memoizeCounter(
+    options.conservative ? conservativeCounter(resolved.counter) : resolved.counter,
+  );
   if (options.excludeTools !== undefined && !Array.isArray(options.excludeTools))
     throw new CtxError('invalid_config', 'expected an array of tool names', { path: 'excludeTools' });
   const base: Omit<StageContext, 'state' | 'system' | 'tools' | 'signal'> = {
