@@ -4,7 +4,7 @@
  * `[System: Previous conversation summary — {D} turns were compacted]\n\n{summary}\n\nThe recent
  * conversation continues below.\n\n---\n\n{original_text}`. Runs first in the `cowagent` preset, so a
  * summary planned in run N shows from run N+1 on. Idempotent: a part that already carries the text is
- * left alone; injections whose target is gone are dropped from the state.
+ * left alone. An injection leaves the state once applied, or when its target is gone.
  */
 import type { Message, Part } from '../../messages/types.ts';
 import type { JournalEntry, PendingInjection, PipelineEvent, Stage, StageResult } from '../types.ts';
@@ -37,12 +37,15 @@ export function applyPendingInjections(_options: Record<string, never> = {}): St
       for (const p of pending) {
         const i = index.get(p.targetId);
         if (i === undefined) continue; // target trimmed away: nothing to apply any more
-        keep.push(p);
-        if (p.summary === undefined || p.summary.trim() === '') continue; // still computing
+        if (p.summary === undefined || p.summary.trim() === '') {
+          keep.push(p); // still computing
+          continue;
+        }
         const m = (out ?? input)[i]!;
         const pi = m.parts.findIndex((x) => x.type === 'text');
         const part = m.parts[pi];
-        if (part?.type !== 'text' || part.text !== p.originalText) continue; // applied already, or edited
+        // Applied already or edited since: done with it. Applied now: done too, it leaves the state.
+        if (part?.type !== 'text' || part.text !== p.originalText) continue;
         const text = injectionText({ ...p, summary: p.summary });
         const parts: Part[] = m.parts.map((x, j) => (j === pi ? { ...part, text } : x));
         const next: Message = { ...m, parts };
