@@ -103,6 +103,7 @@ describe('renderCompactionBench', () => {
       reduction,
       recall,
       references: 4,
+      overBudget: false,
     });
     const rows = [row('a', 0.96, 0.5), row('b', 0.97, 0.8), row('c', 0.85, 0.9)];
     const text = renderCompactionBench({ rows, means: meansOf(rows, 'all'), cases: 1 });
@@ -190,7 +191,10 @@ describe('runCompactionBench', () => {
       const at95 = mean('default @ 10% of prefix');
       expect(at95.minReduction).toBeGreaterThanOrEqual(0.95);
       expect(at95.recall).toBeGreaterThanOrEqual(0.75);
+      // …always within the input its window allows.
+      expect(at95.overBudget).toBe(0);
       const at80 = mean('default @ 20% of prefix');
+      expect(at80.overBudget).toBe(0);
       expect(at80.minReduction).toBeGreaterThanOrEqual(0.8);
       expect(at80.recall).toBeGreaterThanOrEqual(0.95);
       // …and it beats the production summaries on their own cuts, also at ≥ 95% reduction.

@@ -10,7 +10,7 @@ import {
 } from '../../core/index.ts';
 import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
-import { baselineStrategies, presetStrategy, type StrategyResult } from './strategies.ts';
+import { baselineStrategies, presetStrategy, type StrategyResult, usableInput } from './strategies.ts';
 
 export interface BenchRow {
   case: string;
@@ -24,6 +24,8 @@ export interface BenchRow {
   reduction: number;
   recall: number;
   references: number;
+  /** The compacted context is larger (o200k) than the input the window allows. */
+  overBudget: boolean;
 }
 
 export interface StrategyMean {
@@ -35,6 +37,8 @@ export interface StrategyMean {
   /** The smallest reduction over the cases. */
   minReduction: number;
   recall: number;
+  /** Cases whose compacted context is larger than the window allows (o200k). */
+  overBudget: number;
 }
 
 /** Mean groups by kind of cut: the real compactions, and 50% / 75% of the other long runs. */
@@ -77,6 +81,7 @@ async function strategiesFor(
       out.push({
         strategy: `${preset} @ ${window / 1000}k`,
         messages: await presetStrategy(preset, c.prefix, window, o.summarizer),
+        budget: usableInput(window),
       });
   const prefixTokens = countTokens(c.prefix, counter);
   for (const share of o.shares) {
@@ -84,6 +89,7 @@ async function strategiesFor(
     out.push({
       strategy: `default @ ${Math.round(share * 100)}% of prefix`,
       messages: await presetStrategy('default', c.prefix, window, o.summarizer),
+      budget: usableInput(window),
     });
   }
   return out;
@@ -110,6 +116,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
         reduction: 1 - tokens / prefixTokens,
         recall: referenceRecall(refs, s.messages),
         references: refs.length,
+        overBudget: s.budget !== undefined && tokens > s.budget,
       });
     }
   }
@@ -143,6 +150,7 @@ export function meansOf(rows: readonly BenchRow[], group: string): StrategyMean[
     reduction: mean(rs.map((r) => r.reduction)),
     minReduction: Math.min(...rs.map((r) => r.reduction)),
     recall: mean(rs.map((r) => r.recall)),
+    overBudget: rs.filter((r) => r.overBudget).length,
   }));
 }
 

@@ -15,6 +15,16 @@ import { countTokens } from './measure.ts';
 export interface StrategyResult {
   strategy: string;
   messages: Message[];
+  /** Input tokens the window allows (window − reserve), for strategies run at a window. */
+  budget?: number;
+}
+
+/** Share of the window reserved for the answer in preset runs. */
+export const RESERVE_SHARE = 0.08;
+
+/** Input tokens a preset run at `window` may send: the window less the reserved answer. */
+export function usableInput(window: number): number {
+  return window - Math.floor(window * RESERVE_SHARE);
 }
 
 /**
@@ -81,7 +91,7 @@ export async function presetStrategy(
 ): Promise<Message[]> {
   const pipeline = createPipeline({
     preset,
-    budget: { contextWindow: window, reserveOutput: Math.floor(window * 0.08) },
+    budget: { contextWindow: window, reserveOutput: window - usableInput(window) },
     summarizer,
     clock: { now: () => Date.parse('2026-01-01T00:00:00Z') },
     ids: { next: (p = 'id') => `${p}_bench` },

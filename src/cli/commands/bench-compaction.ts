@@ -37,12 +37,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 function meanTable(title: string, means: readonly StrategyMean[]): string[] {
   const lines = [
     `\n${title}`,
-    '| strategy | cases | mean reduction | min reduction | mean recall |',
-    '|---|---:|---:|---:|---:|',
+    '| strategy | cases | mean reduction | min reduction | mean recall | over budget |',
+    '|---|---:|---:|---:|---:|---:|',
   ];
   for (const m of means)
     lines.push(
-      `| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.minReduction)} | ${pct(m.recall)} |`,
+      `| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.minReduction)} | ${pct(m.recall)} | ${m.overBudget} |`,
     );
   return lines;
 }
