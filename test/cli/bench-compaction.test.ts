@@ -6,7 +6,9 @@ import { loadCases, loadHeldOutCases } from '../../src/cli/bench-compaction/case
 import { referenceRecall, salientReferences } from '../../src/cli/bench-compaction/measure.ts';
 import { meansOf, runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
 import { observationMasking, recentAtBudget } from '../../src/cli/bench-compaction/strategies.ts';
+import { createCli } from '../../src/cli/cli.ts';
 import { renderCompactionBench } from '../../src/cli/commands/bench-compaction.ts';
+import { bufferIo } from '../../src/cli/io.ts';
 import {
   assistant,
   createChars4Counter,
@@ -210,4 +212,37 @@ describe('runCompactionBench', () => {
     },
     60_000,
   );
+});
+
+describe('benchCompactionCommand', () => {
+  const synthetic = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-bench-cli-'));
+    mkdirSync(join(dir, 'runs'));
+    const messages = Array.from({ length: 120 }, (_, i) =>
+      i % 2 === 0
+        ? { role: 'user', content: `step ${i}: look at src/mod_${i % 7}/file_${i % 5}.py` }
+        : { role: 'assistant', content: `reading src/mod_${i % 7}/file_${i % 5}.py and parse_item_${i % 3}` },
+    );
+    writeFileSync(join(dir, 'runs', 'run.json'), JSON.stringify({ id: 'run', messages }));
+    return dir;
+  };
+
+  it('prints the per-cut tables and the reduction bands when run from the CLI', async () => {
+    const dir = synthetic();
+    const io = bufferIo({ cwd: dir });
+    const code = await createCli(
+      ['bench', 'compaction', '--data', '.', '--presets', 'default', '--windows', '4000', '--shares', '0.2'],
+      io,
+    ).run();
+    expect(code).toBe(0);
+    expect(io.stdout()).toContain('runs/run.json@50%');
+    expect(io.stdout()).toContain('By reduction band');
+  });
+
+  it('refuses --llm when no provider is configured instead of falling back silently', async () => {
+    const io = bufferIo({ cwd: synthetic(), env: {} });
+    const code = await createCli(['bench', 'compaction', '--data', '.', '--llm'], io).run();
+    expect(code).toBe(2);
+    expect(io.stderr()).toContain('--llm: no LLM provider configured');
+  });
 });
