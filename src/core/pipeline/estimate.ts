@@ -1,13 +1,14 @@
 /**
  * The runner's context estimate. It anchors to the provider's last reported usage (003 §5.5) while
  * the messages up to that anchor are the ones the provider saw. Once a stage changes anything at or
- * before the anchor, the anchor is kept but rescaled ("anchor + scaled delta"): the provider's count
- * of the prefix is multiplied by how much the counter says the prefix shrank or grew. When the anchor
+ * before the anchor, the anchor is kept but rescaled (`rescalePrefix`): what the provider counted beyond
+ * the counter is split into a fixed overhead (a system prompt or tool schemas the caller did not pass)
+ * and, within a tolerance, the counter's own error, which scales with the prefix. When the anchor
  * message itself is gone (summarised or trimmed away), the estimate falls back to the pure count.
  *
- * Why scaled and not a plain difference: the provider counts with its own tokenizer; subtracting the
- * counter's tokens from the provider's total can go below zero when the counter over-counts, while a
- * ratio keeps the provider's calibration for what is left and is exact when nothing changed.
+ * Why not a plain difference: the provider counts with its own tokenizer; subtracting the counter's
+ * tokens from the provider's total can go below zero when the counter over-counts. And why not a pure
+ * ratio: scaling a fixed system prompt with a prefix that compaction shrank twentyfold over-counts it.
  */
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
@@ -95,16 +96,32 @@ export function createEstimator(options: EstimatorOptions): Estimator {
       let prefixTokens = anchor.total;
       // Unchanged prefix (the usual case): same objects, nothing to rescale.
       const same = messages === input || (j === anchorIndex && samePrefix(messages, input, j));
-      if (!same) {
-        const now = sum(counter, messages, 0, j + 1);
-        const providerMessages = Math.max(0, anchor.total - system - tools);
-        const scaled = anchor.prefix > 0 ? (providerMessages * now) / anchor.prefix : now;
-        prefixTokens = system + tools + Math.round(scaled);
-      }
+      if (!same)
+        prefixTokens =
+          system + tools + rescalePrefix(anchor, system + tools, sum(counter, messages, 0, j + 1));
       const tokens = prefixTokens + after;
       return { tokens, level: budget.level(tokens), anchored: true };
     },
   };
+}
+
+/** How far the counter may be off before the rest of a provider's surplus is taken as fixed overhead. */
+export const COUNTER_TOLERANCE = 0.1;
+
+/**
+ * The provider's count of a prefix that the stages changed. When the provider counted more than the
+ * counter did, the surplus is mostly what the caller did not pass (the real system prompt, tool
+ * schemas, framing): it stays as a fixed amount, and only up to `COUNTER_TOLERANCE` of it is taken as
+ * the counter's own under-count and scaled with the prefix. When the provider counted less, the
+ * counter over-counts, and the ratio scales the new prefix down. Exact when nothing changed.
+ */
+export function rescalePrefix(anchor: Anchor, passedOverhead: number, now: number): number {
+  const provider = Math.max(0, anchor.total - passedOverhead);
+  if (anchor.prefix <= 0) return provider + now;
+  if (provider < anchor.prefix) return Math.round((provider * now) / anchor.prefix);
+  const scale = Math.min(1 + COUNTER_TOLERANCE, provider / anchor.prefix);
+  const fixed = provider - anchor.prefix * scale;
+  return Math.round(fixed + now * scale);
 }
 
 function samePrefix(a: readonly Message[], b: readonly Message[], last: number): boolean {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { createEstimator } from '../../../src/core/pipeline/estimate.ts';
+import { createEstimator, rescalePrefix } from '../../../src/core/pipeline/estimate.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 
 const counter = createChars4Counter();
@@ -27,12 +27,20 @@ describe('createEstimator', () => {
     expect(e.measure(input)).toMatchObject({ tokens: 120, anchored: false });
   });
 
-  it('rescales the provider count of the prefix when a stage shrank it', () => {
+  it('keeps what the provider counted beyond the counter as fixed overhead when a stage shrank the prefix', () => {
     const input = history();
     const e = createEstimator({ counter, budget, input });
-    // prefix was 110 counter tokens (= 1000 provider tokens); now 10 + 10 = 20 → 1000 × 20/110 ≈ 182.
+    // prefix was 110 counter tokens = 1000 provider tokens: 110 × 1.1 scale with the prefix, the other
+    // 879 are overhead the caller did not pass (system prompt, tools); now 10 + 10 = 20 → 879 + 22.
     const shrunk = [user('x'.repeat(40), { id: 'u1' }), input[1]!, input[2]!];
-    expect(e.measure(shrunk)).toMatchObject({ tokens: 182 + 10, anchored: true });
+    expect(e.measure(shrunk)).toMatchObject({ tokens: 879 + 22 + 10, anchored: true });
+  });
+
+  it('scales the prefix down when the counter over-counted what the provider saw', () => {
+    const anchor = { id: 'a', total: 50, prefix: 100 };
+    expect(rescalePrefix(anchor, 0, 100)).toBe(50);
+    expect(rescalePrefix(anchor, 0, 20)).toBe(10);
+    expect(rescalePrefix({ id: 'a', total: 1000, prefix: 110 }, 0, 110)).toBe(1000);
   });
 
   it('falls back to the pure count when the anchor message is gone', () => {

@@ -6,7 +6,7 @@ import { createEmergencyTrim, trimOldest } from '../../../src/core/pipeline/stag
 import { frozen, makeCtx } from './cheap-helpers.ts';
 
 const ids = (r: { messages: Message[] } | false) => (r === false ? false : r.messages.map((m) => m.id));
-const q = (id: string, meta?: Message['meta']) => user(id, { id, ...(meta ? { meta } : {}) });
+const q = (text: string, meta?: Message['meta'], id = text) => user(text, { id, ...(meta ? { meta } : {}) });
 const a = (id: string) => assistant(id, [], { id });
 
 describe('trimOldest', () => {
@@ -160,5 +160,30 @@ describe('createEmergencyTrim and excludeTools', () => {
     const r = createEmergencyTrim().run(input, makeCtx({ budget, excludeTools: new Set(['memory_get']) }));
     expect(r.messages.slice(0, 2).map((m) => m.id)).toEqual(['a0', 't0']);
     expect(r.journal.map((j) => j.messageId)).toEqual(expect.arrayContaining(['q0', 'r0']));
+  });
+});
+
+describe('emergency trim after a compaction', () => {
+  it('keeps the compaction summary and trims the turns after it', async () => {
+    const summary = user('[Previous conversation summary]\n\nsrc/a.ts', {
+      id: 's',
+      meta: { kind: 'summary' },
+    });
+    const big = 'x'.repeat(4000);
+    const messages = frozen([
+      summary,
+      q(big, undefined, 'q1'),
+      assistant(big, [], { id: 'a1' }),
+      q('now', undefined, 'q2'),
+    ]);
+    const budget = createBudget({
+      contextWindow: 2000,
+      reserveOutput: 0,
+      warningBuffer: 900,
+      autoCompactBuffer: 600,
+      blockingBuffer: 300,
+    });
+    const result = await createEmergencyTrim({}).run(messages, makeCtx({ budget }));
+    expect(result.messages.map((m) => m.id)).toEqual(['s', 'q2']);
   });
 });

@@ -166,9 +166,11 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
       const threshold = trigger === 'blocking' ? ctx.budget.blocking : target;
       if (anchored < threshold) return noop(name, messages, ctx, `estimate ${anchored} below ${threshold}`);
       const calls = indexToolCalls(messages);
-      // Pinned messages and results of excluded tools stay (with their calls, see trimOldest).
+      // Pinned messages, compaction summaries (they stand for everything before them) and results of
+      // excluded tools stay (with their calls, see trimOldest).
       const keep = (m: Message) =>
         m.meta?.pinned === true ||
+        m.meta?.kind === 'summary' ||
         m.parts.some((p) => p.type === 'tool-result' && isUntouchable(m, p, calls, ctx));
       let current: readonly Message[] = messages;
       let turns = 0;
