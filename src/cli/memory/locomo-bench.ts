@@ -20,11 +20,15 @@ export interface RetrievalMode {
   fusion: 'weighted' | 'rrf';
 }
 
-/** keyword-only, vector-only, the default hybrid (weighted 0.7/0.3) and hybrid by rank fusion. */
+/**
+ * keyword-only, vector-only, the default hybrid (weighted 0.7/0.3), an equal-weight hybrid and
+ * the default weights through reciprocal-rank fusion.
+ */
 export const DEFAULT_MODES: readonly RetrievalMode[] = [
   { name: 'keyword', vectorWeight: 0, keywordWeight: 1, fusion: 'weighted' },
   { name: 'vector', vectorWeight: 1, keywordWeight: 0, fusion: 'weighted' },
   { name: 'hybrid', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'weighted' },
+  { name: 'hybrid-.5', vectorWeight: 0.5, keywordWeight: 0.5, fusion: 'weighted' },
   { name: 'hybrid-rrf', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'rrf' },
 ];
 
