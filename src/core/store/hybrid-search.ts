@@ -3,6 +3,7 @@
  * scores rank, cosine similarity, a weighted combination, a 30-day half-life for daily memory,
  * and a minimum score where `0` means 0.
  */
+import { CtxError } from '../errors.ts';
 import { cosine, type Embedder } from './embedder.ts';
 import { cjkBigrams, hasCjk, toFtsQuery } from './fts-query.ts';
 import type { ChunkRecord, MemoryScope, MemoryStore } from './memory-store.ts';
@@ -89,6 +90,15 @@ export async function searchMemory(
   const minScore = options.minScore ?? SEARCH_DEFAULTS.minScore;
   const vw = options.vectorWeight ?? SEARCH_DEFAULTS.vectorWeight;
   const kw = options.keywordWeight ?? SEARCH_DEFAULTS.keywordWeight;
+  if (!Number.isInteger(maxResults) || maxResults < 1)
+    throw new CtxError('invalid_config', 'must be a positive integer', { path: 'maxResults' });
+  for (const [name, v] of [
+    ['minScore', minScore],
+    ['vectorWeight', vw],
+    ['keywordWeight', kw],
+  ] as const)
+    if (!Number.isFinite(v) || v < 0)
+      throw new CtxError('invalid_config', 'must be a finite number ≥ 0', { path: name });
   const scope: MemoryScope = {};
   if (options.project !== undefined) scope.project = options.project;
   if (options.userId !== undefined) scope.userId = options.userId;

@@ -4,6 +4,7 @@ import {
   dailyDate,
   hashingEmbedder,
   indexDocument,
+  isCtxError,
   normalizeBm25,
   searchMemory,
   temporalDecay,
@@ -63,6 +64,17 @@ describe('searchMemory', () => {
     expect(hits.map((h) => h.chunk.source)).toEqual(['a.md', 'b.md']);
     expect(hits[0]!.score).toBeCloseTo(1, 10);
     expect(hits[1]!.score).toBeCloseTo(61 / 62, 10);
+  });
+
+  it.each([
+    [{ maxResults: 0 }, 'maxResults'],
+    [{ minScore: -1 }, 'minScore'],
+    [{ vectorWeight: Number.NaN }, 'vectorWeight'],
+  ])("throws 'invalid_config' naming the field when given %o", async (bad, field) => {
+    const error = await searchMemory(createInMemoryMemoryStore(), 't', 'x', { now: NOW, ...bad }).catch(
+      (e: unknown) => e,
+    );
+    expect(isCtxError(error, 'invalid_config') && error.path).toBe(field);
   });
 
   it('caps results at maxResults', async () => {
