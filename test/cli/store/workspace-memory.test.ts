@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openWorkspace } from '../../../src/cli/memory/open-workspace.ts';
 import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../../../src/cli/memory/use-lite-embedder.ts';
 import { indexWorkspace, nodeMemoryFiles } from '../../../src/cli/memory/workspace-files.ts';
 import {
@@ -10,6 +11,7 @@ import {
   exportMarkdown,
   isCtxError,
   searchMemory,
+  user,
   writeFlush,
 } from '../../../src/core/index.ts';
 
@@ -101,4 +103,19 @@ describe('loadUseLiteEmbedder', () => {
       expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!));
     },
   );
+});
+
+describe('openWorkspace', () => {
+  it('keeps sessions in ctxkit.db across reopening the workspace folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-ws-'));
+    const first = openWorkspace({ dir });
+    await first.sessions.create({ tenant: 'local', id: 's1' });
+    await first.sessions.append('local', 's1', [user('remember me')]);
+    first.close();
+    const second = openWorkspace({ dir });
+    const rows = await second.sessions.messages('local', 's1');
+    second.close();
+    expect(rows.map((r) => r.message.parts[0])).toEqual([{ type: 'text', text: 'remember me' }]);
+    expect(existsSync(join(dir, 'ctxkit.db'))).toBe(true);
+  });
 });
