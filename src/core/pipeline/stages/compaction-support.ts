@@ -3,8 +3,6 @@
  * recovery): option parsing, token sums, pairing-safe cut points, the set of messages that must
  * survive a removal (pinned, `excludeTools` results and their calls), journal entries and events.
  */
-import type { z } from 'zod';
-import { CtxError } from '../../errors.ts';
 import { isPinned } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { SummarizeRequest, SummarizeResult, TokenCounter } from '../../ports.ts';
@@ -18,6 +16,7 @@ import type {
   StageReport,
   StageStatus,
 } from '../types.ts';
+import { sessionLogRecover } from './stage-kit.ts';
 
 /** `meta.kind` values of messages the compaction family inserts. */
 export const INSERTED_KINDS: ReadonlySet<string> = new Set([
@@ -26,25 +25,8 @@ export const INSERTED_KINDS: ReadonlySet<string> = new Set([
   'compaction-marker',
 ]);
 
-export function recoverFromLog(id: string): string {
-  return `The full message ${id} stays in the session log; read it back from the session store by id.`;
-}
-
-/** Validates a stage's options with zod; a bad value throws `CtxError('invalid_config')` naming the field. */
-export function parseStageOptions<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  stage: string,
-): z.output<S> {
-  const result = schema.safeParse(input ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && issue.path.length > 0 ? `${stage}.${issue.path.map(String).join('.')}` : stage;
-  throw new CtxError('invalid_config', issue?.message ?? 'invalid options', {
-    path: field,
-    cause: result.error,
-  });
-}
+/** Option parsing and the session-log recovery text are the stage kit's, shared with the cheap stages. */
+export { parseOptions as parseStageOptions, sessionLogRecover as recoverFromLog } from './stage-kit.ts';
 
 export function sumTokens(messages: readonly Message[], counter: TokenCounter): number {
   let n = 0;
@@ -209,7 +191,7 @@ export function journalEntry(
     recover:
       action === 'inserted'
         ? `Inserted by ${stage}; the messages it stands for stay in the session log.`
-        : recoverFromLog(message.id),
+        : sessionLogRecover(message.id),
   };
   if (extra.replacementId !== undefined) entry.replacementId = extra.replacementId;
   return entry;

@@ -7,14 +7,15 @@ import type { z } from 'zod';
 import { CtxError } from '../../errors.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
+import { SESSION_LOG } from '../journal.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
 
 /** Journal location of content that only left the context: the session store keeps every message. */
-export const SESSION_LOG_LOCATION = 'session-log';
+export const SESSION_LOG_LOCATION = SESSION_LOG;
 
-/** How to read a message back from the session log. */
+/** How to read a message back from the session log (the store, or the worker's route). */
 export function sessionLogRecover(messageId: string): string {
-  return `the full message is kept in the session log: GET /sessions/{session}/messages/${messageId}`;
+  return `message ${messageId} is kept whole in the session log: SessionStore.messages(tenant, session), or GET /v1/sessions/{session}/messages`;
 }
 
 /** Validates stage options; a bad value throws `CtxError('invalid_config')` naming `stage.field`. */
