@@ -2,6 +2,7 @@ export * from './bm25.ts';
 export * from './chunker.ts';
 export * from './cleanup.ts';
 export * from './compaction-memories.ts';
+export * from './compute-memory-block.ts';
 export * from './consolidate-store.ts';
 export * from './consolidation.ts';
 export * from './embedder.ts';

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   buildMemoryBlock,
   clearMemoryBlock,
+  computeMemoryBlock,
+  createInMemoryMemoryStore,
+  createInMemorySessionStore,
   EMPTY_SESSION_STATE,
   ensureMemoryBlock,
   formatMemories,
@@ -12,6 +15,7 @@ import {
   selectMemories,
   selectorTerms,
   type TokenCounter,
+  user,
 } from '../../../src/core/index.ts';
 
 const NOW = Date.parse('2026-03-31T00:00:00Z');
@@ -160,5 +164,30 @@ describe('planConsolidation', () => {
       m('exp', { expiresAt: NOW }),
     ];
     expect(planConsolidation(ms, { now: NOW }).sort()).toEqual(['c10', 'exp']);
+  });
+});
+
+describe('computeMemoryBlock', () => {
+  it('injects the selected memories and recall from other sessions, and marks them surfaced', async () => {
+    const memories = createInMemoryMemoryStore();
+    const sessions = createInMemorySessionStore();
+    await memories.put(m('deploy', { content: 'helm chart lives in ops/' }));
+    await memories.put(m('other-project', { project: 'q' }));
+    await sessions.create({ tenant: 't', id: 'old', project: 'p', title: 'Earlier' });
+    await sessions.append('t', 'old', [user('the helm deploy broke yesterday')]);
+    const block = await computeMemoryBlock({
+      memories,
+      sessions,
+      tenant: 't',
+      project: 'p',
+      sessionId: 'now',
+      query: 'helm deploy',
+      now: NOW,
+      counter: chars4,
+    });
+    expect(block.memoryIds).toEqual(['deploy']);
+    expect(block.text).toContain('- deploy: helm chart lives in ops/ (2026-03-02)');
+    expect(block.text).toContain('## Session Recall\n- Earlier [user]: the helm deploy broke yesterday');
+    expect((await memories.get('t', 'deploy'))?.lastSurfacedAt).toBe(NOW);
   });
 });
