@@ -5,7 +5,8 @@
  * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
  * starting over. It keeps references (`extractReferences`: paths, file names, identifiers, tool-argument
  * keys) ranked by `scoreReferences` (ln(1 + mentions) + 3 × recency + 1 when the agent wrote it): prose
- * sections take at most `PROSE_SHARE` of `maxOutputChars` and the references fill the rest, best first.
+ * sections take at most `PROSE_SHARE` of `maxOutputChars` and the references fill the rest, best first
+ * (a reference inside a better-ranked one, `table.py` in `src/table.py`, is left out).
  * `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
@@ -325,8 +326,14 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
     text = render(prose);
   }
+  // A reference inside another listed one (`table.py` in `astropy/table/table.py`) costs tokens and
+  // adds nothing: it is left out.
+  const distinct = refs.filter((x, i) => !refs.some((y, j) => j < i && y.r.includes(x.r)));
   const withRefs = (k: number): string => {
-    const top = refs.slice(0, k);
+    const head = distinct.slice(0, k);
+    const top = head.filter(
+      (x) => !head.some((y) => y !== x && y.r.length > x.r.length && y.r.includes(x.r)),
+    );
     return render({
       ...prose,
       files: top.filter((x) => x.file).map((x) => x.r),
@@ -334,7 +341,7 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     });
   };
   let lo = 0;
-  let hi = refs.length;
+  let hi = distinct.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (withRefs(mid).length <= max) lo = mid;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { compaction, keepRecentCut } from '../../../src/core/pipeline/stages/compaction.ts';
+import { compaction, fitTokens, keepRecentCut } from '../../../src/core/pipeline/stages/compaction.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, ids, makeCtx, violations, withState } from './compaction-helpers.ts';
 
@@ -24,6 +24,20 @@ describe('keepRecentCut', () => {
     const cut = keepRecentCut(msgs, 0, 40, ten);
     expect(msgs[cut]!.role).toBe('assistant');
     expect(cut).toBe(9);
+  });
+});
+
+describe('fitTokens', () => {
+  const chars = { name: 'chars', countText: (t: string) => t.length, countMessage: () => 0 };
+
+  it('keeps the leading items of the next line up to a comma when whole lines leave room', () => {
+    const text = '## Relevant Files\nsrc/a.ts, src/b.ts, src/c.ts\nsrc/d.ts';
+    expect(fitTokens(text, 36, chars)).toBe('## Relevant Files\nsrc/a.ts, src/b.ts');
+  });
+
+  it('drops a trailing section title left with nothing under it', () => {
+    const text = '## Goal\nfix it\n## Identifiers\nsome_long_identifier_name';
+    expect(fitTokens(text, 26, chars)).toBe('## Goal\nfix it');
   });
 });
 
@@ -119,6 +133,17 @@ describe('compaction', () => {
     expect(r.report.status).toBe('applied');
     expect(ids(r.messages)).toHaveLength(1);
     expect(r.messages[0]!.meta?.kind).toBe('summary');
+  });
+
+  it('folds a last step that would leave the summary under a quarter of the target', async () => {
+    // target = 0.5 × 20000 = 10000 tokens; a step of ~8000 leaves less than 2500, one of ~5000 more.
+    const run = (chars: number) =>
+      compaction().run(
+        deepFreeze([...conversation(20, { pad: 1000 }), assistant('y'.repeat(chars), [], { id: 'step' })]),
+        makeCtx({ budget }),
+      );
+    expect(ids((await run(32_000)).messages)).toHaveLength(1);
+    expect(ids((await run(20_000)).messages).at(-1)).toBe('step');
   });
 
   it('reports failed and counts the failure when the summarizer throws', async () => {

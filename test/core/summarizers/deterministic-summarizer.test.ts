@@ -48,9 +48,12 @@ describe('createDeterministicSummarizer', () => {
     // Ranked by ln(1 + mentions) + 3 × recency + 1 when the agent wrote it: the test file the agent
     // ran last beats the source file read and edited earlier.
     expect(refs(summary, 'Relevant Files')[0]).toBe('test/core/budget.test.ts');
-    expect(refs(summary, 'Relevant Files')).toEqual(
-      expect.arrayContaining(['README.md', 'src/core/budget/budget.ts', 'budget.test.ts']),
-    );
+    // `budget.test.ts` is inside `test/core/budget.test.ts`, listed already.
+    expect(refs(summary, 'Relevant Files')).toEqual([
+      'test/core/budget.test.ts',
+      'README.md',
+      'src/core/budget/budget.ts',
+    ]);
     expect(section(summary, 'User Constraints')).toEqual(['- You must not change the public API.']);
     expect(refs(summary, 'Identifiers')).toEqual(
       expect.arrayContaining(['KEEP_RECENT_TOKENS', 'effectiveTokenLimit']),
@@ -112,7 +115,27 @@ describe('createDeterministicSummarizer', () => {
       maxOutputChars: 500,
     });
     expect(summary.length).toBeLessThanOrEqual(500);
-    expect(refs(summary, 'Relevant Files').slice(0, 3)).toEqual(['src/f150.ts', 'f150.ts', 'src/f199.ts']);
+    // `f150.ts` is left out: it is inside `src/f150.ts`, listed already.
+    expect(refs(summary, 'Relevant Files').slice(0, 3)).toEqual([
+      'src/f150.ts',
+      'src/f199.ts',
+      'src/f198.ts',
+    ]);
+  });
+
+  it('leaves out a reference contained in another listed one when they share the index', async () => {
+    const { summary } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'default',
+      messages: [
+        user('run the tests'),
+        assistant('Running reproduce_issue.py, then astropy/table/table.py and table.py again.'),
+      ],
+    });
+    const all = [...refs(summary, 'Relevant Files'), ...refs(summary, 'Identifiers')];
+    expect(all).toEqual(expect.arrayContaining(['reproduce_issue.py', 'astropy/table/table.py']));
+    expect(all).not.toContain('table.py');
+    expect(all).not.toContain('reproduce_issue');
   });
 
   it("gives 000's fallback lines for a memory flush", async () => {

@@ -6,8 +6,9 @@
  *   budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
  * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
  *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step;
- *   when even the last agent step is larger than the whole target, everything is folded (a user's
- *   request that starts the kept part always stays). Archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
+ *   when that last agent step (with the leading system messages) would leave the summary less than
+ *   `MIN_SUMMARY_SHARE` of the target, everything is folded (a user's request that starts the kept
+ *   part always stays). Archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
  * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
  *   extracted in the same call.
  * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
@@ -129,6 +130,12 @@ function isDigest(m: Message): boolean {
 export const MIN_SUMMARY_TOKENS = 64;
 
 /**
+ * Share of the compaction target the summary keeps at least when the kept part is a single agent step
+ * (the last turn alone over the keep-recent budget): a larger step is folded into the summary.
+ */
+export const MIN_SUMMARY_SHARE = 0.25;
+
+/**
  * The text cut to its leading lines so that it counts at most `budget` tokens (summaries put their
  * least important lines last); a single line too long is clipped by characters.
  */
@@ -142,7 +149,22 @@ export function fitTokens(text: string, budget: number, counter: TokenCounter): 
     if (counter.countText(lines.slice(0, mid).join('\n')) <= budget) lo = mid;
     else hi = mid - 1;
   }
-  if (lo > 0) return lines.slice(0, lo).join('\n').trim();
+  if (lo > 0) {
+    // The next line's leading items (up to a `, ` or a space) fill what the whole lines leave.
+    const head = lines.slice(0, lo).join('\n');
+    const next = lines[lo] ?? '';
+    const stops = [...next.matchAll(/,? /g)].map((m) => m.index);
+    const upTo = (k: number) => `${head}\n${next.slice(0, stops[k - 1])}`;
+    let a = 0;
+    let b = stops.length;
+    while (a < b) {
+      const mid = Math.ceil((a + b) / 2);
+      if (counter.countText(upTo(mid)) <= budget) a = mid;
+      else b = mid - 1;
+    }
+    // A section title left with nothing under it is dropped.
+    return (a > 0 ? upTo(a) : head).replace(/(\n#{2,3}(?: [^\n]*)?)+$/, '').trim();
+  }
   let chars = text.length;
   while (chars > 0 && counter.countText(text.slice(0, chars)) > budget) chars = Math.floor(chars * 0.8);
   return text.slice(0, chars).trim();
@@ -200,11 +222,12 @@ export function compaction(options: CompactionOptions = {}): Stage {
       // is the recent conversation itself.
       const keptCost = (m: Message) => (isDigest(m) ? 0 : ctx.counter.countMessage(m));
       let cut = keepRecentCut(input, lead, keep, keptCost);
-      // A last agent step larger than the whole target is folded too (keeping it would leave no room);
-      // a user's request that starts the kept part stays verbatim whatever its size.
+      // A last agent step that would leave the summary less than `MIN_SUMMARY_SHARE` of the target
+      // (next to the leading system messages) is folded too; a user's request that starts the kept
+      // part stays verbatim whatever its size.
       const startsWithRequest = cut < input.length && startsTurn(input[cut]!);
-      if (!startsWithRequest && input.slice(cut).reduce((n, m) => n + keptCost(m), 0) > target)
-        cut = input.length;
+      const keptAtEnd = [...input.slice(0, lead), ...input.slice(cut)].reduce((n, m) => n + keptCost(m), 0);
+      if (!startsWithRequest && keptAtEnd > target * (1 - MIN_SUMMARY_SHARE)) cut = input.length;
       if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
       const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
       const kept = protectedIndices(input, range, ctx.excludeTools);
