@@ -1,6 +1,6 @@
 /** The reference `MemoryStore`: plain maps and an in-memory BM25, for tests and library users. */
 import { bm25Search } from './bm25.ts';
-import { memoryText } from './memory-index.ts';
+import { memoryChunk } from './memory-index.ts';
 import {
   type ChunkRecord,
   inScope,
@@ -27,22 +27,7 @@ export function createInMemoryMemoryStore(): MemoryStore {
   return {
     async put(memory, vector) {
       memories.set(k(memory.tenant, memory.id), clone(memory));
-      const source = memorySource(memory.id);
-      await replaceChunks(memory.tenant, source, [
-        {
-          tenant: memory.tenant,
-          id: source,
-          project: memory.project,
-          userId: memory.userId,
-          source,
-          startLine: 1,
-          endLine: 1,
-          text: memoryText(memory),
-          date: null,
-          embedding: vector?.embedding ?? null,
-          model: vector?.model ?? null,
-        },
-      ]);
+      await replaceChunks(memory.tenant, memorySource(memory.id), [memoryChunk(memory, vector)]);
       return clone(memory);
     },
     async get(tenant, id) {

@@ -5,11 +5,32 @@
 import { type ChunkOptions, chunkLines } from './chunker.ts';
 import { type Embedder, embedAll } from './embedder.ts';
 import { dailyDate } from './hybrid-search.ts';
-import type { ChunkRecord, MemoryRecord, MemoryStore } from './memory-store.ts';
+import { type ChunkRecord, type MemoryRecord, type MemoryStore, memorySource } from './memory-store.ts';
 
 /** The text a memory is indexed (and embedded) as. */
 export function memoryText(memory: Pick<MemoryRecord, 'title' | 'content'>): string {
   return memory.title === '' ? memory.content : `${memory.title}\n${memory.content}`;
+}
+
+/** The one index chunk that stands for a memory in every store (source `memorySource(id)`). */
+export function memoryChunk(
+  memory: MemoryRecord,
+  vector?: { embedding: number[]; model: string },
+): ChunkRecord {
+  const source = memorySource(memory.id);
+  return {
+    tenant: memory.tenant,
+    id: source,
+    project: memory.project,
+    userId: memory.userId,
+    source,
+    startLine: 1,
+    endLine: 1,
+    text: memoryText(memory),
+    date: null,
+    embedding: vector?.embedding ?? null,
+    model: vector?.model ?? null,
+  };
 }
 
 export async function saveMemory(

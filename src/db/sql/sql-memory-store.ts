@@ -5,8 +5,8 @@ import {
   type MemoryRecord,
   type MemoryScope,
   type MemoryStore,
+  memoryChunk,
   memorySource,
-  memoryText,
 } from '../../core/index.ts';
 import { chunks, documents, memories } from '../schema.ts';
 import { chunked, type SqlDriver, type SqlWrite } from './sql-driver.ts';
@@ -111,19 +111,7 @@ export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
   return {
     async put(memory, vector) {
       const source = memorySource(memory.id);
-      const chunk: ChunkRecord = {
-        tenant: memory.tenant,
-        id: source,
-        project: memory.project,
-        userId: memory.userId,
-        source,
-        startLine: 1,
-        endLine: 1,
-        text: memoryText(memory),
-        date: null,
-        embedding: vector?.embedding ?? null,
-        model: vector?.model ?? null,
-      };
+      const chunk = memoryChunk(memory, vector);
       const { tenant, id, ...rest } = memory;
       await driver.batch([
         db
