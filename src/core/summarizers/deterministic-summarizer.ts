@@ -291,6 +291,9 @@ function render(s: Sections): string {
  */
 export const PROSE_SHARE = 0.25;
 
+/** Prose share (characters) under which the goal line is left out rather than clipped to a fragment. */
+export const MIN_GOAL_CHARS = 120;
+
 /**
  * Fits the summary into `max` characters: prose sections lose their least recent items until they fit
  * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
@@ -310,9 +313,10 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
   const prose: Sections = { ...s, files: [], identifiers: [] };
   const refChars = refs.reduce((n, x) => n + x.r.length + 3, 0);
   const proseMax = Math.max(Math.floor(max * PROSE_SHARE), max - refChars);
-  // The goal line is clipped to the prose share too, so a long first request cannot crowd out the rest.
+  // The goal line is clipped to the prose share too, so a long first request cannot crowd out the rest;
+  // under `MIN_GOAL_CHARS` of prose it is left out (a fragment of the request says less than references).
   const goalMax = Math.max(40, proseMax - 20);
-  prose.goal = prose.goal.map((g) => clip(g, goalMax));
+  prose.goal = proseMax < MIN_GOAL_CHARS ? [] : prose.goal.map((g) => clip(g, goalMax));
   let text = render(prose);
   while (text.length > proseMax) {
     let worst: Key | undefined;

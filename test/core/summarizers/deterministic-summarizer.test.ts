@@ -123,6 +123,17 @@ describe('createDeterministicSummarizer', () => {
     ]);
   });
 
+  it('leaves the goal out when the prose share is too small for more than a fragment of it', async () => {
+    const many = [
+      ...Array.from({ length: 200 }, (_, i) => user(`look at src/f${i}.ts please`)),
+      assistant('done with src/f150.ts'),
+    ];
+    const summarize = (maxOutputChars: number) =>
+      s.summarize({ purpose: 'compaction', preset: 'default', messages: many, maxOutputChars });
+    expect(section((await summarize(400)).summary, 'Goal')).toEqual([]);
+    expect(section((await summarize(600)).summary, 'Goal')).toEqual(['look at src/f0.ts please']);
+  });
+
   it('leaves out a reference contained in another listed one when they share the index', async () => {
     const { summary } = await s.summarize({
       purpose: 'compaction',
