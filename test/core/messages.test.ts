@@ -4,6 +4,7 @@ import {
   assistant,
   checkInvariants,
   countTurns,
+  fromOpenAI,
   parseMessages,
   segmentTurns,
   toModelView,
@@ -64,5 +65,14 @@ describe('toModelView', () => {
     expect(view.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(view[2]!.parts[0]).toMatchObject({ output: ARCHIVED_RESULT_STUB });
     expect(checkInvariants(view, { dialect: 'openai' })).toEqual([]);
+  });
+});
+
+describe('zod errors from unions', () => {
+  it('says a missing union value is required and lists the expected types of a wrong one', () => {
+    expect(() => fromOpenAI([{ role: 'user' }])).toThrow(/messages\[0\]\.content: is required/);
+    expect(() => fromOpenAI([{ role: 'user', content: 5 }])).toThrow(
+      /messages\[0\]\.content: expected string or array, received number/,
+    );
   });
 });

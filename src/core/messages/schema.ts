@@ -128,7 +128,22 @@ function mostSpecific(issue: Issue, prefix: PropertyKey[]): { path: PropertyKey[
     const candidate = mostSpecific(first, here);
     if (!best || candidate.path.length > best.path.length) best = candidate;
   }
-  return best && best.path.length > here.length ? best : { path: here, message: issue.message };
+  if (best && best.path.length > here.length) return best;
+  return { path: here, message: unionTypeMessage(issue.errors) ?? issue.message };
+}
+
+/** Every branch wanted another type here: "is required" or "expected string or array, received number". */
+function unionTypeMessage(branches: readonly (readonly Issue[])[]): string | undefined {
+  const expected: string[] = [];
+  let received: string | undefined;
+  for (const branch of branches) {
+    const first = branch[0];
+    if (first?.code !== 'invalid_type' || first.path.length > 0) return undefined;
+    expected.push(String(first.expected));
+    received ??= /received (\w+)/.exec(first.message)?.[1];
+  }
+  if (received === 'undefined') return 'is required';
+  return `expected ${[...new Set(expected)].join(' or ')}${received ? `, received ${received}` : ''}`;
 }
 
 /** Validates with `schema`, throwing a `CtxError` naming the JSON path on failure. */
