@@ -12,8 +12,10 @@ import type {
   JournalAction,
   JournalEntry,
   PipelineEvent,
+  PipelineState,
   StageContext,
   StageReport,
+  StageResult,
   StageStatus,
 } from '../types.ts';
 import { sessionLogRecover } from './stage-kit.ts';
@@ -195,6 +197,26 @@ export function journalEntry(
   };
   if (extra.replacementId !== undefined) entry.replacementId = extra.replacementId;
   return entry;
+}
+
+/** The result of a stage that leaves its input as it is (identity), with the reason. */
+export function unchangedResult(
+  stage: string,
+  input: readonly Message[],
+  tokens: number,
+  status: 'noop' | 'skipped',
+  detail: string,
+  events: PipelineEvent[] = [],
+  state?: PipelineState,
+): StageResult {
+  const r: StageResult = {
+    messages: input as Message[],
+    report: report(stage, status, tokens, tokens, { detail }),
+    journal: [],
+    events,
+  };
+  if (state) r.state = state;
+  return r;
 }
 
 export function report(

@@ -36,6 +36,7 @@ import {
   sumTokens,
   textMessage,
   trySummarize,
+  unchangedResult,
 } from './compaction-support.ts';
 
 export const COMPACTION_DEFAULTS = {
@@ -188,16 +189,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
         detail: string,
         events: PipelineEvent[] = [],
         state?: PipelineState,
-      ) => {
-        const r: StageResult = {
-          messages: input as Message[],
-          report: report(NAME, status, tokensBefore, tokensBefore, { detail }),
-          journal: [],
-          events,
-        };
-        if (state) r.state = state;
-        return r;
-      };
+      ) => unchangedResult(NAME, input, tokensBefore, status, detail, events, state);
       const failures = ctx.state.compactionFailures;
       if (failures >= o.maxFailures)
         return unchanged('skipped', 'circuit breaker open', [{ type: 'breaker-open', failures }]);

@@ -30,6 +30,7 @@ import {
   report,
   safeCuts,
   sumTokens,
+  unchangedResult,
 } from './compaction-support.ts';
 import { flushToMemory } from './memory-flush.ts';
 
@@ -232,12 +233,7 @@ export function cowagentTrim(options: CowagentTrimOptions = {}): Stage {
 
       if (w.messages === input) {
         const detail = w.details.length > 0 ? w.details.join('; ') : `${n} turns within limits`;
-        return {
-          messages: input as Message[],
-          report: report(NAME, 'noop', tokensBefore, tokensBefore, { detail }),
-          journal: [],
-          events: [],
-        };
+        return unchangedResult(NAME, input, tokensBefore, 'noop', detail);
       }
       const present = new Set(w.messages.map((m) => m.id));
       const pending = [...ctx.state.pendingInjections, ...w.injections].filter((p) =>

@@ -22,6 +22,7 @@ import {
   sumTokens,
   textMessage,
   trySummarize,
+  unchangedResult,
 } from './compaction-support.ts';
 import {
   kosmokratorTranscript,
@@ -105,16 +106,8 @@ export function kosmokratorCompaction(options: KosmokratorCompactionOptions = {}
     name: NAME,
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
-      const unchanged = (
-        status: 'noop' | 'skipped',
-        detail: string,
-        events: PipelineEvent[] = [],
-      ): StageResult => ({
-        messages: input as Message[],
-        report: report(NAME, status, tokensBefore, tokensBefore, { detail }),
-        journal: [],
-        events,
-      });
+      const unchanged = (status: 'noop' | 'skipped', detail: string, events: PipelineEvent[] = []) =>
+        unchangedResult(NAME, input, tokensBefore, status, detail, events);
       const failures = ctx.state.compactionFailures;
       if (failures >= o.maxFailures)
         return unchanged('skipped', 'circuit breaker open', [{ type: 'breaker-open', failures }]);

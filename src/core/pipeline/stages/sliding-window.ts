@@ -20,6 +20,7 @@ import {
   sumTokens,
   textMessage,
   trySummarize,
+  unchangedResult,
 } from './compaction-support.ts';
 
 export const SLIDING_WINDOW_DEFAULTS = { maxMessages: 40, split: 'pairing-safe' } as const;
@@ -78,12 +79,7 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Stage {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
-      const noop = (detail: string): StageResult => ({
-        messages: input as Message[],
-        report: report(NAME, 'noop', tokensBefore, tokensBefore, { detail }),
-        journal: [],
-        events: [],
-      });
+      const noop = (detail: string) => unchangedResult(NAME, input, tokensBefore, 'noop', detail);
       if (o.maxMessages <= 0 || input.length <= o.maxMessages)
         return noop(`${input.length} messages within window`);
       const span = windowSpan(input, o.maxMessages, o.split);

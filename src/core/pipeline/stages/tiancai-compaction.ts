@@ -32,6 +32,7 @@ import {
   sumTokens,
   textMessage,
   trySummarize,
+  unchangedResult,
 } from './compaction-support.ts';
 
 export const TIANCAI_COMPACTION_DEFAULTS = {
@@ -158,12 +159,7 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
     name: NAME,
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
-      const unchanged = (detail: string): StageResult => ({
-        messages: input as Message[],
-        report: report(NAME, 'noop', tokensBefore, tokensBefore, { detail }),
-        journal: [],
-        events: [],
-      });
+      const unchanged = (detail: string) => unchangedResult(NAME, input, tokensBefore, 'noop', detail);
       const limits: LimitConfig = {
         contextWindow: o.contextWindow ?? ctx.budget.contextWindow,
         reserveTokens: o.reserveTokens,
