@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractReferences, rankReferences, scoreReferences } from '../../src/core/text/references.ts';
+import {
+  codeSpans,
+  extractReferences,
+  rankReferences,
+  scoreReferences,
+} from '../../src/core/text/references.ts';
 
 describe('extractReferences', () => {
   it('finds paths, file names with an extension and snake/camel identifiers of 6+ chars', () => {
@@ -39,5 +44,26 @@ describe('scoreReferences', () => {
     ]);
     expect(ranked.map((r) => r.ref)).toEqual(['newThing', 'fresh_name', 'old_helper', 'lib/a.py', 'a.py']);
     expect(ranked[0]).toMatchObject({ kind: 'identifier', count: 2 });
+  });
+});
+
+describe('codeSpans', () => {
+  it('joins the fenced blocks and inline code of a text', () => {
+    const text = 'Run `make check_all` then:\n```bash\necho SUBMIT_NOW && git diff\n```\nthanks';
+    expect(codeSpans(text)).toBe('make check_all\necho SUBMIT_NOW && git diff\n');
+  });
+});
+
+describe('scoreReferences (task)', () => {
+  it('lifts what the task spells out in code above names it only mentions in prose', () => {
+    const task = 'Fix parse_header in lib/http.py. When done, run:\n```\necho FINISH_AND_SUBMIT\n```';
+    const sources = [
+      { text: task, at: 0, agent: false, task: true },
+      ...Array.from({ length: 8 }, (_, i) => ({ text: `output ${i}`, at: i + 1, agent: false })),
+    ];
+    const ranked = scoreReferences(sources).map((r) => r.ref);
+    expect(ranked[0]).toBe('FINISH_AND_SUBMIT');
+    const plain = scoreReferences(sources.map((s) => ({ ...s, task: false }))).map((r) => r.ref);
+    expect(plain.indexOf('FINISH_AND_SUBMIT')).toBeGreaterThan(0);
   });
 });

@@ -165,7 +165,9 @@ function extract(
       if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
       else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
     }
-    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant' });
+    // The first request is the task: what it spells out in code (how to test, how to submit) stays relevant.
+    const task = startsTurn(m) && requests.length === 1 && earlier.length === 0;
+    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant', task });
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -210,7 +212,9 @@ function extract(
       if (/\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s))
         pushRecent(now.inProgress, clip(oneLine(s), 200));
   // References ranked by frequency, recency and authorship (the measure compactions are judged by).
-  const ranked = scoreReferences(sources);
+  // Tool-call ids (in placeholders and recovery hints) are plumbing, not names the agent works with.
+  const callIds = new Set(pairs.map((p) => p.callId));
+  const ranked = scoreReferences(sources).filter((r) => !callIds.has(r.ref));
   now.files = ranked
     .filter((r) => r.kind !== 'identifier')
     .map((r) => r.ref)
@@ -330,9 +334,11 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
     text = render(prose);
   }
-  // A reference inside another listed one (`table.py` in `astropy/table/table.py`) costs tokens and
-  // adds nothing: it is left out.
-  const distinct = refs.filter((x, i) => !refs.some((y, j) => j < i && y.r.includes(x.r)));
+  // A reference the prose already spells out, or inside another listed one (`table.py` in
+  // `astropy/table/table.py`), costs tokens and adds nothing: it is left out.
+  const distinct = refs.filter(
+    (x, i) => !text.includes(x.r) && !refs.some((y, j) => j < i && y.r.includes(x.r)),
+  );
   const withRefs = (k: number): string => {
     const head = distinct.slice(0, k);
     const top = head.filter(

@@ -69,6 +69,13 @@ export function rankReferences(
     .map(([ref, s]) => ({ ref, kind: s.kind, count: s.count }));
 }
 
+/** The code of a text: fenced blocks and inline backtick spans, joined by newlines. */
+export function codeSpans(text: string): string {
+  return [...text.matchAll(/```[^\n]*\n([\s\S]*?)```|`([^`\n]+)`/g)]
+    .map((m) => m[1] ?? m[2] ?? '')
+    .join('\n');
+}
+
 /** A text of the conversation, for `scoreReferences`: where it stands and whether the agent wrote it. */
 export interface ReferenceSource {
   text: string;
@@ -76,6 +83,8 @@ export interface ReferenceSource {
   at: number;
   /** Written by the agent (its text or tool-call arguments) rather than seen in user text or tool output. */
   agent: boolean;
+  /** Named in code in the task (the user's first request): a command or file the user spelled out. @default false */
+  task?: boolean;
 }
 
 export interface ScoredReference {
@@ -89,6 +98,8 @@ export interface ScoredReference {
 export const REFERENCE_RECENCY_WEIGHT = 3;
 /** Bonus of a reference the agent itself wrote at least once. */
 export const REFERENCE_AGENT_BONUS = 1;
+/** Bonus of a reference the task spells out in code: as if last mentioned at the very end. */
+export const REFERENCE_TASK_BONUS = 1;
 
 /**
  * References ranked by how likely the agent is to use them again: `ln(1 + occurrences)` (texts that
@@ -96,19 +107,23 @@ export const REFERENCE_AGENT_BONUS = 1;
  * itself wrote it. Ties go to the more recent. General rules, no per-session tuning.
  */
 export function scoreReferences(sources: readonly ReferenceSource[]): ScoredReference[] {
-  const stats = new Map<string, { kind: ReferenceKind; count: number; last: number; agent: boolean }>();
+  const stats = new Map<
+    string,
+    { kind: ReferenceKind; count: number; last: number; agent: boolean; task: boolean }
+  >();
   let first = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
   for (const s of sources) {
     first = Math.min(first, s.at);
     end = Math.max(end, s.at);
+    const task = s.task === true ? new Set(extractReferences(codeSpans(s.text)).keys()) : undefined;
     for (const [ref, kind] of extractReferences(s.text)) {
-      const st = stats.get(ref);
-      if (st) {
-        st.count++;
-        st.last = Math.max(st.last, s.at);
-        st.agent ||= s.agent;
-      } else stats.set(ref, { kind, count: 1, last: s.at, agent: s.agent });
+      const st = stats.get(ref) ?? { kind, count: 0, last: s.at, agent: false, task: false };
+      st.count++;
+      st.last = Math.max(st.last, s.at);
+      st.agent ||= s.agent;
+      st.task ||= task?.has(ref) === true;
+      stats.set(ref, st);
     }
   }
   const span = Math.max(1, end - first);
@@ -121,7 +136,8 @@ export function scoreReferences(sources: readonly ReferenceSource[]): ScoredRefe
       score:
         Math.log(1 + s.count) +
         REFERENCE_RECENCY_WEIGHT * ((s.last - first) / span) +
-        (s.agent ? REFERENCE_AGENT_BONUS : 0),
+        (s.agent ? REFERENCE_AGENT_BONUS : 0) +
+        (s.task ? REFERENCE_TASK_BONUS : 0),
     }))
     .sort((a, b) => b.score - a.score || b.last - a.last)
     .map(({ ref, kind, count, score }) => ({ ref, kind, count, score }));

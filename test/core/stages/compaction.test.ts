@@ -64,6 +64,26 @@ describe('compaction', () => {
     expect(summarized + r.messages.length - 1).toBe(input.length);
   });
 
+  it('sizes the summary from what a large system prompt leaves of the trigger, not from the whole', async () => {
+    const asked = async (head: Message[]) => {
+      const summarizer = createScriptedSummarizer({ fallback: { summary: 'S' } });
+      await compaction().run(
+        deepFreeze([...head, ...conversation(40, { pad: 1000 })]),
+        makeCtx({ summarizer, budget }),
+      );
+      return summarizer.requests[0]!.maxOutputChars!;
+    };
+    // 20000-token trigger, a 12000-token system prompt no compaction can shed: the target is 12000 +
+    // 50% of the 8000 above it, so the summary keeps ~4000 tokens less the kept part (a target of 50%
+    // of the whole trigger would leave it the 64-token floor); without it, 10000 less the kept part.
+    const system: Message = { id: 'sys', role: 'system', parts: [{ type: 'text', text: 'p'.repeat(12_000) }] };
+    const withSystem = await asked([system]);
+    const without = await asked([]);
+    // …at 3.5 characters per token, thousands of tokens rather than the floor (64 × 3.5 = 224).
+    expect(withSystem).toBeGreaterThan(3000 * 3.5);
+    expect(withSystem).toBeLessThan(without);
+  });
+
   it('passes the previous summary for an iterative update', async () => {
     const summarizer = createScriptedSummarizer({ fallback: { summary: 'v2' } });
     await compaction().run(

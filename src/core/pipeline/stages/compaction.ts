@@ -1,7 +1,9 @@
 /**
  * ctxkit's default compaction: the best of the four seeds plus two guards.
  * - Target: the context after compaction aims at `targetRatio` (0.5) of the trigger, under the loop
- *   guard's line. The kept part takes at most `keepRecentRatio` (0.25) of the target (and
+ *   guard's line; both are shares of what the fixed part (system prompt, tool schemas, leading system
+ *   messages, which no compaction can shed) leaves of the trigger, so a large system prompt does not
+ *   starve the summary. The kept part takes at most `keepRecentRatio` (0.25) of the target (and
  *   `keepRecentTokens`); the summary is asked for what is left (`maxOutputChars` from its token
  *   budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
  * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
@@ -13,7 +15,7 @@
  *   extracted in the same call.
  * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
  * - Inflation guard: a summary at least as large as what it replaces is rejected (`failed`, `inflation`).
- * - Loop guard: if the context stays above 60% of the trigger after compaction — or the previous
+ * - Loop guard: if the context stays above 60% of the trigger (above the fixed part) after compaction — or the previous
  *   compaction's result did — an `escalated` event tells the flow to mask and trim instead of
  *   summarising again (the second case skips this run and clears the mark).
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
@@ -183,7 +185,12 @@ export function compaction(options: CompactionOptions = {}): Stage {
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
       const trigger = o.triggerTokens ?? ctx.budget.autoCompact;
-      const guardLine = Math.floor(trigger * o.loopGuardRatio);
+      // What no compaction can shed (system prompt, tool schemas, leading system messages) is counted
+      // apart: the target and the loop guard's line are shares of what is left above it.
+      const lead = leadingSystemCount(input);
+      const fixed = Math.min(trigger, contextTokens(input.slice(0, lead), ctx));
+      const above = (ratio: number) => fixed + Math.floor((trigger - fixed) * ratio);
+      const guardLine = above(o.loopGuardRatio);
       const unchanged = (
         status: 'noop' | 'skipped',
         detail: string,
@@ -207,8 +214,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
         );
       }
 
-      const lead = leadingSystemCount(input);
-      const target = Math.floor(trigger * o.targetRatio);
+      const target = above(o.targetRatio);
       const keep = Math.min(o.keepRecentTokens, Math.floor(target * o.keepRecentRatio));
       // Archive digests are folded wherever they sit (they describe older results), so the kept part
       // is the recent conversation itself.
@@ -297,7 +303,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
       if (memories.length > 0) events.push({ type: 'memory-extracted', stage: NAME, count: memories.length });
       let detail = `${folded.length} messages → 1 summary (${foldedTokens} → ${summaryTokens} tokens)`;
       if (after > guardLine) {
-        const reason = `still ${after} tokens after compaction (> ${guardLine}, ${Math.round(o.loopGuardRatio * 100)}% of ${trigger})`;
+        const reason = `still ${after} tokens after compaction (> ${guardLine}, ${Math.round(o.loopGuardRatio * 100)}% of ${trigger} above the ${fixed} fixed)`;
         events.push({ type: 'escalated', stage: NAME, reason });
         detail += `; escalate: ${reason}`;
       }
