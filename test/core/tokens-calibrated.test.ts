@@ -7,10 +7,14 @@ import {
   createSessionCalibrator,
   extractTokenFeatures,
   image,
+  packBits,
+  packWeights,
   TOKEN_FEATURE_COUNT,
   TOKEN_FEATURE_NAMES,
   toolCall,
   toolResult,
+  unpackBits,
+  unpackWeights,
   user,
 } from '../../src/core/index.ts';
 
@@ -74,12 +78,19 @@ describe('extractTokenFeatures', () => {
     const hash = features('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(hash.entropyRuns).toBe(1);
     expect(hash.entropyChars).toBe(64);
-    expect(hash.hexChars).toBe(64);
+    expect(hash.mixedChars).toBeUndefined();
     expect(hash.words).toBeUndefined();
     const b64 = features('iVBORw0KGgoAAAANSUhEUgAABt4AAATqCAYAAADRdhVc');
     expect(b64.entropyRuns).toBe(1);
-    expect(b64.hexChars).toBeUndefined();
+    expect(b64.mixedChars).toBe(44);
     expect(features('XMLHttpRequest getElementById').entropyRuns).toBeUndefined();
+    // digit runs 1, 22, 333, 4444 inside a hash-like run: ceil(len / 3) each
+    expect(features('a1b22c333d4444ef').entropyGroups).toBe(5);
+  });
+
+  it('counts letter pairs rare in English when given non-English words', () => {
+    expect(features('the brown dog sat on the mat').rareBigrams).toBeUndefined();
+    expect(features('Schreibtisch szczegółowy').rareBigrams).toBe(4); // sz, zc, cz, wy
   });
 
   it('treats \\r\\n like \\n when lines end in CRLF', () => {
@@ -91,7 +102,7 @@ describe('extractTokenFeatures', () => {
     expect([f.hebrew, f.hebrewWords, f.brahmic, f.brahmicWords, f.southeast, f.southeastWords]).toEqual([
       9, 2, 5, 1, 7, 2,
     ]);
-    expect([f.symbols, f.other, f.han, f.hanRuns, f.punctLead]).toEqual([1, 1, 1, 1, 1]);
+    expect([f.symbols, f.other, f.han, f.hanRuns, f.punct]).toEqual([1, 1, 1, 1, 1]);
     expect(TOKEN_FEATURE_NAMES).toHaveLength(TOKEN_FEATURE_COUNT);
   });
 
@@ -217,5 +228,24 @@ describe('createSessionCalibrator', () => {
     calibrator.observe(1000, 1100);
     expect(wrapped.countText(text)).toBe(Math.round(counter.countText(text) * 1.1));
     expect(wrapped.countText('')).toBe(0);
+  });
+});
+
+describe('packWeights', () => {
+  it('round-trips weights within 0.3% and zero exactly when packed and unpacked', () => {
+    const weights = [0, 0.0012, 0.0558, 0.784, 1, 3.42, 15.5];
+    const back = unpackWeights(packWeights(weights));
+    expect(back[0]).toBe(0);
+    back.forEach((v, i) => {
+      expect(Math.abs(v - weights[i]!)).toBeLessThanOrEqual(weights[i]! * 0.003);
+    });
+    expect(packWeights(back)).toBe(packWeights(weights));
+  });
+});
+
+describe('packBits', () => {
+  it('round-trips a bit set when packed and unpacked', () => {
+    const bits = Array.from({ length: 676 }, (_, i) => ((i * 7) % 5 === 0 ? 1 : 0));
+    expect(Array.from(unpackBits(packBits(bits), 676))).toEqual(bits);
   });
 });

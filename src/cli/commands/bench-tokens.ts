@@ -15,7 +15,13 @@ import {
   isCalibratedPreset,
 } from '../../core/index.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
-import { crossValidate, type ErrorStats, errorStats, loadScriptSamples } from '../tokens/calibration.ts';
+import {
+  crossValidate,
+  type ErrorStats,
+  errorStats,
+  isFitOnly,
+  loadFitOnlySamples,
+} from '../tokens/calibration.ts';
 import { type CorpusFile, loadTokenCorpus, UNSEEN_CATEGORY } from '../tokens/corpus.ts';
 import { REFERENCE_TOKENIZERS } from '../tokens/reference-tokenizers.ts';
 
@@ -133,7 +139,7 @@ export async function runBenchTokens(
   const presets = options.tokenizers ?? CALIBRATED_PRESETS;
   const files = await loadTokenCorpus(options.corpusDir);
   const bytes = files.reduce((a, f) => a + f.bytes, 0);
-  const scripts = options.crossValidate === false ? [] : loadScriptSamples();
+  const scripts = options.crossValidate === false ? [] : loadFitOnlySamples();
   const total = presets.length * (files.length + scripts.length);
   let done = 0;
   const tokenizers: TokenizerResult[] = [];
@@ -146,7 +152,7 @@ export async function runBenchTokens(
       const t0 = process.cpuUsage();
       truth.set(f.file, Math.max(1, count(f.text)));
       const dt = process.cpuUsage(t0);
-      if (f.category !== 'scripts') refMs += (dt.user + dt.system) / 1000;
+      if (!isFitOnly(f.category)) refMs += (dt.user + dt.system) / 1000;
       io.progress?.(++done, total);
     }
     const relErr = (estimate: Estimate) => (f: CorpusFile) =>

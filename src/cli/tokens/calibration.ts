@@ -49,6 +49,41 @@ function zodLocales(): string {
   }
 }
 
+/**
+ * TypeScript's compiler messages, translated into 13 languages (an installed dependency): real
+ * French, German, Spanish, Italian, Polish, Czech, Turkish, Portuguese, Russian, Japanese, Korean
+ * and Chinese sentences. Every fourth message of each locale, placeholders (`{0}`) kept, as one
+ * more fitted-only category.
+ */
+const TS_LOCALES = ['cs', 'de', 'es', 'fr', 'it', 'ja', 'ko', 'pl', 'pt-br', 'ru', 'tr', 'zh-cn', 'zh-tw'];
+export const TRANSLATIONS_CATEGORY = 'translations';
+
+function typescriptLib(): string {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'lib');
+  } catch {
+    return 'node_modules/typescript/lib';
+  }
+}
+
+export function loadTranslationSamples(libDir = typescriptLib(), every = 4): CorpusFile[] {
+  const out: CorpusFile[] = [];
+  const encoder = new TextEncoder();
+  for (const locale of TS_LOCALES) {
+    const path = join(libDir, locale, 'diagnosticMessages.generated.json');
+    if (!existsSync(path)) continue;
+    const messages = Object.values(JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>);
+    const text = messages.filter((_, i) => i % every === 0).join('\n');
+    out.push({
+      file: `typescript-diagnostics/${locale}`,
+      category: TRANSLATIONS_CATEGORY,
+      text,
+      bytes: encoder.encode(text).length,
+    });
+  }
+  return out;
+}
+
 export function loadScriptSamples(localeDir = zodLocales()): CorpusFile[] {
   const out: CorpusFile[] = [];
   const encoder = new TextEncoder();
@@ -70,6 +105,74 @@ export function loadScriptSamples(localeDir = zodLocales()): CorpusFile[] {
   return out;
 }
 
+export const SYNTHETIC_CATEGORY = 'synthetic';
+
+/**
+ * Generated identifiers, so that the hash/base64 detector's weights rest on more than the corpus's
+ * four high-entropy files: lines of SHA-1 and SHA-256 hex digests, UUIDs and base64, from a fixed
+ * seed (xorshift32), one file per kind.
+ */
+export function syntheticSamples(lines = 120): CorpusFile[] {
+  let state = 0x9e3779b9;
+  const rand = (n: number): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+  const pick = (alphabet: string, len: number): string =>
+    Array.from({ length: len }, () => alphabet[rand(alphabet.length)]).join('');
+  const hex = '0123456789abcdef';
+  const b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const kinds: Record<string, () => string> = {
+    sha1: () => pick(hex, 40),
+    sha256: () => `sha256:${pick(hex, 64)}`,
+    uuid: () => [8, 4, 4, 4, 12].map((n) => pick(hex, n)).join('-'),
+    base64: () => pick(b64, 76),
+  };
+  const encoder = new TextEncoder();
+  return Object.entries(kinds).map(([kind, make]) => {
+    const text = Array.from({ length: lines }, make).join('\n');
+    return {
+      file: `synthetic/${kind}`,
+      category: SYNTHETIC_CATEGORY,
+      text,
+      bytes: encoder.encode(text).length,
+    };
+  });
+}
+
+/**
+ * The letter pairs rarer than `threshold` (share of all pairs) inside the lower-cased words of
+ * `texts`, as the 26 × 26 bit set that features.ts keeps packed in RARE_BIGRAMS (derived from the
+ * corpus's `en-prose` texts: pairs rare in English mark words that tokenizers split more).
+ */
+export function rareBigrams(texts: readonly string[], threshold = 1e-4): Uint8Array {
+  const freq = new Float64Array(676);
+  let total = 0;
+  for (const text of texts) {
+    for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+      for (let i = 1; i < w.length; i++) {
+        freq[(w.charCodeAt(i - 1) - 97) * 26 + w.charCodeAt(i) - 97]!++;
+        total++;
+      }
+    }
+  }
+  return freq.map((f) => (f < threshold * total ? 1 : 0)) as unknown as Uint8Array;
+}
+
+/** Categories fitted on in every fold and kept out of the reported figures. */
+export function isFitOnly(category: string): boolean {
+  return (
+    category === SCRIPTS_CATEGORY || category === TRANSLATIONS_CATEGORY || category === SYNTHETIC_CATEGORY
+  );
+}
+
+/** The fitted-only samples: zod's locale messages and TypeScript's translated diagnostics. */
+export function loadFitOnlySamples(): CorpusFile[] {
+  return [...loadScriptSamples(), ...loadTranslationSamples(), ...syntheticSamples()];
+}
+
 /** Per-file sample weights: each category weighs √(its file count), so no category dominates. */
 export function sampleWeights(files: readonly CorpusFile[]): number[] {
   const perCategory = new Map<string, number>();
@@ -80,7 +183,7 @@ export function sampleWeights(files: readonly CorpusFile[]): number[] {
 export function foldsOf(files: readonly CorpusFile[], folds = FOLDS): number[] {
   const seen = new Map<string, number>();
   return files.map((f) => {
-    if (f.category === SCRIPTS_CATEGORY) return -1; // one text per script: always fitted on
+    if (isFitOnly(f.category)) return -1; // few texts per language: always fitted on
     const i = seen.get(f.category) ?? 0;
     seen.set(f.category, i + 1);
     return i % folds;
@@ -151,7 +254,7 @@ export function crossValidate(
   });
   const categories = Object.fromEntries([...byCategory].map(([c, e]) => [c, errorStats(e)]));
   const ranked = Object.entries(categories)
-    .filter(([c]) => c !== SCRIPTS_CATEGORY)
+    .filter(([c]) => !isFitOnly(c))
     .sort((a, b) => b[1].mean - a[1].mean);
   const unseenErrors = unseen.map((f) => {
     const t = Math.max(1, counts.get(f.file) ?? 0);
@@ -160,7 +263,7 @@ export function crossValidate(
   return {
     weights: w,
     errors,
-    overall: errorStats(errors.filter((_, i) => fit[i]!.category !== SCRIPTS_CATEGORY)),
+    overall: errorStats(errors.filter((_, i) => !isFitOnly(fit[i]!.category))),
     categories,
     worstCategory: ranked[0]?.[0] ?? '',
     unseen: errorStats(unseenErrors),

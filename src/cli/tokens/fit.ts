@@ -63,6 +63,13 @@ export function predict(features: Float64Array, w: ArrayLike<number>): number {
   return s;
 }
 
+/**
+ * Smallest residual that IRLS divides by: 0.05 blends the L1 objective with least squares for
+ * files already fitted within 5%, so the fit does not trade a few large errors (the p95) for many
+ * exact fits.
+ */
+const FLOOR = 0.05;
+
 /** Fits weights minimising the (weighted) mean absolute relative error of the samples. */
 export function fitWeights(samples: readonly FitSample[], options: FitOptions = {}): Float64Array {
   const ridge = options.ridge ?? 1e-6;
@@ -73,7 +80,7 @@ export function fitWeights(samples: readonly FitSample[], options: FitOptions = 
   const base = samples.map((s) => s.weight ?? 1);
   let x = nnls(rows, b, base, ridge);
   for (let round = 0; round < rounds; round++) {
-    const rw = rows.map((r, i) => base[i]! / Math.max(0.005, Math.abs(predict(r, x) - 1)));
+    const rw = rows.map((r, i) => base[i]! / Math.max(FLOOR, Math.abs(predict(r, x) - 1)));
     x = nnls(rows, b, rw, ridge);
   }
   return x;

@@ -4,6 +4,7 @@
  * Each feature is a count (of characters or of runs) whose token cost is roughly constant for a
  * given tokenizer; a calibrated estimate is the dot product of these counts with fitted weights.
  */
+import { unpackBits } from './packed.ts';
 
 /** Names of the features, in the order of the vector that {@link extractTokenFeatures} fills. */
 export const TOKEN_FEATURE_NAMES = [
@@ -18,14 +19,13 @@ export const TOKEN_FEATURE_NAMES = [
   'digitGroups', // Σ ceil(length / 3) over digit runs
   'entropyRuns', // long alphanumeric runs that look like hashes or base64
   'entropyChars',
-  'hexChars', // the part of entropyChars in lower-case hexadecimal runs (hashes)
+  'mixedChars', // the part of entropyChars not in lower-case hexadecimal runs (base64, mixed case)
   'spaces',
   'spaceRuns', // runs of two or more spaces (indentation, alignment)
   'tabs',
   'newlines',
   'punct', // ASCII punctuation and symbols
   'punctRuns',
-  'punctLead', // runs directly followed by a letter (`/usr`, `.ts`, `-rf`)
   'cyrillic',
   'cyrillicWords',
   'greek',
@@ -50,11 +50,13 @@ export const TOKEN_FEATURE_NAMES = [
   'emojiMods', // variation selector 16, zero-width joiner, skin tones
   'symbols', // other non-ASCII punctuation and symbols (“ ” — … → │)
   'other', // every other code point
+  'entropyGroups', // Σ ceil(length / 3) over the digit runs inside entropy runs (BPE splits at each)
+  'rareBigrams', // lower-case letter pairs rare in English (non-English words split more)
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
 /** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
-export const TOKEN_FEATURE_COUNT = 43;
+export const TOKEN_FEATURE_COUNT = 44;
 
 // Character classes. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap.
 const SKIP = 0;
@@ -95,6 +97,19 @@ for (let c = 0; c < 128; c++) {
   else if (c < 32 || c === 127) k = SKIP; // \r and other controls: \r\n counts as \n
   ASCII_CLASS[c] = k;
 }
+
+/**
+ * Lower-case letter pairs rarer than 1 in 10,000 in English prose, as a 26 × 26 bit set
+ * (index (first − 'a') × 26 + (second − 'a')); `rareBigrams()` in src/cli/tokens/calibration.ts
+ * derives it from the corpus's en-prose texts, and a test checks that it still matches.
+ */
+export const RARE_BIGRAMS =
+  'RIUAyOthrayGuGaZ6CgARgz2WuuYb66uvlLgDEdu/767u37rxyMos7Q6CoADJACAoubS4+//vPACEoKJwoqkJhKoGF/u77/bkl5v6+d/v7R87uv/P';
+/** The rare pairs indexed by (first & 31) << 5 | (second & 31). */
+const RARE = new Uint8Array(1024);
+unpackBits(RARE_BIGRAMS, 676).forEach((bit, i) => {
+  RARE[(((i / 26) | 0) + 1) * 32 + (i % 26) + 1] = bit;
+});
 
 /** Class of a non-ASCII BMP code unit (surrogates are handled by the caller). */
 function classify(c: number): number {
@@ -162,27 +177,26 @@ const RUN_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
 // Numeric indices into TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only
 // estimate leave the names out.
 for (const [k, chars, runs] of [
-  [CYRILLIC, 19, 20],
-  [GREEK, 21, -1],
-  [HAN, 22, 23],
-  [KANA, 24, 25],
-  [HANGUL, 26, 27],
-  [CJK_PUNCT, 28, -1],
-  [ARABIC, 29, 30],
-  [HEBREW, 31, 32],
-  [INDIC, 33, 34],
-  [BRAHMIC, 35, 36],
-  [SOUTHEAST, 37, 38],
-  [EMOJI, 39, -1],
-  [EMOJI_MOD, 40, -1],
-  [SYMBOL, 41, -1],
-  [OTHER, 42, -1],
+  [CYRILLIC, 18, 19],
+  [GREEK, 20, -1],
+  [HAN, 21, 22],
+  [KANA, 23, 24],
+  [HANGUL, 25, 26],
+  [CJK_PUNCT, 27, -1],
+  [ARABIC, 28, 29],
+  [HEBREW, 30, 31],
+  [INDIC, 32, 33],
+  [BRAHMIC, 34, 35],
+  [SOUTHEAST, 36, 37],
+  [EMOJI, 38, -1],
+  [EMOJI_MOD, 39, -1],
+  [SYMBOL, 40, -1],
+  [OTHER, 41, -1],
 ] as const) {
   CHAR_FEATURE[k] = chars;
   RUN_FEATURE[k] = runs;
 }
-const HAN_RUNS = 23;
-const PUNCT_LEAD = 18;
+const HAN_RUNS = 22;
 
 /**
  * Fills `out` (length {@link TOKEN_FEATURE_COUNT}, zeroed here) with the features of `text`.
@@ -207,13 +221,12 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
   let tGroups = 0;
   let tEntropyRuns = 0;
   let tEntropyChars = 0;
-  let tHexChars = 0;
+  let tMixedChars = 0;
   let tSpaces = 0;
   let tSpaceRuns = 0;
   let tNewlines = 0;
   let tPunct = 0;
   let tPunctRuns = 0;
-  let tPunctLead = 0;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -237,6 +250,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       let plain = 0; // characters in lower-case stretches of 3 or more (word-like)
       let wordLen = 0;
       let wordExt = false;
+      let rare = 0;
       let caseRun = 0; // current same-case stretch: > 0 lower case, < 0 upper case
       let hex = true;
       let j = i;
@@ -246,10 +260,14 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
         let upper = false;
         if (d >= 97 && d <= 122) {
           if (d > 102) hex = false;
+          let prev = d & 31;
           while (e < n) {
             const x = text.charCodeAt(e);
             if (x < 97 || x > 122) break;
             if (x > 102) hex = false;
+            const b = x & 31;
+            rare += RARE[(prev << 5) | b]!;
+            prev = b;
             e++;
           }
         } else if (d >= 65 && d <= 90) {
@@ -314,7 +332,8 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       if (len >= 12 && plain * 2 < len && ((digits >= 2 && len - digits >= 2) || flips >= 3)) {
         tEntropyRuns++;
         tEntropyChars += len;
-        if (hex) tHexChars += len;
+        if (!hex) tMixedChars += len;
+        out[42]! += groups;
       } else {
         tWords += words;
         tWordChars += wordChars;
@@ -322,6 +341,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
         tVlong += vlong;
         tCases += cases;
         tExtWords += extWords;
+        out[43]! += rare;
         tDigitRuns += digitRuns;
         tDigits += digits;
         tGroups += groups;
@@ -338,10 +358,6 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
       tPunct += e - i;
       tPunctRuns++;
-      if (e < n) {
-        const next = CLASS[text.charCodeAt(e)]!;
-        if (next >= LOWER && next <= LATIN_EXT) tPunctLead++;
-      }
     } else if (k === NEWLINE) {
       let lines = 1;
       for (; e < n; e++) {
@@ -377,12 +393,11 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
   out[8] = tGroups;
   out[9] = tEntropyRuns;
   out[10] = tEntropyChars;
-  out[11] = tHexChars;
+  out[11] = tMixedChars;
   out[12] = tSpaces;
   out[13] = tSpaceRuns;
   out[15] = tNewlines;
   out[16] = tPunct;
   out[17] = tPunctRuns;
-  out[PUNCT_LEAD] = tPunctLead;
   return out;
 }
