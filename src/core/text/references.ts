@@ -98,13 +98,14 @@ export interface ScoredReference {
 export const REFERENCE_RECENCY_WEIGHT = 3;
 /** Bonus of a reference the agent itself wrote at least once. */
 export const REFERENCE_AGENT_BONUS = 1;
-/** Bonus of a reference the task spells out in code: as if last mentioned at the very end. */
+/** Bonus of a reference the task (the first request) spells out in code: a command or file the user named. */
 export const REFERENCE_TASK_BONUS = 1;
 
 /**
  * References ranked by how likely the agent is to use them again: `ln(1 + occurrences)` (texts that
  * mention it) + `3 × position of the last mention` (0 at the start, 1 at the end) + 1 when the agent
- * itself wrote it. Ties go to the more recent. General rules, no per-session tuning.
+ * itself wrote it + 1 when the task spells it out in code (the test to run, the command that submits).
+ * Ties go to the more recent. General rules, no per-session tuning.
  */
 export function scoreReferences(sources: readonly ReferenceSource[]): ScoredReference[] {
   const stats = new Map<

@@ -136,7 +136,7 @@ export const MIN_SUMMARY_TOKENS = 64;
  * Share of the compaction target the summary keeps at least when the kept part is a single agent step
  * (the last turn alone over the keep-recent budget): a larger step is folded into the summary.
  */
-export const MIN_SUMMARY_SHARE = 0.25;
+export const MIN_SUMMARY_SHARE = 0.5;
 
 /**
  * The text cut to its leading lines so that it counts at most `budget` tokens (summaries put their
