@@ -52,51 +52,56 @@ export const TOKEN_FEATURE_NAMES = [
   'other', // every other code point
   'entropyGroups', // Σ ceil(length / 3) over the digit runs inside entropy runs (BPE splits at each)
   'rareBigrams', // lower-case letter pairs rare in English (non-English words split more)
+  'cjkLong', // Σ max(0, length − 8) over runs of Han, kana and CJK punctuation (prose rather than docs)
+  'punctAlone', // punctuation runs not directly followed by a letter (`/usr`, `.ts` merge)
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
 /** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
-export const TOKEN_FEATURE_COUNT = 44;
+export const TOKEN_FEATURE_COUNT = 46;
 
-// Character classes. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap.
+// Character classes: SKIP 0, LOWER 1, UPPER 2, LATIN_EXT 3, DIGIT 4, SPACE 5, TAB 6, NEWLINE 7,
+// PUNCT 8, CYRILLIC 9, GREEK 10, HAN 11, KANA 12, HANGUL 13, CJK_PUNCT 14, ARABIC 15, INDIC 16,
+// EMOJI 17, EMOJI_MOD 18, SYMBOL 19, OTHER 20, HEBREW 21, BRAHMIC 22, SOUTHEAST 23,
+// HIGH_SURROGATE 24. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
+// the classes that the code names are declared.
 const SKIP = 0;
-const LOWER = 1;
-const UPPER = 2;
 const LATIN_EXT = 3;
 const DIGIT = 4;
 const SPACE = 5;
 const TAB = 6;
 const NEWLINE = 7;
 const PUNCT = 8;
-const CYRILLIC = 9;
-const GREEK = 10;
 const HAN = 11;
-const KANA = 12;
 const HANGUL = 13;
 const CJK_PUNCT = 14;
-const ARABIC = 15;
-const INDIC = 16;
 const EMOJI = 17;
 const EMOJI_MOD = 18;
-const SYMBOL = 19;
 const OTHER = 20;
-const HEBREW = 21;
-const BRAHMIC = 22;
-const SOUTHEAST = 23;
 const HIGH_SURROGATE = 24;
 
-const ASCII_CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  let k = PUNCT;
-  if (c >= 97 && c <= 122) k = LOWER;
-  else if (c >= 65 && c <= 90) k = UPPER;
-  else if (c >= 48 && c <= 57) k = DIGIT;
-  else if (c === 32) k = SPACE;
-  else if (c === 9) k = TAB;
-  else if (c === 10) k = NEWLINE;
-  else if (c < 32 || c === 127) k = SKIP; // \r and other controls: \r\n counts as \n
-  ASCII_CLASS[c] = k;
-}
+/**
+ * Class of every BMP code unit, as ranges: the first code unit in 4 hex digits, then the class as
+ * the letter 'a' + class. ASCII: letters, digits, space, tab and \n get their classes, other
+ * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters and combining
+ * marks (U+00C0–036F except × ÷) and Latin Extended Additional (Vietnamese) LATIN_EXT; NBSP
+ * SPACE; Greek and Greek Extended; Cyrillic; Armenian and Hebrew HEBREW; Arabic, Syriac, Thaana
+ * and the Arabic presentation forms ARABIC; Devanagari and Bengali INDIC; Gurmukhi to Sinhala
+ * BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo, compatibility Jamo and
+ * syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols, dingbats and the arrows
+ * and stars from U+2B00 EMOJI; other general punctuation, arrows, math and box drawing SYMBOL;
+ * CJK radicals, ideographs and compatibility ideographs HAN; Hiragana, Katakana (also
+ * half-width) KANA; CJK symbols and full-width forms CJK_PUNCT; BOM SKIP; surrogates apart;
+ * everything else (private use included) OTHER. A test checks a sample of each.
+ */
+const RANGES =
+  '0000a0009g000ah000ba0020f0021i0030e003ai0041c005bi0061b007bi007fa0080t00a0f00a1t00c0d00d7t00d8d00f7t' +
+  '00f8d0250t0300d0370k0400j0530v0600p0900q0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
+  '2c00u2e80l3000o3040m3100u3130n3190o31f0m3200o3400la000uac00nd7b0ud800ydc00uf900lfb00pfe00sfe10ofeffa' +
+  'ff00off66mffa0u';
+const CLASS = new Uint8Array(0x10000);
+for (let i = 0; i < RANGES.length; i += 5)
+  CLASS.fill(RANGES.charCodeAt(i + 4) - 97, Number.parseInt(RANGES.slice(i, i + 4), 16));
 
 /**
  * Lower-case letter pairs rarer than 1 in 10,000 in English prose, as a 26 × 26 bit set
@@ -111,49 +116,6 @@ unpackBits(RARE_BIGRAMS, 676).forEach((bit, i) => {
   RARE[(((i / 26) | 0) + 1) * 32 + (i % 26) + 1] = bit;
 });
 
-/** Class of a non-ASCII BMP code unit (surrogates are handled by the caller). */
-function classify(c: number): number {
-  if (c < 0x250) {
-    if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7) return LATIN_EXT;
-    return c === 0xa0 ? SPACE : SYMBOL;
-  }
-  if (c < 0x370) return c < 0x300 ? SYMBOL : LATIN_EXT; // spacing modifiers, combining marks
-  if (c < 0x400) return GREEK;
-  if (c < 0x530) return CYRILLIC;
-  if (c < 0x600) return HEBREW; // Armenian, Hebrew
-  if (c < 0x900) return ARABIC; // Arabic, Syriac, Thaana, NKo…
-  if (c < 0xa00) return INDIC; // Devanagari, Bengali
-  if (c < 0xe00) return BRAHMIC;
-  if (c < 0x1100) return SOUTHEAST; // Thai, Lao, Tibetan, Myanmar, Georgian
-  if (c < 0x1200) return HANGUL; // Hangul Jamo
-  if (c < 0x1e00) return OTHER;
-  if (c < 0x1f00) return LATIN_EXT; // Latin Extended Additional (Vietnamese)
-  if (c < 0x2000) return GREEK;
-  if (c < 0x2c00) {
-    if (c === 0x200d) return EMOJI_MOD;
-    if (c >= 0x2600 && c < 0x27c0) return EMOJI; // misc symbols, dingbats
-    if (c >= 0x2b00) return EMOJI; // arrows and stars used as emoji (⬆ ⭐)
-    return SYMBOL; // general punctuation, letterlike, arrows, math, box drawing
-  }
-  if (c < 0x2e80) return OTHER;
-  if (c < 0x3000) return HAN; // radicals
-  if (c < 0x3040) return CJK_PUNCT;
-  if (c < 0x3100) return KANA;
-  if (c < 0x3190) return c >= 0x3130 ? HANGUL : OTHER;
-  if (c < 0x3400) return c >= 0x31f0 && c < 0x3200 ? KANA : CJK_PUNCT;
-  if (c < 0xa000) return HAN;
-  if (c < 0xac00) return OTHER;
-  if (c < 0xd7b0) return HANGUL;
-  if (c < 0xf900) return OTHER; // private use
-  if (c < 0xfb00) return HAN; // compatibility ideographs
-  if (c < 0xfe00) return ARABIC; // presentation forms
-  if (c < 0xfe10) return EMOJI_MOD; // variation selectors
-  if (c < 0xff00) return c === 0xfeff ? SKIP : CJK_PUNCT;
-  if (c < 0xff66) return CJK_PUNCT; // full-width forms
-  if (c < 0xffa0) return KANA; // half-width Katakana
-  return OTHER;
-}
-
 /** Class of an astral code point given its high surrogate. */
 function classifyAstral(high: number, low: number): number {
   if (high === 0xd83c) {
@@ -165,37 +127,16 @@ function classifyAstral(high: number, low: number): number {
   return OTHER;
 }
 
-/** Class of every BMP code unit. */
-const CLASS = new Uint8Array(0x10000);
-CLASS.set(ASCII_CLASS);
-for (let c = 128; c < 0x10000; c++)
-  CLASS[c] = c >= 0xd800 && c < 0xe000 ? (c < 0xdc00 ? HIGH_SURROGATE : OTHER) : classify(c);
-
-/** Feature index per class for per-character counts, and for counts of runs (−1: none). */
-const CHAR_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
-const RUN_FEATURE = new Int8Array(HIGH_SURROGATE + 1).fill(-1);
-// Numeric indices into TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only
-// estimate leave the names out.
-for (const [k, chars, runs] of [
-  [CYRILLIC, 18, 19],
-  [GREEK, 20, -1],
-  [HAN, 21, 22],
-  [KANA, 23, 24],
-  [HANGUL, 25, 26],
-  [CJK_PUNCT, 27, -1],
-  [ARABIC, 28, 29],
-  [HEBREW, 30, 31],
-  [INDIC, 32, 33],
-  [BRAHMIC, 34, 35],
-  [SOUTHEAST, 36, 37],
-  [EMOJI, 38, -1],
-  [EMOJI_MOD, 39, -1],
-  [SYMBOL, 40, -1],
-  [OTHER, 41, -1],
-] as const) {
-  CHAR_FEATURE[k] = chars;
-  RUN_FEATURE[k] = runs;
-}
+/**
+ * Feature index per class (the class is the position in the string, the index its char code − 48;
+ * −1 = none) for per-character counts: Cyrillic 18, Greek 20, Han 21, kana 23, Hangul 25, CJK
+ * punctuation 27, Arabic 28, Hebrew 30, Indic 32, Brahmic 34, Southeast 36, emoji 38, emoji
+ * modifiers 39, symbols 40, other 41; and for counts of runs: Cyrillic 19, Han 22, kana 24,
+ * Hangul 26, Arabic 29, Hebrew 31, Indic 33, Brahmic 35, Southeast 37. Numeric indices into
+ * TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only estimate leave the names out.
+ */
+const CHAR_FEATURE = Int8Array.from('/////////BDEGIKLPVWXYNRT', (c) => c.charCodeAt(0) - 48);
+const RUN_FEATURE = Int8Array.from('/////////C/FHJ/MQ////OSU', (c) => c.charCodeAt(0) - 48);
 const HAN_RUNS = 22;
 
 /**
@@ -227,6 +168,8 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
   let tNewlines = 0;
   let tPunct = 0;
   let tPunctRuns = 0;
+  let cjkRun = 0; // length of the current run of Han, kana and CJK punctuation
+  let cjkEnd = -1;
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -358,6 +301,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
       tPunct += e - i;
       tPunctRuns++;
+      if (e >= n || CLASS[text.charCodeAt(e)]! - 1 > 2) out[45]!++; // not LOWER, UPPER, LATIN_EXT
     } else if (k === NEWLINE) {
       let lines = 1;
       for (; e < n; e++) {
@@ -377,6 +321,11 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
     } else {
       while (e < n && CLASS[text.charCodeAt(e)] === k) e++;
       out[CHAR_FEATURE[k]!]! += e - i;
+      if (k >= HAN && k <= CJK_PUNCT && k !== HANGUL) {
+        cjkRun = cjkEnd === i ? cjkRun + e - i : e - i;
+        cjkEnd = e;
+        if (cjkRun > 8) out[44]! += Math.min(e - i, cjkRun - 8);
+      }
       const r = RUN_FEATURE[k]!;
       if (r >= 0) out[r]!++;
     }
