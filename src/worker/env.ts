@@ -21,6 +21,11 @@ export interface Env {
   AI?: unknown;
   /** Workers AI embedding model. @default "@cf/baai/bge-small-en-v1.5" */
   EMBEDDING_MODEL?: string;
+  /**
+   * Secret (`wrangler secret put ADMIN_TOKEN`) for the operator routes `/v1/admin/*`, sent as
+   * `Authorization: Bearer <ADMIN_TOKEN>`. Unset or empty → those routes answer 404. @default unset
+   */
+  ADMIN_TOKEN?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

@@ -5,6 +5,8 @@
 import { CtxError } from '../../core/index.ts';
 
 const KEY_RE = /^ctx_([a-z0-9]{12})_([A-Za-z0-9_-]{32,128})$/;
+/** The id part of a key (`ctx_<id>_…`), also the `api_keys.id` column. */
+export const KEY_ID_PATTERN = /^[a-z0-9]{12}$/;
 // Compared against when the key id is unknown, so that both paths cost the same.
 const DUMMY_HASH = '0'.repeat(64);
 
@@ -53,27 +55,41 @@ export function bearerKey(header: string | null): string {
   return match[1]!;
 }
 
+/** Who a key speaks for: its tenant, and its id (to tell the key of the request from the others). */
+export interface ApiKeyPrincipal {
+  tenant: string;
+  keyId: string;
+}
+
 /** Keys verified recently, by the SHA-256 of the key: a revoked key stops working within the TTL. */
-const verified = new Map<string, { tenant: string; until: number }>();
+const verified = new Map<string, ApiKeyPrincipal & { until: number }>();
 /** @default 60 s */
 export const AUTH_CACHE_TTL_MS = 60_000;
 const AUTH_CACHE_MAX = 1000;
 
 /**
- * The tenant owning `key`; throws `unauthorized` for a malformed, unknown or revoked key. Successful
- * checks are remembered per isolate for `AUTH_CACHE_TTL_MS`, saving a D1 read per request.
+ * The tenant and key id of `key`; throws `unauthorized` for a malformed, unknown or revoked key.
+ * Successful checks are remembered per isolate for `AUTH_CACHE_TTL_MS`, saving a D1 read per request.
  */
-export async function authenticate(db: D1Database, key: string, now = Date.now()): Promise<string> {
+export async function authenticate(db: D1Database, key: string, now = Date.now()): Promise<ApiKeyPrincipal> {
   const digest = await sha256Hex(key);
   const hit = verified.get(digest);
-  if (hit && hit.until > now) return hit.tenant;
-  const tenant = await lookup(db, key, digest);
+  if (hit && hit.until > now) return { tenant: hit.tenant, keyId: hit.keyId };
+  const principal = await lookup(db, key, digest);
   if (verified.size >= AUTH_CACHE_MAX) verified.clear();
-  verified.set(digest, { tenant, until: now + AUTH_CACHE_TTL_MS });
-  return tenant;
+  verified.set(digest, { ...principal, until: now + AUTH_CACHE_TTL_MS });
+  return principal;
 }
 
-async function lookup(db: D1Database, key: string, digest: string): Promise<string> {
+/**
+ * Drops a key from this isolate's auth cache, by its stored SHA-256 (called on revoke). Other
+ * isolates keep their entry until it expires, at most `AUTH_CACHE_TTL_MS` later.
+ */
+export function forgetVerifiedKey(hash: string): void {
+  verified.delete(hash);
+}
+
+async function lookup(db: D1Database, key: string, digest: string): Promise<ApiKeyPrincipal> {
   const parsed = KEY_RE.exec(key);
   const row = parsed
     ? await db
@@ -83,7 +99,7 @@ async function lookup(db: D1Database, key: string, digest: string): Promise<stri
     : null;
   const ok = timingSafeEqual(digest, row?.hash ?? DUMMY_HASH);
   if (!row || !ok) throw new CtxError('unauthorized', 'invalid API key', { path: 'headers.authorization' });
-  return row.tenant;
+  return { tenant: row.tenant, keyId: row.id };
 }
 
 export async function insertApiKey(

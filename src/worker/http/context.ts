@@ -10,7 +10,8 @@ import { maxBodyBytes, readJson } from './body.ts';
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { tenant: string };
+  /** Set by the bearer-key middleware (`keyId`: the id of the key that authenticated the request). */
+  Variables: { tenant: string; keyId: string };
 }
 
 export type AppContext = Context<AppEnv>;
