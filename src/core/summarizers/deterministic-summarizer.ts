@@ -4,7 +4,8 @@
  * `## Key Decisions`, `## Accomplished`, `## In Progress`, `## Relevant Files`, `## User Constraints`,
  * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
  * starting over. It keeps references (`extractReferences`: paths, file names, identifiers, tool-argument
- * keys) ranked by `scoreReferences` (ln(1 + mentions) + 3 × recency + 1 when the agent wrote it): prose
+ * keys) ranked by `scoreReferences` (ln(1 + mentions) + 3 × recency + 1 when the agent wrote it + 1 when
+ * the task spells it out in code) per length^¼ (`REFERENCE_LENGTH_EXPONENT`): prose
  * sections take at most `PROSE_SHARE` of `maxOutputChars` and the references fill the rest, best first
  * (a reference inside a better-ranked one, `table.py` in `src/table.py`, is left out).
  * `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
@@ -226,7 +227,10 @@ function extract(
   now.decisions = now.decisions.slice(-o.maxDecisions);
   now.constraints = now.constraints.slice(-o.maxConstraints);
   now.accomplished = now.accomplished.slice(-o.maxAccomplished);
-  return { now, earlier, rank: new Map(ranked.map((r, i) => [r.ref, i])) };
+  // References compete for the summary's space: a long path must score higher than a short name to go first.
+  const value = (r: (typeof ranked)[number]) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
+  const byValue = [...ranked].sort((a, b) => value(b) - value(a));
+  return { now, earlier, rank: new Map(byValue.map((r, i) => [r.ref, i])) };
 }
 
 function merge(previous: Sections[], now: Sections, o: Required<DeterministicSummarizerOptions>): Sections {
@@ -256,6 +260,12 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   out.identifiers = firstSeen('identifiers', o.maxIdentifiers);
   return out;
 }
+
+/**
+ * The index lists references by score per length^this (0: by score alone): a reference's cost in the
+ * summary grows with its length, so a long path must score higher than a short name to go first.
+ */
+export const REFERENCE_LENGTH_EXPONENT = 0.25;
 
 /** References as comma-separated lines of about `REFERENCE_LINE_CHARS` (a bullet each costs more tokens). */
 const REFERENCE_LINE_CHARS = 160;

@@ -128,13 +128,14 @@ describe('createDeterministicSummarizer', () => {
       maxOutputChars: 500,
     });
     expect(summary.length).toBeLessThanOrEqual(500);
-    // `f150.ts` is left out: it is inside `src/f150.ts`, listed already; `src/f199.ts` is in the last
-    // request, spelled out above the index.
-    expect(refs(summary, 'Relevant Files').slice(0, 3)).toEqual([
-      'src/f150.ts',
-      'src/f198.ts',
-      'src/f197.ts',
-    ]);
+    // The agent's own `src/f150.ts` first; then the most recent files, short names before longer paths
+    // of the same score (they cost less); no reference inside another listed one (`f150.ts`), and
+    // `src/f199.ts`, spelled out in the last request above the index, is not repeated.
+    const files = refs(summary, 'Relevant Files');
+    expect(files[0]).toBe('src/f150.ts');
+    expect(files).toContain('src/f198.ts');
+    expect(files.filter((f) => files.some((g) => g !== f && g.includes(f)))).toEqual([]);
+    expect(files.some((f) => f.includes('f199'))).toBe(false);
     expect(section(summary, 'In Progress')).toEqual(['- Last request: look at src/f199.ts please']);
   });
 
