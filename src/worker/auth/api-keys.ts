@@ -66,6 +66,8 @@ const verified = new Map<string, ApiKeyPrincipal & { until: number }>();
 /** @default 60 s */
 export const AUTH_CACHE_TTL_MS = 60_000;
 const AUTH_CACHE_MAX = 1000;
+/** Keys revoked in this isolate, until their TTL: a lookup that was in flight during the revoke must not cache them. */
+const revokedHere = new Map<string, number>();
 
 /**
  * The tenant and key id of `key`; throws `unauthorized` for a malformed, unknown or revoked key.
@@ -76,6 +78,7 @@ export async function authenticate(db: D1Database, key: string, now = Date.now()
   const hit = verified.get(digest);
   if (hit && hit.until > now) return { tenant: hit.tenant, keyId: hit.keyId };
   const principal = await lookup(db, key, digest);
+  if ((revokedHere.get(digest) ?? 0) > now) throw invalidKey();
   if (verified.size >= AUTH_CACHE_MAX) verified.clear();
   verified.set(digest, { ...principal, until: now + AUTH_CACHE_TTL_MS });
   return principal;
@@ -85,8 +88,14 @@ export async function authenticate(db: D1Database, key: string, now = Date.now()
  * Drops a key from this isolate's auth cache, by its stored SHA-256 (called on revoke). Other
  * isolates keep their entry until it expires, at most `AUTH_CACHE_TTL_MS` later.
  */
-export function forgetVerifiedKey(hash: string): void {
+export function forgetVerifiedKey(hash: string, now = Date.now()): void {
   verified.delete(hash);
+  if (revokedHere.size >= AUTH_CACHE_MAX) revokedHere.clear();
+  revokedHere.set(hash, now + AUTH_CACHE_TTL_MS);
+}
+
+function invalidKey(): CtxError {
+  return new CtxError('unauthorized', 'invalid API key', { path: 'headers.authorization' });
 }
 
 async function lookup(db: D1Database, key: string, digest: string): Promise<ApiKeyPrincipal> {
@@ -98,7 +107,7 @@ async function lookup(db: D1Database, key: string, digest: string): Promise<ApiK
         .first<ApiKeyRow>()
     : null;
   const ok = timingSafeEqual(digest, row?.hash ?? DUMMY_HASH);
-  if (!row || !ok) throw new CtxError('unauthorized', 'invalid API key', { path: 'headers.authorization' });
+  if (!row || !ok) throw invalidKey();
   return { tenant: row.tenant, keyId: row.id };
 }
 
