@@ -303,6 +303,26 @@ describe('benchCompactionCommand', () => {
     expect(io.stdout()).toContain('By reduction band');
   });
 
+  it('names the file and what is wrong when a trajectory is not valid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-bench-bad-'));
+    mkdirSync(join(dir, 'runs'));
+    writeFileSync(join(dir, 'runs', 'a.json'), '{not json');
+    const run = async () => {
+      const io = bufferIo({ cwd: dir });
+      const code = await createCli(['bench', 'compaction', '--data', '.'], io).run();
+      return { code, err: io.stderr() };
+    };
+    expect(await run()).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('runs/a.json: not valid JSON'),
+    });
+    writeFileSync(join(dir, 'runs', 'a.json'), '[1, 2]');
+    expect(await run()).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('runs/a.json:messages: expected an object with a messages array'),
+    });
+  });
+
   it('refuses --llm when no provider is configured instead of falling back silently', async () => {
     const io = bufferIo({ cwd: synthetic(), env: {} });
     const code = await createCli(['bench', 'compaction', '--data', '.', '--llm'], io).run();

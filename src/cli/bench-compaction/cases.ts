@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromOpenAI, type Message, startsTurn } from '../../core/index.ts';
+import { CtxError, fromOpenAI, type Message, startsTurn } from '../../core/index.ts';
 
 export interface CompactionCase {
   /** `<trajectory file>@<cut>` */
@@ -52,11 +52,25 @@ function alignCut(messages: readonly Message[], at: number): number {
   return at;
 }
 
+function readTrajectory(path: string, file: string): Trajectory {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    throw new CtxError('invalid_input', `${file}: not valid JSON (${(cause as Error).message})`, { cause });
+  }
+  if (typeof raw !== 'object' || raw === null || !Array.isArray((raw as Trajectory).messages))
+    throw new CtxError('invalid_input', 'expected an object with a messages array', {
+      path: `${file}:messages`,
+    });
+  return raw as Trajectory;
+}
+
 export function loadCases(dataDir: string, options: CaseOptions = {}): CompactionCase[] {
   const cases: CompactionCase[] = [];
   const minMessages = options.minMessages ?? LONG_RUN_MESSAGES;
   for (const file of listTrajectories(dataDir, options.subagents ?? false)) {
-    const raw = JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as Trajectory;
+    const raw = readTrajectory(join(dataDir, file), file);
     const messages = fromOpenAI(raw.messages, { path: `${file}:messages` });
     const summaryAt = messages.findIndex((m) => m.meta?.isCompactSummary === true);
     if (summaryAt > 0) {
