@@ -4,7 +4,9 @@
  * database (`wrangler d1 migrations apply DB --local`), makes sure a development API key exists for
  * the tenant `dev` (only its SHA-256 is stored; the key itself is kept in `.wrangler/ctxkit-dev-key`
  * so that it survives restarts), prints it, then runs `wrangler dev`. Extra arguments go to
- * `wrangler dev` (e.g. `npm start -- --port 9000`).
+ * `wrangler dev` (e.g. `npm start -- --port 9000`). The operator routes (`/v1/admin/*`) exist only
+ * when `ADMIN_TOKEN` is set, which `wrangler dev` reads from `.dev.vars` (git-ignored); this script
+ * only says whether it is, and how to set it.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -58,6 +60,9 @@ const hash = createHash('sha256').update(key).digest('hex');
 const sql = `INSERT OR REPLACE INTO api_keys (id, tenant, hash, label, created_at) VALUES ('${id}', '${TENANT}', '${hash}', 'development', ${Date.now()});`;
 run(['d1', 'execute', 'DB', '--local', '--command', sql], 'storing the development key');
 
+const devVars = join(root, '.dev.vars');
+const hasAdminToken = existsSync(devVars) && /^\s*ADMIN_TOKEN\s*=\s*\S/m.test(readFileSync(devVars, 'utf8'));
+
 const args = process.argv.slice(2);
 const portIndex = args.indexOf('--port');
 const port = portIndex >= 0 ? args[portIndex + 1] : '8787';
@@ -66,9 +71,16 @@ ctxkit: development API key for tenant "${TENANT}" (stored hashed; kept in .wran
 
   export CTXKIT_KEY=${key}
   curl -s -H "authorization: Bearer $CTXKIT_KEY" http://127.0.0.1:${port}/v1/sessions
-
-Starting wrangler dev…
 `);
+console.log(
+  hasAdminToken
+    ? `ctxkit: ADMIN_TOKEN is set in .dev.vars: POST /v1/admin/tenants/<tenant>/keys is on.\n`
+    : `ctxkit: the operator routes (/v1/admin/*) are off. To turn them on, set ADMIN_TOKEN in .dev.vars and restart:
+
+  echo "ADMIN_TOKEN=$(openssl rand -hex 32)" >> .dev.vars
+`,
+);
+console.log('Starting wrangler dev…\n');
 
 const child = spawn(
   wrangler,
