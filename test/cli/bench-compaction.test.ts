@@ -216,19 +216,24 @@ describe('runCompactionBench', () => {
     },
   );
 
+  /** The real trajectories, `default` at 5–30% of each prefix (the tuned cut points or the held-out ones). */
+  const defaultAtShares = (heldOut: boolean) =>
+    runCompactionBench({
+      dataDir: DATA,
+      presets: [],
+      windows: [],
+      shares: [0.05, 0.1, 0.2, 0.3],
+      summarizer: createDeterministicSummarizer(),
+      heldOut,
+    });
+
   // Issue 9's goals for the default preset without an LLM, over every cut point (the production
   // cuts and 50% / 75% of the other long runs): some window sheds ≥ 95% on every cut and keeps ≥ 75% of
   // the references on average; some window sheds ≥ 80% on every cut and keeps ≥ 95%.
   it.skipIf(!existsSync(DATA))(
     'meets the default preset goals on the real sessions',
     async () => {
-      const result = await runCompactionBench({
-        dataDir: DATA,
-        presets: [],
-        windows: [],
-        shares: [0.05, 0.1, 0.2, 0.3],
-        summarizer: createDeterministicSummarizer(),
-      });
+      const result = await defaultAtShares(false);
       expect(result.cases).toBeGreaterThanOrEqual(15);
       const goals = result.goals.filter((g) => ['all', 'production', 'long-run'].includes(g.group));
       expect(goals.map((g) => [g.group, g.band, g.met, g.unreachable])).toEqual([
@@ -257,14 +262,7 @@ describe('runCompactionBench', () => {
   it.skipIf(!existsSync(DATA))(
     'holds the goals on the held-out mini-swe-agent cuts and reports the unreachable ones',
     async () => {
-      const result = await runCompactionBench({
-        dataDir: DATA,
-        presets: [],
-        windows: [],
-        shares: [0.05, 0.1, 0.2, 0.3],
-        summarizer: createDeterministicSummarizer(),
-        heldOut: true,
-      });
+      const result = await defaultAtShares(true);
       const goal = (group: string, band: number) =>
         result.goals.find((g) => g.group === group && g.band === band)!;
       expect(goal('mini-swe-agent', 0.95)).toMatchObject({ met: true, unreachable: 0 });
