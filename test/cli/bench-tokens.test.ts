@@ -90,8 +90,7 @@ describe('runBenchTokens on the real corpus', () => {
     const cv = (await run()).tokenizers[0]!.crossValidated!;
     expect(cv.overall.files).toBe(196);
     expect(cv.overall.mean).toBeLessThanOrEqual(0.04);
-    // Goal: p95 ≤ 12%. Measured 12.7% (not met); this guards against regressions.
-    expect(cv.overall.p95).toBeLessThanOrEqual(0.13);
+    expect(cv.overall.p95).toBeLessThanOrEqual(0.12); // goal; measured 11.6%
     for (const [category, stats] of Object.entries(cv.categories)) {
       if (category === 'tokenx-fixtures' || category === 'scripts') continue;
       expect(stats.mean, category).toBeLessThanOrEqual(0.1);
@@ -104,8 +103,8 @@ describe('runBenchTokens on the real corpus', () => {
       const [ctxkit, tokenx, chars4] = (await run()).tokenizers[0]!.estimators;
       expect(ctxkit!.overall.mean).toBeLessThan(tokenx!.overall.mean / 2);
       expect(ctxkit!.overall.mean).toBeLessThan(chars4!.overall.mean / 4);
-      // Goal: ≤ 4% on unseen texts. Measured 5.6% (not met: Wikipedia in Chinese, Korean, Japanese
-      // and Russian is under-counted by 5–18%; tokenx, calibrated on these texts, gets 4.2%).
+      // Goal: ≤ 4% on unseen texts. Measured 5.5% (not met: Chinese, Korean and Russian Wikipedia
+      // are under-counted by 6–14%; tokenx, calibrated on these texts, gets 4.2%).
       expect(ctxkit!.unseen.mean).toBeLessThanOrEqual(0.06);
       expect(ctxkit!.unseen.mean).toBeLessThan(chars4!.unseen.mean / 2);
     },
@@ -115,7 +114,7 @@ describe('runBenchTokens on the real corpus', () => {
     'estimates at least 5× faster than tokenx when measured side by side',
     async () => {
       const t = (await run()).throughput;
-      // Goal: ≥ 5× (timed in process CPU time: ~6.3×, ~143 vs ~23 MB/s).
+      // Goal: ≥ 5× (timed in process CPU time: ~6.2×, ~145 vs ~23 MB/s).
       expect(t.ctxkit! / t.tokenx!).toBeGreaterThanOrEqual(5);
     },
   );
