@@ -46,6 +46,7 @@ export * from './ports.ts';
 export * from './store/index.ts';
 export * from './summarizers/deterministic-summarizer.ts';
 export * from './summarizers/flush-fallback.ts';
+export * from './summarizers/reference-index.ts';
 export * from './summarizers/scripted-summarizer.ts';
 export * from './text/line-truncate.ts';
 export * from './text/references.ts';

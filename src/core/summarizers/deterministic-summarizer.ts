@@ -15,9 +15,15 @@ import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
-import { type ReferenceSource, scoreReferences } from '../text/references.ts';
+
 import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { memoryFlushFallback } from './flush-fallback.ts';
+import {
+  distinctReferences,
+  fitReferences,
+  rankMessageReferences,
+  referenceLines,
+} from './reference-index.ts';
 import { toolTexts } from './tool-texts.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
@@ -129,27 +135,14 @@ export function parseSummary(text: string): Sections {
   return out;
 }
 
-/** String values and keys (`file_path`, `old_string`) of tool arguments (nested), for reference extraction. */
-function argStrings(args: unknown, out: string[] = []): string[] {
-  if (typeof args === 'string') out.push(args.length > 2000 ? args.slice(0, 2000) : args);
-  else if (Array.isArray(args)) for (const a of args) argStrings(a, out);
-  else if (args && typeof args === 'object')
-    for (const [k, v] of Object.entries(args)) {
-      out.push(k);
-      argStrings(v, out);
-    }
-  return out;
-}
-
 function extract(
   messages: readonly Message[],
   o: Required<DeterministicSummarizerOptions>,
 ): { now: Sections; earlier: Sections[]; rank: Map<string, number> } {
   const now = empty();
   const earlier: Sections[] = [];
-  const sources: ReferenceSource[] = [];
   const requests: string[] = [];
-  for (const [at, m] of messages.entries()) {
+  for (const m of messages) {
     if (isSummaryMessage(m)) {
       earlier.push(parseSummary(messageText(m)));
       continue;
@@ -161,14 +154,6 @@ function extract(
     }
     if (m.role === 'assistant')
       pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
-    const seen = [text];
-    for (const p of m.parts) {
-      if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
-      else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
-    }
-    // The first request is the task: what it spells out in code (how to test, how to submit) stays relevant.
-    const task = startsTurn(m) && requests.length === 1 && earlier.length === 0;
-    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant', task });
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -212,10 +197,9 @@ function extract(
     ))
       if (/\b(next|todo|remaining|still need|not yet|will now)\b/i.test(s))
         pushRecent(now.inProgress, clip(oneLine(s), 200));
-  // References ranked by frequency, recency and authorship (the measure compactions are judged by).
-  // Tool-call ids (in placeholders and recovery hints) are plumbing, not names the agent works with.
-  const callIds = new Set(pairs.map((p) => p.callId));
-  const ranked = scoreReferences(sources).filter((r) => !callIds.has(r.ref));
+  // References ranked by frequency, recency, authorship and the task, per length (the measure
+  // compactions are judged by); earlier summaries are parsed apart.
+  const ranked = rankMessageReferences(messages, { skip: isSummaryMessage });
   now.files = ranked
     .filter((r) => r.kind !== 'identifier')
     .map((r) => r.ref)
@@ -227,10 +211,7 @@ function extract(
   now.decisions = now.decisions.slice(-o.maxDecisions);
   now.constraints = now.constraints.slice(-o.maxConstraints);
   now.accomplished = now.accomplished.slice(-o.maxAccomplished);
-  // References compete for the summary's space: a long path must score higher than a short name to go first.
-  const value = (r: (typeof ranked)[number]) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
-  const byValue = [...ranked].sort((a, b) => value(b) - value(a));
-  return { now, earlier, rank: new Map(byValue.map((r, i) => [r.ref, i])) };
+  return { now, earlier, rank: new Map(ranked.map((r, i) => [r.ref, i])) };
 }
 
 function merge(previous: Sections[], now: Sections, o: Required<DeterministicSummarizerOptions>): Sections {
@@ -259,29 +240,6 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   out.files = firstSeen('files', o.maxFiles);
   out.identifiers = firstSeen('identifiers', o.maxIdentifiers);
   return out;
-}
-
-/**
- * The index lists references by score per length^this (0: by score alone): a reference's cost in the
- * summary grows with its length, so a long path must score higher than a short name to go first.
- */
-export const REFERENCE_LENGTH_EXPONENT = 0.25;
-
-/** References as comma-separated lines of about `REFERENCE_LINE_CHARS` (a bullet each costs more tokens). */
-const REFERENCE_LINE_CHARS = 160;
-
-function referenceLines(refs: readonly string[]): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const r of refs) {
-    if (line !== '' && line.length + r.length + 2 > REFERENCE_LINE_CHARS) {
-      lines.push(line);
-      line = '';
-    }
-    line = line === '' ? r : `${line}, ${r}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines.join('\n');
 }
 
 function render(s: Sections): string {
@@ -344,30 +302,25 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
     text = render(prose);
   }
-  // A reference the prose already spells out, or inside another listed one (`table.py` in
-  // `astropy/table/table.py`), costs tokens and adds nothing: it is left out.
-  const distinct = refs.filter(
-    (x, i) => !text.includes(x.r) && !refs.some((y, j) => j < i && y.r.includes(x.r)),
+  // A reference the prose already spells out, or inside a better-ranked one, costs tokens and adds nothing.
+  const distinct = new Set(
+    distinctReferences(
+      refs.map((x) => x.r),
+      text,
+    ),
   );
-  const withRefs = (k: number): string => {
-    const head = distinct.slice(0, k);
-    const top = head.filter(
-      (x) => !head.some((y) => y !== x && y.r.length > x.r.length && y.r.includes(x.r)),
-    );
-    return render({
-      ...prose,
-      files: top.filter((x) => x.file).map((x) => x.r),
-      identifiers: top.filter((x) => !x.file).map((x) => x.r),
-    });
-  };
-  let lo = 0;
-  let hi = distinct.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (withRefs(mid).length <= max) lo = mid;
-    else hi = mid - 1;
-  }
-  text = withRefs(lo);
+  const candidates = refs.filter((x) => distinct.has(x.r));
+  const isFile = new Map(candidates.map((x) => [x.r, x.file]));
+  text = fitReferences(
+    candidates.map((x) => x.r),
+    max,
+    (top) =>
+      render({
+        ...prose,
+        files: top.filter((r) => isFile.get(r)),
+        identifiers: top.filter((r) => !isFile.get(r)),
+      }),
+  );
   return text.length > max ? text.slice(0, max) : text;
 }
 

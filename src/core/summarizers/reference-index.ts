@@ -1,0 +1,140 @@
+/**
+ * The reference index of a stretch of conversation: every path, file name, identifier and tool-argument
+ * key, ranked by `scoreReferences` and listed by worth per length. The deterministic summarizer builds
+ * its index sections from it, and the `default` compaction tops up any summary with it — an LLM's too —
+ * so that the exact names an agent reaches for next survive a paraphrase.
+ */
+import { pairToolCalls } from '../invariants/pairing.ts';
+import { messageText, outputText, startsTurn } from '../messages/text.ts';
+import type { Message } from '../messages/types.ts';
+import { type ReferenceSource, type ScoredReference, scoreReferences } from '../text/references.ts';
+
+/**
+ * The index lists references by score per length^this (0: by score alone): a reference's cost in a
+ * summary grows with its length, so a long path must score higher than a short name to go first.
+ */
+export const REFERENCE_LENGTH_EXPONENT = 0.25;
+
+/** References as comma-separated lines of about this many characters (a bullet each costs more tokens). */
+const REFERENCE_LINE_CHARS = 160;
+
+/** Title of the block `appendReferenceIndex` adds under a summary. */
+export const REFERENCE_INDEX_TITLE = '## References (verbatim)';
+
+/** String values and keys (`file_path`, `old_string`) of tool arguments (nested), for reference extraction. */
+function argStrings(args: unknown, out: string[] = []): string[] {
+  if (typeof args === 'string') out.push(args.length > 2000 ? args.slice(0, 2000) : args);
+  else if (Array.isArray(args)) for (const a of args) argStrings(a, out);
+  else if (args && typeof args === 'object')
+    for (const [k, v] of Object.entries(args)) {
+      out.push(k);
+      argStrings(v, out);
+    }
+  return out;
+}
+
+export interface RankOptions {
+  /** Messages whose text is not a source (the deterministic summarizer parses earlier summaries apart). */
+  skip?: (message: Message) => boolean;
+}
+
+/**
+ * The references of `messages`, best first: scored by `scoreReferences` (mentions, recency, written by
+ * the agent, spelled out in code by the task — the first request, unless an earlier summary precedes
+ * it), then ordered by score per length^¼. Tool-call ids are left out: placeholders and recovery hints
+ * name them, but they are plumbing, not names the agent works with.
+ */
+export function rankMessageReferences(
+  messages: readonly Message[],
+  options: RankOptions = {},
+): ScoredReference[] {
+  const sources: ReferenceSource[] = [];
+  let requests = 0;
+  let skipped = false;
+  for (const [at, m] of messages.entries()) {
+    if (options.skip?.(m)) {
+      skipped = true;
+      continue;
+    }
+    const text = messageText(m);
+    const request = startsTurn(m);
+    if (request) requests++;
+    const seen = [text];
+    for (const p of m.parts) {
+      if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
+      else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
+    }
+    const task = request && requests === 1 && !skipped;
+    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant', task });
+  }
+  const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
+  const value = (r: ScoredReference) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
+  return scoreReferences(sources)
+    .filter((r) => !callIds.has(r.ref))
+    .sort((a, b) => value(b) - value(a));
+}
+
+/** References as comma-separated lines of about `REFERENCE_LINE_CHARS`. */
+export function referenceLines(refs: readonly string[]): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const r of refs) {
+    if (line !== '' && line.length + r.length + 2 > REFERENCE_LINE_CHARS) {
+      lines.push(line);
+      line = '';
+    }
+    line = line === '' ? r : `${line}, ${r}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
+
+/**
+ * The references worth listing, best first: those `text` does not already spell out, and none inside a
+ * better-ranked one (`table.py` in `astropy/table/table.py`).
+ */
+export function distinctReferences(ranked: readonly string[], text: string): string[] {
+  return ranked.filter((r, i) => !text.includes(r) && !ranked.some((o, j) => j < i && o.includes(r)));
+}
+
+/**
+ * The longest prefix of `refs` (in order) whose rendering fits `max` characters, with a reference dropped
+ * when a longer one chosen with it contains it.
+ */
+export function fitReferences(
+  refs: readonly string[],
+  max: number,
+  render: (refs: string[]) => string,
+): string {
+  const pick = (k: number) => {
+    const head = refs.slice(0, k);
+    return head.filter((x) => !head.some((y) => y !== x && y.length > x.length && y.includes(x)));
+  };
+  let lo = 0;
+  let hi = refs.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (render(pick(mid)).length <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return render(pick(lo));
+}
+
+/**
+ * `summary` topped up, within `maxChars`, with a block of the references of `messages` it leaves out,
+ * best first. The summary is returned as it is when it already fills `maxChars` or names them all.
+ */
+export function appendReferenceIndex(
+  summary: string,
+  messages: readonly Message[],
+  maxChars: number,
+): string {
+  const room = maxChars - summary.length - REFERENCE_INDEX_TITLE.length - 3;
+  if (room <= 0) return summary;
+  const refs = distinctReferences(
+    rankMessageReferences(messages).map((r) => r.ref),
+    summary,
+  );
+  const lines = fitReferences(refs, room, referenceLines);
+  return lines === '' ? summary : `${summary}\n\n${REFERENCE_INDEX_TITLE}\n${lines}`;
+}
