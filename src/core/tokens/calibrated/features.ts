@@ -83,9 +83,9 @@ const HIGH_SURROGATE = 24;
 /**
  * Class of every BMP code unit, as ranges: the first code unit in 4 hex digits, then the class as
  * the letter 'a' + class. ASCII: letters, digits, space, tab and \n get their classes, other
- * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters and combining
- * marks (U+00C0–036F except × ÷) and Latin Extended Additional (Vietnamese) LATIN_EXT; NBSP
- * SPACE; Greek and Greek Extended; Cyrillic; Armenian and Hebrew HEBREW; Arabic, Syriac, Thaana
+ * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters (U+00C0–024F
+ * except × ÷), combining marks (U+0300–036F) and Latin Extended Additional (Vietnamese)
+ * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; Cyrillic; Armenian and Hebrew HEBREW; Arabic, Syriac, Thaana
  * and the Arabic presentation forms ARABIC; Devanagari and Bengali INDIC; Gurmukhi to Sinhala
  * BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo, compatibility Jamo and
  * syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols, dingbats and the arrows
