@@ -158,7 +158,7 @@ export function rareBigrams(texts: readonly string[], threshold = 1e-4): Uint8Ar
       }
     }
   }
-  return freq.map((f) => (f < threshold * total ? 1 : 0)) as unknown as Uint8Array;
+  return Uint8Array.from(freq, (f) => (f < threshold * total ? 1 : 0));
 }
 
 /** Categories fitted on in every fold and kept out of the reported figures. */
@@ -168,7 +168,7 @@ export function isFitOnly(category: string): boolean {
   );
 }
 
-/** The fitted-only samples: zod's locale messages and TypeScript's translated diagnostics. */
+/** The fitted-only samples: zod's locale messages, TypeScript's translated diagnostics, generated identifiers. */
 export function loadFitOnlySamples(): CorpusFile[] {
   return [...loadScriptSamples(), ...loadTranslationSamples(), ...syntheticSamples()];
 }
