@@ -67,3 +67,13 @@ describe('scoreReferences (task)', () => {
     expect(plain.indexOf('FINISH_AND_SUBMIT')).toBeGreaterThan(0);
   });
 });
+
+describe('extractReferences (cost)', () => {
+  it('reads long runs without slashes or extensions in linear time (base64, dotted or dashed chains)', () => {
+    const runs = ['x'.repeat(50_000), 'a.'.repeat(25_000), 'ab-'.repeat(17_000), 'Zm9v'.repeat(12_500)];
+    const started = performance.now();
+    for (const text of runs) expect(extractReferences(text).size).toBeLessThan(3);
+    // Quadratic matching took seconds here (50,000² steps per run); linear takes a few milliseconds.
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});

@@ -7,10 +7,14 @@
 const EXTENSIONS =
   'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|pyi|go|rs|rb|ex|exs|eex|heex|erl|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|ps1|sql|yml|yaml|toml|ini|cfg|conf|env|lock|txt|csv|tsv|xml|html|htm|css|scss|sass|less|vue|svelte|proto|graphql|gql|tf|lua|dart|r|jl|pl|pm|zig|nim|ml|mli|hs|elm|clj|cljs|edn|gradle|properties|dockerfile|mk|cmake|ipynb|pdf|png|jpg|svg|wasm|log|patch|diff';
 
-/** Paths with at least one slash: `src/core/index.ts`, `/home/u/x.py`, `lib/spotter/`. */
-const PATH_RE = /(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
-/** File names with a known extension: `mix.exs`, `README.md`. */
-const FILE_RE = new RegExp(`\\b[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
+/**
+ * Paths with at least one slash: `src/core/index.ts`, `/home/u/x.py`, `lib/spotter/`. A match starts
+ * only where a run of path characters starts, so a long run without a slash (base64, hashes) costs one
+ * pass, not one attempt per character.
+ */
+const PATH_RE = /(?<![A-Za-z0-9_@.+~-])(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
+/** File names with a known extension: `mix.exs`, `README.md` (from the start of a run, as paths). */
+const FILE_RE = new RegExp(`(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
 /** snake_case (an inner underscore) or camelCase/PascalCase (a lower→upper step), 6+ characters. */
 const IDENT_RE = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
 
