@@ -51,14 +51,19 @@ describe('compaction', () => {
     const input = deepFreeze(conversation(40, { tools: true, pad: 1000 }));
     const r = await compaction().run(input, makeCtx({ summarizer, budget }));
     expect(r.report.status).toBe('applied');
-    expect(r.messages[0]!.parts[0]).toEqual({
-      type: 'text',
-      text: '[Previous conversation summary]\n\nthe gist',
-    });
+    // The summary, topped up with the paths of the folded turns it does not name.
+    const text = (r.messages[0]!.parts[0] as { text: string }).text;
+    expect(text.startsWith('[Previous conversation summary]\n\nthe gist\n\n## References (verbatim)\n')).toBe(
+      true,
+    );
+    expect(text).toContain('src/file1.ts');
     expect(r.messages[1]!.id).toMatch(/^u/);
     expect(violations(r.messages, input)).toEqual([]);
     expect(r.memories).toHaveLength(1);
-    expect(r.state).toMatchObject({ compactionFailures: 0, lastSummary: 'the gist' });
+    expect(r.state).toMatchObject({
+      compactionFailures: 0,
+      lastSummary: text.slice(text.indexOf('the gist')),
+    });
     expect(r.events.map((e) => e.type)).toEqual(['compaction-start', 'compaction-end', 'memory-extracted']);
     const summarized = r.journal.filter((j) => j.action === 'summarized').length;
     expect(summarized + r.messages.length - 1).toBe(input.length);
@@ -76,7 +81,11 @@ describe('compaction', () => {
     // 20000-token trigger, a 12000-token system prompt no compaction can shed: the target is 12000 +
     // 50% of the 8000 above it, so the summary keeps ~4000 tokens less the kept part (a target of 50%
     // of the whole trigger would leave it the 64-token floor); without it, 10000 less the kept part.
-    const system: Message = { id: 'sys', role: 'system', parts: [{ type: 'text', text: 'p'.repeat(12_000) }] };
+    const system: Message = {
+      id: 'sys',
+      role: 'system',
+      parts: [{ type: 'text', text: 'p'.repeat(12_000) }],
+    };
     const withSystem = await asked([system]);
     const without = await asked([]);
     // …at 3.5 characters per token, thousands of tokens rather than the floor (64 × 3.5 = 224).
@@ -124,9 +133,30 @@ describe('compaction', () => {
       makeCtx({ summarizer, budget }),
     );
     const asked = summarizer.requests[0]!.maxOutputChars!;
-    // keep ≤ 0.4 × 10000 tokens, so the summary gets at least the other 6000 (1 char per token here).
-    expect(asked).toBeGreaterThanOrEqual(6_000);
-    expect(asked).toBeLessThanOrEqual(10_000);
+    // keep ≤ 0.4 × 10000 tokens, so the summary gets at least the other 6000 (1 char per token here),
+    // 35% of which is kept for the reference index.
+    expect(asked).toBeGreaterThanOrEqual(0.65 * 6_000);
+    expect(asked).toBeLessThanOrEqual(0.65 * 10_000);
+  });
+
+  it('tops up a short summary with the references it leaves out, within its budget, or not at all at 0', async () => {
+    const summarizer = createScriptedSummarizer({ fallback: { summary: 'Worked on src/file2.ts.' } });
+    const input = deepFreeze(conversation(40, { pad: 1000 }));
+    const run = async (referenceIndexShare?: number) => {
+      const stage = compaction(referenceIndexShare === undefined ? {} : { referenceIndexShare });
+      const r = await stage.run(input, makeCtx({ summarizer, budget }));
+      return { text: (r.messages[0]!.parts[0] as { text: string }).text, asked: summarizer.requests.at(-1)! };
+    };
+    const topped = await run();
+    const index = topped.text.split('## References (verbatim)\n')[1]!.split(/, |\n/);
+    expect(index).toContain('src/file1.ts');
+    expect(index).not.toContain('src/file2.ts'); // the summary names it already
+    expect(topped.text.length - '[Previous conversation summary]\n\n'.length).toBeLessThanOrEqual(
+      Math.ceil(topped.asked.maxOutputChars! / 0.65),
+    );
+    const plain = await run(0);
+    expect(plain.text).toBe('[Previous conversation summary]\n\nWorked on src/file2.ts.');
+    expect(plain.asked.maxOutputChars).toBeGreaterThan(topped.asked.maxOutputChars!);
   });
 
   it('folds archive digests wherever they sit and keeps the recent conversation itself', async () => {

@@ -25,6 +25,7 @@ import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
+import { appendReferenceIndex } from '../../summarizers/reference-index.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
   compactionEvents,
@@ -50,6 +51,7 @@ export const COMPACTION_DEFAULTS = {
   loopGuardRatio: 0.6,
   maxFailures: 3,
   maxSummaryChars: 24_000,
+  referenceIndexShare: 0.35,
   trigger: 'always',
 } as const;
 
@@ -75,6 +77,13 @@ export interface CompactionOptions {
   maxFailures?: number;
   /** Clip the summary to at most this many characters (asked of the summarizer), whatever the budget. @default 24000 */
   maxSummaryChars?: number;
+  /**
+   * Share of the summary's budget kept for the reference index: the summarizer is asked for the rest,
+   * and what it leaves of the budget is topped up with the paths and names of the folded messages it
+   * does not spell out (`appendReferenceIndex`), so a paraphrasing model cannot lose them. 0: off.
+   * @default 0.35
+   */
+  referenceIndexShare?: number;
   /** `always`: compact whenever run (the flow gates by level); `auto`: only at or above the trigger. @default 'always' */
   trigger?: 'always' | 'auto';
 }
@@ -89,6 +98,7 @@ const schema = z.strictObject({
   loopGuardRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.loopGuardRatio),
   maxFailures: z.number().int().positive().default(COMPACTION_DEFAULTS.maxFailures),
   maxSummaryChars: z.number().int().positive().default(COMPACTION_DEFAULTS.maxSummaryChars),
+  referenceIndexShare: z.number().min(0).lt(1).default(COMPACTION_DEFAULTS.referenceIndexShare),
   trigger: z.enum(['always', 'auto']).default(COMPACTION_DEFAULTS.trigger),
 });
 
@@ -256,17 +266,21 @@ export function compaction(options: CompactionOptions = {}): Stage {
         ...tail,
       ];
       const summaryBudget = Math.max(MIN_SUMMARY_TOKENS, target - contextTokens(keptMessages, ctx));
+      const summaryChars = Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken));
       const request: Parameters<typeof trySummarize>[1] = {
         purpose: 'compaction',
         preset: ctx.preset,
         messages: folded,
-        maxOutputChars: Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken)),
+        maxOutputChars: Math.max(1, Math.floor(summaryChars * (1 - o.referenceIndexShare))),
       };
       if (ctx.state.lastSummary !== undefined) request.previousSummary = ctx.state.lastSummary;
       const outcome = await trySummarize(ctx, request);
       if (!outcome.ok) return fail(outcome.error, 'summarizer failed; input kept');
       const overhead = ctx.counter.countMessage(textMessage('x', o.summaryRole, SUMMARY_PREFIX, 'summary'));
-      const summary = fitTokens(outcome.result.summary.trim(), summaryBudget - overhead, ctx.counter);
+      const answer = outcome.result.summary.trim();
+      if (answer === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
+      const indexed = o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, summaryChars) : answer;
+      const summary = fitTokens(indexed, summaryBudget - overhead, ctx.counter);
       if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
 
       const summaryMessage = textMessage(
