@@ -37,6 +37,7 @@ describe('extractTokenFeatures', () => {
       punctRuns: 2,
       punctAlone: 2,
       newlines: 1,
+      newlineRuns: 1,
     });
   });
 
@@ -66,6 +67,7 @@ describe('extractTokenFeatures', () => {
     expect(f.spaceRuns).toBe(1);
     expect(f.spaces).toBe(10);
     expect(f.newlines).toBe(4);
+    expect(f.newlineRuns).toBe(2);
   });
 
   it('classifies each script when given CJK, Hangul, Cyrillic, Greek, Arabic and Devanagari', () => {

@@ -53,12 +53,13 @@ export const TOKEN_FEATURE_NAMES = [
   'entropyGroups', // Σ ceil(length / 3) over the digit runs inside entropy runs (BPE splits at each)
   'rareBigrams', // lower-case letter pairs rare in English (non-English words split more)
   'cjkLong', // Σ max(0, length − 8) over runs of Han, kana and CJK punctuation (prose rather than docs)
+  'newlineRuns', // runs of line breaks (blank lines merge in BPE)
   'punctAlone', // punctuation runs not directly followed by a letter (`/usr`, `.ts` merge)
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
 /** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
-export const TOKEN_FEATURE_COUNT = 46;
+export const TOKEN_FEATURE_COUNT = 47;
 
 // Character classes: SKIP 0, LOWER 1, UPPER 2, LATIN_EXT 3, DIGIT 4, SPACE 5, TAB 6, NEWLINE 7,
 // PUNCT 8, CYRILLIC 9, GREEK 10, HAN 11, KANA 12, HANGUL 13, CJK_PUNCT 14, ARABIC 15, INDIC 16,
@@ -301,7 +302,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
       tPunct += e - i;
       tPunctRuns++;
-      if (e >= n || CLASS[text.charCodeAt(e)]! - 1 > 2) out[45]!++; // not LOWER, UPPER, LATIN_EXT
+      if (e >= n || CLASS[text.charCodeAt(e)]! - 1 > 2) out[46]!++; // not LOWER, UPPER, LATIN_EXT
     } else if (k === NEWLINE) {
       let lines = 1;
       for (; e < n; e++) {
@@ -310,6 +311,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
         else if (d !== 13) break;
       }
       tNewlines += lines;
+      out[45]!++;
     } else if (k === TAB) {
       while (e < n && text.charCodeAt(e) === 9) e++;
       out[14]! += e - i;

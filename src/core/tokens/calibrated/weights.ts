@@ -9,37 +9,37 @@ import type { CalibratedPreset, PresetWeights } from './presets.ts';
 
 export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {
   o200k: {
-    w: unpackWeights('gBARI7akKAAAgb3ZS/BMFa6ZZBoVbqcDqfbXdjoawAMMaWkRb4AScmY8EmgAejsfDtUTi', 46),
+    w: unpackWeights('gIYSgAasLAAAgjPYzEH78ZwAZRPWLdbzqejWdzwRqiL8YWMPboASMlYsEmYAejrfrsUrWboA', 47),
     message: 4,
     upper: 1.12,
   },
   cl100k: {
-    w: unpackWeights('gYBR5yZEvAAAgTlWDTAEDaChYKBbQAgj/ZzycUHADtAE9h4Ad8ueFXAFtm8wdEZhb0Vjl', 46),
+    w: unpackWeights('gYAShiZkvAAAga6VTVAL+ZAAYSAbIAgb/XDycsHAD2AE9hwAd0ueFXAFsm8sdEZhzyVjOcQA', 47),
     message: 4,
     upper: 1.11,
   },
   claude: {
-    w: unpackWeights('gQAOh9cs/AAAgAAU7SAB5bL3SD8a70hr2ADza0NAEQWU+gwAhjoHl+iIAmcmf0ziD0WYA', 46),
+    w: unpackWeights('gQAPBzcc/AANgAAUDUAAAarJTT6bTphr2ADzZsNAEUWE9goAhbqGl+iIAmkafsziT0WzuAAA', 47),
     message: 4,
     upper: 1.09,
   },
   gemini: {
-    w: unpackWeights('gYAFJ3esMAD+TQAcQAAEKczlID+UD3cDlWjAdDtasOAEfdYAcgAAFAAFEiz1cb/hDmAB9', 46),
+    w: unpackWeights('gYAIxNe8KAD+UIAcQAAECboAOL7VjmbzmADEcL2AEXAEcdAAcQAAE/AFCizKcL+g7kAD9KIA', 47),
     message: 0,
-    upper: 1.09,
+    upper: 1.08,
   },
   gemma3: {
-    w: unpackWeights('gYAACadcLAD9SbKcYAAEKc7cG7+XwAbzjWK9dDSfEXT8MdgAaoAAEpAE2jL0czagrnAKZ', 46),
+    w: unpackWeights('gYAACQd0KAD9UYAcJQAECbwANz8XwAbriAC7dLmYkdTkKdIAaQAAEmAE0jS6cjYhLmK75PYA', 47),
     message: 5,
     upper: 1.09,
   },
   qwen3: {
-    w: unpackWeights('ggARpmbEsAD9VQAaqrAECZqlYZqY66gTodDccTvbTzAEvcgAeEjN1kAFYlsweELiz1ADm', 46),
+    w: unpackWeights('gYARpdbUsAD9WgAaqrAD9YoAYhmZKWgTocTccD1WL6AEvcQAd0kNtkAFXlsqeEKizyADPcQA', 47),
     message: 5,
     upper: 1.11,
   },
   llama3: {
-    w: unpackWeights('gYATRmYETAAAgTuZTHAEGaaFYpGWbzb7xeDWcLbfoAAElh4AcrzeFXAFRm8re0ZfL4TDn', 46),
+    w: unpackWeights('gYATRVYsVFoAgjAY7KAMAZYAYxIW7pbzwczVcrieKZAEkh4AcT1eFXAFQnEjfEZfj1TjPcAA', 47),
     message: 5,
     upper: 1.13,
   },
