@@ -17,6 +17,7 @@ import {
   toolResult,
   user,
 } from '../../src/core/index.ts';
+import { startFakeOpenAIServer } from '../support/fake-openai-server.ts';
 
 const DATA = resolve(import.meta.dirname, '../../../shared/data/trajectories');
 
@@ -319,6 +320,54 @@ describe('benchCompactionCommand', () => {
       code: 2,
       err: expect.stringContaining('runs/a.json:messages: expected an object with a messages array'),
     });
+  });
+
+  it('summarises with the configured provider under --llm, the reference index topping up its answer', async () => {
+    const server = await startFakeOpenAIServer({
+      fallback: {
+        kind: 'answer',
+        content: JSON.stringify({ summary: '## Goal\nWalk through the modules.', memories: [] }),
+      },
+    });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'ctxkit-bench-llm-'));
+      mkdirSync(join(dir, 'runs'));
+      const filler = 'and then some more words about the work at hand '.repeat(12);
+      const messages = Array.from({ length: 120 }, (_, i) =>
+        i % 2 === 0
+          ? { role: 'user', content: `step ${i}: look at src/mod_${i % 7}/file_${i % 5}.py ${filler}` }
+          : {
+              role: 'assistant',
+              content: `reading src/mod_${i % 7}/file_${i % 5}.py and parse_item_${i % 3}`,
+            },
+      );
+      writeFileSync(join(dir, 'runs', 'run.json'), JSON.stringify({ id: 'run', messages }));
+      const io = bufferIo({
+        cwd: dir,
+        env: {
+          CTXKIT_LLM_BASE_URL: server.baseURL,
+          CTXKIT_LLM_MODEL: 'fake-model',
+          CTXKIT_LLM_MAX_RETRIES: '0',
+        },
+      });
+      const args = ['bench', 'compaction', '--data', '.', '--presets', 'default', '--windows', '2000'];
+      const code = await createCli([...args, '--shares', '', '--llm', '--json'], io).run();
+      expect(code).toBe(0);
+      expect(io.stderr()).toContain('summarizer:');
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(server.requests[0]!.body.model).toBe('fake-model');
+      const rows = (JSON.parse(io.stdout()) as { rows: BenchRow[] }).rows.filter(
+        (r) => r.strategy === 'default @ 2k',
+      );
+      // The answer names no file; the index under it keeps the run's paths.
+      expect(rows.length).toBe(2);
+      for (const r of rows) {
+        expect(r.reduction).toBeGreaterThan(0.5);
+        expect(r.recall).toBeGreaterThan(0.5);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses --llm when no provider is configured instead of falling back silently', async () => {
