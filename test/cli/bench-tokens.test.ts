@@ -90,7 +90,7 @@ describe('runBenchTokens on the real corpus', () => {
     const cv = (await run()).tokenizers[0]!.crossValidated!;
     expect(cv.overall.files).toBe(196);
     expect(cv.overall.mean).toBeLessThanOrEqual(0.04);
-    expect(cv.overall.p95).toBeLessThanOrEqual(0.12); // goal; measured 11.6%
+    expect(cv.overall.p95).toBeLessThanOrEqual(0.12); // goal; measured 11.2%
     for (const [category, stats] of Object.entries(cv.categories)) {
       if (category === 'tokenx-fixtures' || category === 'scripts') continue;
       expect(stats.mean, category).toBeLessThanOrEqual(0.1);
@@ -114,7 +114,7 @@ describe('runBenchTokens on the real corpus', () => {
     'estimates at least 5× faster than tokenx when measured side by side',
     async () => {
       const t = (await run()).throughput;
-      // Goal: ≥ 5× (timed in process CPU time: ~6.2×, ~145 vs ~23 MB/s).
+      // Goal: ≥ 5× (timed in process CPU time: 5.6–7.0× depending on load, ~90–150 vs ~13–25 MB/s).
       expect(t.ctxkit! / t.tokenx!).toBeGreaterThanOrEqual(5);
     },
   );
