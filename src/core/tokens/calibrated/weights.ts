@@ -9,38 +9,38 @@ import type { CalibratedPreset, PresetWeights } from './presets.ts';
 
 export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {
   o200k: {
-    w: unpackWeights('gIYSgAasLAAAgjPYzEH78ZwAZRPWLdbzqejWdzwRqiL8YWMPboASMlYsEmYAejrfrsUrWboA', 47),
+    w: unpackWeights('gAoSgAakRAAAgrQYjFIj7ZwAZZcWTXbzperVdrxPyhLsYWMPboASMkYkEmYAezrf7pVLYbYA', 47),
     message: 4,
     upper: 1.12,
   },
   cl100k: {
-    w: unpackWeights('gYAShiZkvAAAga6VTVAL+ZAAYSAbIAgb/XDycsHAD2AE9hwAd0ueFXAFsm8sdEZhzyVjOcQA', 47),
+    w: unpackWeights('gQATwAZ83AAAgi+VbVE77ZIAYSRbIAgb/Vzyc0HAD5AE8hwAdsueFXAFsnEsekYhzvVbTbwA', 47),
     message: 4,
     upper: 1.11,
   },
   claude: {
-    w: unpackWeights('gQAPBzcc/AANgAAUDUAAAarJTT6bTphr2ADzZsNAEUWE9goAhbqGl+iIAmkafsziT0WzuAAA', 47),
+    w: unpackWeights('gQAPJdc9DAABgAATzUAAAazBTL6bTphr2AD0ZMNAEWWE9goAhbrGV+iIAmkbf0zibwWTxAAA', 47),
     message: 4,
-    upper: 1.09,
+    upper: 1.08,
   },
   gemini: {
-    w: unpackWeights('gYAIxNe8KAD+UIAcQAAECboAOL7VjmbzmADEcL2AEXAEcdAAcQAAE/AFCizKcL+g7kAD9KIA', 47),
+    w: unpackWeights('gYAKYAfMPAD+UgAcQAAECboAOb7VzibzlADFb72AEYAEcdAAcQAAE/AFCi7Ocj+g7gAD+A4A', 47),
     message: 0,
     upper: 1.08,
   },
   gemma3: {
-    w: unpackWeights('gYAACQd0KAD9UYAcJQAECbwANz8XwAbriAC7dLmYkdTkKdIAaQAAEmAE0jS6cjYhLmK75PYA', 47),
+    w: unpackWeights('gYAACGeURAD9UgAcBhAECbwAOD8XoAbjhBS6dLnYEdTcKdIAaIAAEmAE0jTAcrYhTiNL6NIA', 47),
     message: 5,
     upper: 1.09,
   },
   qwen3: {
-    w: unpackWeights('gYARpdbUsAD9WgAaqrAD9YoAYhmZKWgTocTccD1WL6AEvcQAd0kNtkAFXlsqeEKizyADPcQA', 47),
+    w: unpackWeights('gQATABbU1AD9WoAaSvBj7YoAYp8ZR/gLoaLcdL1VT9AEucQAd0kNlkAFXl0qe8Ki7wADUb4A', 47),
     message: 5,
-    upper: 1.11,
+    upper: 1.12,
   },
   llama3: {
-    w: unpackWeights('gYATRVYsVFoAgjAY7KAMAZYAYxIW7pbzwczVcrieKZAEkh4AcT1eFXAFQnEjfEZfj1TjPcAA', 47),
+    w: unpackWeights('gQAS5LZszAAAgi1YjMET6Y4AYxyXLkbzwcDWcrjd60AEjhwAcL3eFXAFPnEpeMYgDuTrabwA', 47),
     message: 5,
-    upper: 1.13,
+    upper: 1.12,
   },
 };
