@@ -29,8 +29,8 @@ describe('calibrated estimator bundle', () => {
   it('stays within its size budget when bundled minified and gzipped', async () => {
     // The estimator: features, packed weights of all 7 presets, the counter (with its config checks).
     const counter = await gzippedBundle(`export { createCalibratedCounter } from '${calibrated}';`);
-    // Goal: < 3 KB (3072 B); measured 3007 B.
-    expect(counter).toBeLessThan(3072);
+    // Goal: under 3 KB — read strictly, under 3,000 B; measured 2,999 B.
+    expect(counter).toBeLessThan(3000);
     // With the session calibrator (self-correction) too, measured 3285 B: a guard, not the goal.
     const withSession = await gzippedBundle(
       `export { createCalibratedCounter, createSessionCalibrator } from '${calibrated}';`,

@@ -42,18 +42,18 @@ function toCount(raw: number): number {
   return raw <= 0 ? 0 : Math.max(1, Math.round(raw));
 }
 
+function invalid(path: string, message: string): never {
+  throw new CtxError('invalid_config', message, { path });
+}
+
 export function createCalibratedCounter(options: CalibratedCounterOptions = {}): CalibratedCounter {
   const preset = options.preset ?? 'o200k';
-  if (!isCalibratedPreset(preset)) {
-    throw new CtxError('invalid_config', `preset: unknown calibrated preset '${String(preset)}'`, {
-      path: 'preset',
-    });
-  }
+  if (!isCalibratedPreset(preset)) invalid('preset', `unknown preset '${String(preset)}'`);
   const imageTokens = options.imageTokens ?? 1200;
-  if (!(imageTokens >= 0)) throw new CtxError('invalid_config', 'must be ≥ 0', { path: 'imageTokens' });
+  if (!(imageTokens >= 0)) invalid('imageTokens', 'must be ≥ 0');
   const p: PresetWeights = CALIBRATED_WEIGHTS[preset];
   const overhead = options.messageOverhead ?? p.message;
-  if (!(overhead >= 0)) throw new CtxError('invalid_config', 'must be ≥ 0', { path: 'messageOverhead' });
+  if (!(overhead >= 0)) invalid('messageOverhead', 'must be ≥ 0');
   const w = p.w;
 
   const messageRaw = (message: Message): number => {
