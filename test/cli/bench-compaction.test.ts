@@ -269,8 +269,8 @@ describe('runCompactionBench', () => {
       expect(goal('mini-swe-agent', 0.95)).toMatchObject({ met: true, unreachable: 0 });
       expect(goal('mini-swe-agent', 0.8)).toMatchObject({ met: true, unreachable: 0 });
       expect(goal('claude-code', 0.8).met).toBe(true);
-      // Not met (a regression guard, not the goal): 37.5% at 95.2% reduction when measured.
-      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.3);
+      // Not met (a regression guard, not the goal): 63.9% at 95.2% reduction when measured.
+      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.6);
       expect(goal('tau-bench', 0.95)).toMatchObject({ cases: 0, met: false });
     },
     60_000,
