@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { extractTokenFeatures, TOKEN_FEATURE_COUNT } from '../../core/index.ts';
-import type { CorpusFile } from './corpus.ts';
+import { type CorpusFile, corpusFile } from './corpus.ts';
 import { type FitSample, fitWeights, mean, percentile, predict } from './fit.ts';
 
 export const FOLDS = 5;
@@ -68,25 +68,18 @@ function typescriptLib(): string {
 
 export function loadTranslationSamples(libDir = typescriptLib(), every = 4): CorpusFile[] {
   const out: CorpusFile[] = [];
-  const encoder = new TextEncoder();
   for (const locale of TS_LOCALES) {
     const path = join(libDir, locale, 'diagnosticMessages.generated.json');
     if (!existsSync(path)) continue;
     const messages = Object.values(JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>);
     const text = messages.filter((_, i) => i % every === 0).join('\n');
-    out.push({
-      file: `typescript-diagnostics/${locale}`,
-      category: TRANSLATIONS_CATEGORY,
-      text,
-      bytes: encoder.encode(text).length,
-    });
+    out.push(corpusFile(`typescript-diagnostics/${locale}`, TRANSLATIONS_CATEGORY, text));
   }
   return out;
 }
 
 export function loadScriptSamples(localeDir = zodLocales()): CorpusFile[] {
   const out: CorpusFile[] = [];
-  const encoder = new TextEncoder();
   for (const locale of SCRIPT_LOCALES) {
     const path = join(localeDir, `${locale}.js`);
     if (!existsSync(path)) continue;
@@ -94,13 +87,7 @@ export function loadScriptSamples(localeDir = zodLocales()): CorpusFile[] {
     const strings = [...source.matchAll(/"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\]|\\.)*)`/g)]
       .map((m) => m[1] ?? m[2] ?? m[3] ?? '')
       .filter((t) => /[\u0080-\uffff]/.test(t));
-    const text = strings.join('\n');
-    out.push({
-      file: `zod-locales/${locale}`,
-      category: SCRIPTS_CATEGORY,
-      text,
-      bytes: encoder.encode(text).length,
-    });
+    out.push(corpusFile(`zod-locales/${locale}`, SCRIPTS_CATEGORY, strings.join('\n')));
   }
   return out;
 }
@@ -130,16 +117,9 @@ export function syntheticSamples(lines = 120): CorpusFile[] {
     uuid: () => [8, 4, 4, 4, 12].map((n) => pick(hex, n)).join('-'),
     base64: () => pick(b64, 76),
   };
-  const encoder = new TextEncoder();
-  return Object.entries(kinds).map(([kind, make]) => {
-    const text = Array.from({ length: lines }, make).join('\n');
-    return {
-      file: `synthetic/${kind}`,
-      category: SYNTHETIC_CATEGORY,
-      text,
-      bytes: encoder.encode(text).length,
-    };
-  });
+  return Object.entries(kinds).map(([kind, make]) =>
+    corpusFile(`synthetic/${kind}`, SYNTHETIC_CATEGORY, Array.from({ length: lines }, make).join('\n')),
+  );
 }
 
 /**

@@ -17,6 +17,13 @@ export const UNSEEN_CATEGORY = 'tokenx-fixtures';
 
 const manifestSchema = z.array(z.object({ file: z.string().min(1), category: z.string().min(1) }).loose());
 
+const encoder = new TextEncoder();
+
+/** A corpus entry for `text` (its UTF-8 size measured). */
+export function corpusFile(file: string, category: string, text: string): CorpusFile {
+  return { file, category, text, bytes: encoder.encode(text).length };
+}
+
 export async function loadTokenCorpus(dir: string): Promise<CorpusFile[]> {
   let raw: string;
   try {
@@ -30,11 +37,10 @@ export async function loadTokenCorpus(dir: string): Promise<CorpusFile[]> {
     throw new CtxError('invalid_input', `corpus manifest.json[${issue?.path.join('.')}]: ${issue?.message}`);
   }
   const entries = [...parsed.data].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  const encoder = new TextEncoder();
   return Promise.all(
     entries.map(async (e) => {
       const text = await readFile(join(dir, e.file), 'utf8');
-      return { file: e.file, category: e.category, text, bytes: encoder.encode(text).length };
+      return corpusFile(e.file, e.category, text);
     }),
   );
 }
