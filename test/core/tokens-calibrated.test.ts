@@ -216,7 +216,9 @@ describe('createCalibratedCounter', () => {
   });
 
   it('throws naming the field when the preset is unknown', () => {
-    expect(() => createCalibratedCounter({ preset: 'gpt2' as never })).toThrow("preset: unknown preset 'gpt2'");
+    expect(() => createCalibratedCounter({ preset: 'gpt2' as never })).toThrow(
+      "preset: unknown preset 'gpt2'",
+    );
     expect(() => createCalibratedCounter({ imageTokens: -1 })).toThrow('imageTokens: must be ≥ 0');
   });
 });
