@@ -93,6 +93,25 @@ describe('compaction', () => {
     expect(withSystem).toBeLessThan(without);
   });
 
+  it('keeps the reference top-up under half of what it replaces, so a fold of bare paths is not an inflation', async () => {
+    const summarizer = createScriptedSummarizer({ fallback: { summary: 'S' } });
+    // The old turns are little more than paths: listing them all would cost what they cost.
+    const paths = Array.from({ length: 60 }, (_, i) => `src/mod_${i}/file_${i}.ts`).join('\n');
+    const input = deepFreeze([
+      user(paths, { id: 'u0' }),
+      assistant('ok', [], { id: 'a0' }),
+      ...conversation(3, { pad: 20 }),
+    ]);
+    const r = await compaction({ triggerTokens: 40_000, keepRecentTokens: 60 }).run(
+      input,
+      makeCtx({ summarizer, budget }),
+    );
+    expect(r.report.status).toBe('applied');
+    const text = (r.messages[0]!.parts[0] as { text: string }).text;
+    expect(text).toContain('## References (verbatim)');
+    expect(r.report.tokensAfter).toBeLessThan(r.report.tokensBefore);
+  });
+
   it('passes the previous summary for an iterative update', async () => {
     const summarizer = createScriptedSummarizer({ fallback: { summary: 'v2' } });
     await compaction().run(

@@ -279,7 +279,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const overhead = ctx.counter.countMessage(textMessage('x', o.summaryRole, SUMMARY_PREFIX, 'summary'));
       const answer = outcome.result.summary.trim();
       if (answer === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
-      const indexed = o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, summaryChars) : answer;
+      // The top-up stays under half of what the fold held, so that listing a fold made of names is
+      // never what makes the summary as large as the fold (the inflation guard below).
+      const foldedTokens = sumTokens(folded, ctx.counter);
+      const indexChars = Math.min(summaryChars, Math.floor((foldedTokens * o.charsPerToken) / 2));
+      const indexed = o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, indexChars) : answer;
       const summary = fitTokens(indexed, summaryBudget - overhead, ctx.counter);
       if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
 
@@ -289,7 +293,6 @@ export function compaction(options: CompactionOptions = {}): Stage {
         `${SUMMARY_PREFIX}${summary}`,
         'summary',
       );
-      const foldedTokens = sumTokens(folded, ctx.counter);
       const summaryTokens = ctx.counter.countMessage(summaryMessage);
       if (summaryTokens >= foldedTokens)
         return fail(
