@@ -168,3 +168,16 @@ describe('evaluateSessionCalibration', () => {
     },
   );
 });
+
+describe('loadTokenCorpus', () => {
+  it('names the manifest entry or the JSON error when the corpus is broken', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-corpus-bad-'));
+    writeFileSync(join(dir, 'manifest.json'), '{not json');
+    await expect(loadTokenCorpus(dir)).rejects.toThrow(/^corpus manifest.json: not valid JSON/);
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify([{ file: 'a.txt' }]));
+    await expect(loadTokenCorpus(dir)).rejects.toThrow(/^corpus manifest.json\[0.category\]/);
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify([{ file: 'a.txt', category: 'x' }]));
+    await expect(loadTokenCorpus(dir)).rejects.toThrow('corpus manifest.json[0].file: cannot read a.txt');
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

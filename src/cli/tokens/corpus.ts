@@ -31,7 +31,19 @@ export async function loadTokenCorpus(dir: string): Promise<CorpusFile[]> {
   } catch (cause) {
     throw new CtxError('invalid_input', `corpus: cannot read ${join(dir, 'manifest.json')}`, { cause });
   }
-  const parsed = manifestSchema.safeParse(JSON.parse(raw));
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (cause) {
+    throw new CtxError(
+      'invalid_input',
+      `corpus manifest.json: not valid JSON (${(cause as Error).message})`,
+      {
+        cause,
+      },
+    );
+  }
+  const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new CtxError('invalid_input', `corpus manifest.json[${issue?.path.join('.')}]: ${issue?.message}`);
@@ -39,7 +51,15 @@ export async function loadTokenCorpus(dir: string): Promise<CorpusFile[]> {
   const entries = [...parsed.data].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return Promise.all(
     entries.map(async (e) => {
-      const text = await readFile(join(dir, e.file), 'utf8');
+      let text: string;
+      try {
+        text = await readFile(join(dir, e.file), 'utf8');
+      } catch (cause) {
+        const at = parsed.data.indexOf(e);
+        throw new CtxError('invalid_input', `corpus manifest.json[${at}].file: cannot read ${e.file}`, {
+          cause,
+        });
+      }
       return corpusFile(e.file, e.category, text);
     }),
   );
