@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   const presets = values.presets.split(',').filter(Boolean);
   for (const p of presets) {
     if (!(CALIBRATED_PRESETS as readonly string[]).includes(p))
-      throw new Error(`--presets: unknown preset '${p}'`);
+      fail(`--presets: unknown preset '${p}' (known: ${CALIBRATED_PRESETS.join(', ')})`);
   }
   const files = await loadTokenCorpus(corpusDir);
   const fit = [...files.filter((f) => f.category !== UNSEEN_CATEGORY), ...loadFitOnlySamples()];
@@ -156,4 +156,13 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+function fail(message: string): never {
+  console.error(`calibrate: ${message}`);
+  process.exit(2);
+}
+
+try {
+  await main();
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
