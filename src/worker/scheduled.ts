@@ -29,12 +29,8 @@ export interface DailyReport {
 }
 
 export async function runDailySummaries(env: Env, now: number): Promise<DailyReport> {
-  // Across tenants: the one cross-tenant read of the service, on the sessions table.
-  const { results } = await env.DB.prepare(
-    'SELECT tenant, id FROM sessions WHERE last_active >= ? ORDER BY tenant, id',
-  )
-    .bind(now - DAY)
-    .all<{ tenant: string; id: string }>();
+  // Across tenants: the cron's work list.
+  const results = await createD1SessionStore(env.DB).active(now - DAY);
   const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0 };
   const flushOne = async (row: { tenant: string; id: string }) => {
     const key = { tenant: row.tenant, session: row.id };
@@ -62,15 +58,10 @@ export interface CleanupReport {
 export async function runCleanup(env: Env, now: number): Promise<CleanupReport> {
   const sessions = await createD1SessionStore(env.DB).cleanup(now - days(env.SESSION_IDLE_DAYS, 30) * DAY);
   const memoryStore = createD1MemoryStore(env.DB);
-  const { results } = await env.DB.prepare(
-    'SELECT DISTINCT tenant FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?',
-  )
-    .bind(now)
-    .all<{ tenant: string }>();
   let memories = 0;
   // Only expiry here: the cap on compaction memories is per project, applied after each compaction.
   const onlyExpired = { now, keepCompaction: Number.MAX_SAFE_INTEGER };
-  for (const { tenant } of results)
+  for (const tenant of await memoryStore.tenantsWithExpired(now))
     memories += (await consolidateMemories(memoryStore, tenant, onlyExpired)).length;
   const blobs = await createR2BlobStore({ bucket: env.BLOBS, prefix: 't/' }).cleanup(
     now - days(env.BLOB_RETENTION_DAYS, 7) * DAY,

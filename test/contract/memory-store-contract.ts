@@ -92,6 +92,16 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect((await store.list('t1', { now: T0 + DAY })).map((m) => m.id)).toEqual(['live']);
     });
 
+    it('names the tenants holding expired memories, once each and in order', async () => {
+      await store.put(memory('dead', { tenant: 't2', expiresAt: T0 + DAY }));
+      await store.put(memory('dead2', { tenant: 't2', expiresAt: T0 }));
+      await store.put(memory('dead', { tenant: 't1', expiresAt: T0 + DAY }));
+      await store.put(memory('live', { tenant: 't3', expiresAt: T0 + 2 * DAY }));
+      await store.put(memory('forever', { tenant: 't4' }));
+      expect(await store.tenantsWithExpired(T0 + DAY)).toEqual(['t1', 't2']);
+      expect(await store.tenantsWithExpired(T0 - 1)).toEqual([]);
+    });
+
     it('prunes expired and all but the 10 newest compaction memories, never pinned ones', async () => {
       for (let i = 0; i < 12; i++)
         await store.put(

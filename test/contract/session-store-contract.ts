@@ -158,6 +158,22 @@ export function sessionStoreContract(name: string, factory: SessionStoreFactory)
       expect((await store.messages('t1', 'idle')).length).toBe(0);
     });
 
+    it('lists the sessions of every tenant active since a time, by tenant and id', async () => {
+      await store.create({ tenant: 't2', id: 'old' });
+      clock.advance(2 * DAY);
+      const since = clock.now();
+      await store.create({ tenant: 't2', id: 'b' });
+      await store.create({ tenant: 't1', id: 'z' });
+      await store.create({ tenant: 't2', id: 'a' });
+      expect(await store.active(since)).toEqual([
+        { tenant: 't1', id: 'z' },
+        { tenant: 't2', id: 'a' },
+        { tenant: 't2', id: 'b' },
+      ]);
+      await store.append('t2', 'old', [user('back again')]);
+      expect((await store.active(since)).map((s) => s.id)).toContain('old');
+    });
+
     it("recalls other sessions' text of the same project, best match first", async () => {
       await store.create({ tenant: 't1', id: 'cur', project: 'p' });
       await store.create({ tenant: 't1', id: 'a', project: 'p', title: 'Deploy' });

@@ -34,6 +34,12 @@ export function createInMemoryMemoryStore(): MemoryStore {
       const m = memories.get(k(tenant, id));
       return m ? clone(m) : undefined;
     },
+    async tenantsWithExpired(now) {
+      const tenants = new Set<string>();
+      for (const m of memories.values())
+        if (m.expiresAt !== null && m.expiresAt <= now) tenants.add(m.tenant);
+      return [...tenants].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    },
     async list(tenant, options = {}) {
       const now = options.now;
       return [...memories.values()]

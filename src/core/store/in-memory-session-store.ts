@@ -22,6 +22,9 @@ export interface InMemorySessionStoreOptions {
 
 const clone = <T>(v: T): T => structuredClone(v);
 
+/** Code-unit order, as SQLite's BINARY collation sorts. */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function createInMemorySessionStore(options: InMemorySessionStoreOptions = {}): SessionStore {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
@@ -118,6 +121,12 @@ export function createInMemorySessionStore(options: InMemorySessionStoreOptions 
           n++;
         }
       return n;
+    },
+    async active(since) {
+      return [...sessions.values()]
+        .filter((e) => e.info.lastActive >= since)
+        .map((e) => ({ tenant: e.info.tenant, id: e.info.id }))
+        .sort((a, b) => cmp(a.tenant, b.tenant) || cmp(a.id, b.id));
     },
     async recall(tenant, q) {
       const docs: ChunkRecord[] = [];

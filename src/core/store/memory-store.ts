@@ -84,6 +84,8 @@ export interface MemoryStore {
   list(tenant: string, options?: ListMemoriesOptions): Promise<MemoryRecord[]>;
   /** Deletes memories and their chunks; returns how many went. */
   delete(tenant: string, ids: readonly string[]): Promise<number>;
+  /** Tenants holding memories with `expiresAt <= now` (the clean-up's work list), in order. */
+  tenantsWithExpired(now: number): Promise<string[]>;
   markSurfaced(tenant: string, ids: readonly string[], at: number): Promise<void>;
   /** Replaces every chunk of `source` (within the scope of the given chunks' project/user). */
   replaceChunks(tenant: string, source: string, chunks: readonly ChunkRecord[]): Promise<void>;

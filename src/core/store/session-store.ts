@@ -111,6 +111,8 @@ export interface SessionStore {
   delete(tenant: string, id: string): Promise<boolean>;
   /** Deletes sessions (and their logs) whose `lastActive < idleBefore`; all tenants unless one is given. */
   cleanup(idleBefore: number, tenant?: string): Promise<number>;
+  /** Sessions of every tenant active at or after `since` (the daily summary's work list), by tenant and id. */
+  active(since: number): Promise<Array<{ tenant: string; id: string }>>;
   /** Full-text search over other sessions' user/assistant text in the same project. */
   recall(tenant: string, query: RecallQuery): Promise<RecallHit[]>;
 }

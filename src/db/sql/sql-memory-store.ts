@@ -1,5 +1,19 @@
 /** `MemoryStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores. */
-import { and, asc, desc, eq, gt, inArray, isNull, like, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  like,
+  lte,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import {
   type ChunkRecord,
   type MemoryRecord,
@@ -126,6 +140,14 @@ export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
     async get(tenant, id) {
       const [row] = await db.select().from(memories).where(memoryWhere(tenant, id)).limit(1);
       return row ? toMemory(row) : undefined;
+    },
+    async tenantsWithExpired(now) {
+      const rows = await db
+        .selectDistinct({ tenant: memories.tenant })
+        .from(memories)
+        .where(and(isNotNull(memories.expiresAt), lte(memories.expiresAt, now)))
+        .orderBy(asc(memories.tenant));
+      return rows.map((r) => r.tenant);
     },
     async list(tenant, options = {}) {
       const conds: SQL[] = [eq(memories.tenant, tenant), scopeSql(options, '')];

@@ -1,5 +1,5 @@
 /** `SessionStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores. */
-import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import {
   type Clock,
   CtxError,
@@ -214,6 +214,13 @@ export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStor
         await driver.batch(writes);
       }
       return stale.length;
+    },
+    async active(since) {
+      return db
+        .select({ tenant: sessions.tenant, id: sessions.id })
+        .from(sessions)
+        .where(gte(sessions.lastActive, since))
+        .orderBy(asc(sessions.tenant), asc(sessions.id));
     },
     async recall(tenant, q) {
       const match = toFtsQuery(q.query);
