@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  codeSpans,
-  extractReferences,
-  rankReferences,
-  scoreReferences,
-} from '../../src/core/text/references.ts';
+import { codeSpans, extractReferences, scoreReferences } from '../../src/core/text/references.ts';
 
 describe('extractReferences', () => {
   it('finds paths, file names with an extension and snake/camel identifiers of 6+ chars', () => {
@@ -23,13 +18,6 @@ describe('extractReferences', () => {
   it('ignores URLs, dates, short words and plain lowercase words', () => {
     const refs = extractReferences('See https://example.com on 2026/03/01 — simple words, a_b and x_y.');
     expect([...refs.keys()]).toEqual([]);
-  });
-});
-
-describe('rankReferences', () => {
-  it('ranks by frequency, then by recency', () => {
-    const ranked = rankReferences(['use fooBar in a.ts', 'fooBar and bazQux', 'a.ts, bazQux', 'a.ts']);
-    expect(ranked.map((r) => r.ref)).toEqual(['a.ts', 'bazQux', 'fooBar']);
   });
 });
 

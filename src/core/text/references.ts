@@ -51,28 +51,6 @@ export function extractReferences(text: string): Map<string, ReferenceKind> {
   return out;
 }
 
-/**
- * References ranked for a summary: by how often they occur, then by how recently (later wins).
- * `texts` are in conversation order.
- */
-export function rankReferences(
-  texts: readonly string[],
-): Array<{ ref: string; kind: ReferenceKind; count: number }> {
-  const stats = new Map<string, { kind: ReferenceKind; count: number; last: number }>();
-  texts.forEach((text, i) => {
-    for (const [ref, kind] of extractReferences(text)) {
-      const s = stats.get(ref);
-      if (s) {
-        s.count++;
-        s.last = i;
-      } else stats.set(ref, { kind, count: 1, last: i });
-    }
-  });
-  return [...stats.entries()]
-    .sort(([, a], [, b]) => b.count - a.count || b.last - a.last)
-    .map(([ref, s]) => ({ ref, kind: s.kind, count: s.count }));
-}
-
 /** The code of a text: fenced blocks and inline backtick spans, joined by newlines. */
 export function codeSpans(text: string): string {
   return [...text.matchAll(/```[^\n]*\n([\s\S]*?)```|`([^`\n]+)`/g)]
