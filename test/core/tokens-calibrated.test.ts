@@ -219,7 +219,7 @@ describe('createCalibratedCounter', () => {
     expect(() => createCalibratedCounter({ preset: 'gpt2' as never })).toThrow(
       "preset: unknown preset 'gpt2'",
     );
-    expect(() => createCalibratedCounter({ imageTokens: -1 })).toThrow('imageTokens: must be ≥ 0');
+    expect(() => createCalibratedCounter({ imageTokens: -1 })).toThrow('imageTokens: must be >= 0');
   });
 });
 

@@ -21,6 +21,7 @@ import {
   errorStats,
   isFitOnly,
   loadFitOnlySamples,
+  UDHR_CATEGORY,
 } from '../tokens/calibration.ts';
 import { type CorpusFile, loadTokenCorpus, UNSEEN_CATEGORY } from '../tokens/corpus.ts';
 import { REFERENCE_TOKENIZERS } from '../tokens/reference-tokenizers.ts';
@@ -61,6 +62,8 @@ export interface TokenizerResult {
   estimators: EstimatorAccuracy[];
   /** ctxkit refitted without each file's fold; absent with `crossValidate: false`. */
   crossValidated?: EstimatorAccuracy;
+  /** Signed relative error of the shipped weights per declaration language (udhr code), worst first. */
+  languages?: Record<string, number>;
 }
 
 export interface BenchTokensResult {
@@ -97,7 +100,8 @@ function accuracy(
     if (!truth.has(f.file)) return;
     const e = errorOf(f, i);
     byCategory.set(f.category, [...(byCategory.get(f.category) ?? []), e]);
-    (f.category === UNSEEN_CATEGORY ? unseen : overall).push(e);
+    if (f.category === UNSEEN_CATEGORY) unseen.push(e);
+    else if (!isFitOnly(f.category)) overall.push(e);
   });
   const categories = Object.fromEntries([...byCategory].map(([c, e]) => [c, errorStats(e)]));
   return { estimator: name, overall: errorStats(overall), unseen: errorStats(unseen), categories };
@@ -157,8 +161,9 @@ export async function runBenchTokens(
     }
     const relErr = (estimate: Estimate) => (f: CorpusFile) =>
       Math.abs(estimate(f.text) - truth.get(f.file)!) / truth.get(f.file)!;
+    const measured = [...files, ...scripts.filter((f) => f.category === UDHR_CATEGORY)];
     const estimators = baselines(preset).map(([name, estimate]) =>
-      accuracy(name, files, truth, relErr(estimate)),
+      accuracy(name, measured, truth, relErr(estimate)),
     );
     const result: TokenizerResult = {
       preset,
@@ -167,6 +172,15 @@ export async function runBenchTokens(
       referenceMBps: bytes / 1e6 / (Math.max(1e-3, refMs) / 1000),
       estimators,
     };
+    const declarations = measured.filter((f) => f.category === UDHR_CATEGORY);
+    if (declarations.length > 0) {
+      const ctxkit = createCalibratedCounter({ preset });
+      const signed = declarations.map((f) => {
+        const t = truth.get(f.file)!;
+        return [f.file.slice(UDHR_CATEGORY.length + 1), (ctxkit.countText(f.text) - t) / t] as const;
+      });
+      result.languages = Object.fromEntries(signed.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])));
+    }
     if (options.crossValidate !== false) {
       const fit = [...files.filter((f) => f.category !== UNSEEN_CATEGORY), ...scripts];
       const cv = crossValidate(
@@ -178,7 +192,7 @@ export async function runBenchTokens(
       const shipped = estimators[0]!;
       // Unseen texts keep the shipped weights' figures: they were never fitted on.
       result.crossValidated = {
-        ...accuracy('ctxkit (cv)', files, truth, (f) =>
+        ...accuracy('ctxkit (cv)', measured, truth, (f) =>
           f.category === UNSEEN_CATEGORY
             ? relErr(createCalibratedCounter({ preset }).countText)(f)
             : cvError.get(f.file)!,
@@ -212,7 +226,8 @@ export function renderBenchTokens(result: BenchTokensResult): string[] {
     lines.push(`|---|---:|${all.map(() => '---:').join('|')}|`);
     const categories = Object.keys(t.estimators[0]!.categories).sort();
     for (const c of categories) {
-      const label = c === UNSEEN_CATEGORY ? `${c} (unseen)` : c;
+      const label =
+        c === UNSEEN_CATEGORY ? `${c} (unseen)` : c === UDHR_CATEGORY ? `${c} (cv by language)` : c;
       const cells = all.map((e) => {
         const s = e.categories[c];
         return s ? `${pct(s.mean)} / ${pct(s.p95)}` : '–';
@@ -222,9 +237,15 @@ export function renderBenchTokens(result: BenchTokensResult): string[] {
     const row = (label: string, pick: (e: EstimatorAccuracy) => ErrorStats) =>
       `| **${label}** | ${pick(t.estimators[0]!).files} | ${all.map((e) => `**${pct(pick(e).mean)} / ${pct(pick(e).p95)}**`).join(' | ')} |`;
     lines.push(
-      row('calibration texts', (e) => e.overall),
+      row('calibration texts (corpus)', (e) => e.overall),
       row('unseen texts', (e) => e.unseen),
     );
+    if (t.languages) {
+      const signed = Object.entries(t.languages).map(
+        ([l, e]) => `${l} ${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%`,
+      );
+      lines.push(`udhr per language (ctxkit, signed, worst first): ${signed.join(', ')}`);
+    }
     lines.push(`reference tokenizer: ${t.referenceMBps.toFixed(1)} MB/s (one pass)`);
   }
   lines.push('', '## Throughput (UTF-8 MB per CPU second, median of interleaved passes over the corpus)');

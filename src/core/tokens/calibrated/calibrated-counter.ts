@@ -48,12 +48,12 @@ function invalid(path: string, message: string): never {
 
 export function createCalibratedCounter(options: CalibratedCounterOptions = {}): CalibratedCounter {
   const preset = options.preset ?? 'o200k';
-  if (!isCalibratedPreset(preset)) invalid('preset', `unknown preset '${String(preset)}'`);
+  if (!isCalibratedPreset(preset)) invalid('preset', `unknown preset '${preset}'`);
   const imageTokens = options.imageTokens ?? 1200;
-  if (!(imageTokens >= 0)) invalid('imageTokens', 'must be ≥ 0');
+  if (!(imageTokens >= 0)) invalid('imageTokens', 'must be >= 0');
   const p: PresetWeights = CALIBRATED_WEIGHTS[preset];
   const overhead = options.messageOverhead ?? p.message;
-  if (!(overhead >= 0)) invalid('messageOverhead', 'must be ≥ 0');
+  if (!(overhead >= 0)) invalid('messageOverhead', 'must be >= 0');
   const w = p.w;
 
   const messageRaw = (message: Message): number => {
