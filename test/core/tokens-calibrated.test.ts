@@ -122,11 +122,27 @@ describe('extractTokenFeatures', () => {
 
   it('fills the slot of every script feature when each script appears', () => {
     const f = features('שלום Բարեւ தமிழ் ไทย ქართ │ ሀ 𠀋 a/b');
-    expect([f.hebrew, f.hebrewWords, f.brahmic, f.brahmicWords, f.southeast, f.southeastWords]).toEqual([
-      9, 2, 5, 1, 7, 2,
-    ]);
+    expect([
+      f.hebrew,
+      f.hebrewWords,
+      f.armenian,
+      f.brahmic,
+      f.brahmicWords,
+      f.southeast,
+      f.southeastWords,
+    ]).toEqual([4, 2, 5, 5, 1, 7, 2]);
     expect([f.symbols, f.other, f.han, f.hanRuns, f.punct]).toEqual([1, 1, 1, 1, 1]);
     expect(TOKEN_FEATURE_NAMES).toHaveLength(TOKEN_FEATURE_COUNT);
+  });
+
+  it('counts Cyrillic letters outside the Russian alphabet apart, in the same word runs, when given Ukrainian', () => {
+    const uk = features('Київ їжак ґанок');
+    expect(uk.cyrillicExt).toBe(3); // ї ї ґ
+    expect(uk.cyrillic).toBe(10);
+    expect(uk.cyrillicWords).toBe(7); // Ки|ї|в, ї|жак, ґ|анок: split where the class changes
+    const ru = features('Ёлка и ёж');
+    expect(ru.cyrillicExt).toBeUndefined(); // Ё and ё are Russian
+    expect(ru.cyrillicWords).toBe(3);
   });
 
   it('fills every slot with zero when the text is empty', () => {

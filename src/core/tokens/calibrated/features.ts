@@ -26,8 +26,8 @@ export const TOKEN_FEATURE_NAMES = [
   'newlines',
   'punct', // ASCII punctuation and symbols
   'punctRuns',
-  'cyrillic',
-  'cyrillicWords',
+  'cyrillic', // the 33 letters of the Russian alphabet
+  'cyrillicWords', // runs of Cyrillic letters, Russian or not
   'greek',
   'han', // CJK ideographs
   'hanRuns',
@@ -38,8 +38,8 @@ export const TOKEN_FEATURE_NAMES = [
   'cjkPunct', // CJK punctuation, full-width forms
   'arabic', // Arabic, Syriac, Thaana
   'arabicWords',
-  'hebrew', // Hebrew, Armenian
-  'hebrewWords',
+  'hebrew',
+  'hebrewWords', // runs of Hebrew or of Armenian letters
   'indic', // Devanagari, Bengali
   'indicWords',
   'brahmic', // Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala
@@ -55,16 +55,18 @@ export const TOKEN_FEATURE_NAMES = [
   'cjkLong', // Σ max(0, length − 8) over runs of Han, kana and CJK punctuation (prose rather than docs)
   'newlineRuns', // runs of line breaks (blank lines merge in BPE)
   'punctAlone', // punctuation runs not directly followed by a letter (`/usr`, `.ts` merge)
+  'cyrillicExt', // Cyrillic letters outside Russian's 33 (і ї є ґ ў ә ң ө ү…): Ukrainian, Kazakh…
+  'armenian', // Armenian letters
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
 /** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
-export const TOKEN_FEATURE_COUNT = 47;
+export const TOKEN_FEATURE_COUNT = 49;
 
 // Character classes: SKIP 0, LOWER 1, UPPER 2, LATIN_EXT 3, DIGIT 4, SPACE 5, TAB 6, NEWLINE 7,
 // PUNCT 8, CYRILLIC 9, GREEK 10, HAN 11, KANA 12, HANGUL 13, CJK_PUNCT 14, ARABIC 15, INDIC 16,
 // EMOJI 17, EMOJI_MOD 18, SYMBOL 19, OTHER 20, HEBREW 21, BRAHMIC 22, SOUTHEAST 23,
-// HIGH_SURROGATE 24. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
+// HIGH_SURROGATE 24, CYRILLIC_EXT 25, ARMENIAN 26. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
 // the classes that the code names are declared.
 const SKIP = 0;
 const LATIN_EXT = 3;
@@ -86,7 +88,9 @@ const HIGH_SURROGATE = 24;
  * the letter 'a' + class. ASCII: letters, digits, space, tab and \n get their classes, other
  * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters (U+00C0–024F
  * except × ÷), combining marks (U+0300–036F) and Latin Extended Additional (Vietnamese)
- * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; Cyrillic; Armenian and Hebrew HEBREW; Arabic, Syriac, Thaana
+ * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; the Russian
+ * alphabet (А–я, Ё, ё) CYRILLIC and the rest of the Cyrillic block CYRILLIC_EXT; Armenian
+ * ARMENIAN; Hebrew HEBREW; Arabic, Syriac, Thaana
  * and the Arabic presentation forms ARABIC; Devanagari and Bengali INDIC; Gurmukhi to Sinhala
  * BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo, compatibility Jamo and
  * syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols, dingbats and the arrows
@@ -97,7 +101,7 @@ const HIGH_SURROGATE = 24;
  */
 const RANGES =
   '0000a0009g000ah000ba0020f0021i0030e003ai0041c005bi0061b007bi007fa0080t00a0f00a1t00c0d00d7t00d8d00f7t' +
-  '00f8d0250t0300d0370k0400j0530v0600p0900q0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
+  '00f8d0250t0300d0370k0400z0401j0402z0410j0450z0451j0452z0530{0590v0600p0900q0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
   '2c00u2e80l3000o3040m3100u3130n3190o31f0m3200o3400la000uac00nd7b0ud800ydc00uf900lfb00pfe00sfe10ofeffa' +
   'ff00off66mffa0u';
 const CLASS = new Uint8Array(0x10000);
@@ -132,12 +136,13 @@ function classifyAstral(high: number, low: number): number {
  * Feature index per class (the class is the position in the string, the index its char code − 48;
  * −1 = none) for per-character counts: Cyrillic 18, Greek 20, Han 21, kana 23, Hangul 25, CJK
  * punctuation 27, Arabic 28, Hebrew 30, Indic 32, Brahmic 34, Southeast 36, emoji 38, emoji
- * modifiers 39, symbols 40, other 41; and for counts of runs: Cyrillic 19, Han 22, kana 24,
- * Hangul 26, Arabic 29, Hebrew 31, Indic 33, Brahmic 35, Southeast 37. Numeric indices into
+ * modifiers 39, symbols 40, other 41, Cyrillic outside Russian 47, Armenian 48; and for counts of
+ * runs: Cyrillic (both classes) 19, Han 22, kana 24, Hangul 26, Arabic 29, Hebrew and Armenian 31,
+ * Indic 33, Brahmic 35, Southeast 37. Numeric indices into
  * TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only estimate leave the names out.
  */
-const CHAR_FEATURE = Int8Array.from('/////////BDEGIKLPVWXYNRT', (c) => c.charCodeAt(0) - 48);
-const RUN_FEATURE = Int8Array.from('/////////C/FHJ/MQ////OSU', (c) => c.charCodeAt(0) - 48);
+const CHAR_FEATURE = Int8Array.from('/////////BDEGIKLPVWXYNRT/_`', (c) => c.charCodeAt(0) - 48);
+const RUN_FEATURE = Int8Array.from('/////////C/FHJ/MQ////OSU/CO', (c) => c.charCodeAt(0) - 48);
 const HAN_RUNS = 22;
 
 /**
@@ -169,6 +174,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
   let tNewlines = 0;
   let tPunct = 0;
   let tPunctRuns = 0;
+  let tTabs = 0;
   let cjkRun = 0; // length of the current run of Han, kana and CJK punctuation
   let cjkEnd = -1;
   let i = 0;
@@ -241,7 +247,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
           caseRun = 0;
           digitRuns++;
           digits += e - j;
-          groups += Math.ceil((e - j) / 3);
+          groups += ((e - j + 2) / 3) | 0; // ceil(length / 3)
           j = e;
           continue;
         } else if (d >= 128 && CLASS[d] === LATIN_EXT) {
@@ -314,7 +320,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       out[45]!++;
     } else if (k === TAB) {
       while (e < n && text.charCodeAt(e) === 9) e++;
-      out[14]! += e - i;
+      tTabs += e - i;
     } else if (k === HIGH_SURROGATE) {
       const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
       if (e < n) e++;
@@ -333,22 +339,26 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
     }
     i = e;
   }
-  out[0] = tWords;
-  out[1] = tWordChars;
-  out[2] = tLong;
-  out[3] = tVlong;
-  out[4] = tCases;
-  out[5] = tExtWords;
-  out[6] = tDigitRuns;
-  out[7] = tDigits;
-  out[8] = tGroups;
-  out[9] = tEntropyRuns;
-  out[10] = tEntropyChars;
-  out[11] = tMixedChars;
-  out[12] = tSpaces;
-  out[13] = tSpaceRuns;
-  out[15] = tNewlines;
-  out[16] = tPunct;
-  out[17] = tPunctRuns;
+  // features 0–17 (the hot ones) in order
+  out.set([
+    tWords,
+    tWordChars,
+    tLong,
+    tVlong,
+    tCases,
+    tExtWords,
+    tDigitRuns,
+    tDigits,
+    tGroups,
+    tEntropyRuns,
+    tEntropyChars,
+    tMixedChars,
+    tSpaces,
+    tSpaceRuns,
+    tTabs,
+    tNewlines,
+    tPunct,
+    tPunctRuns,
+  ]);
   return out;
 }

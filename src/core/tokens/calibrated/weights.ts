@@ -10,37 +10,37 @@ import type { CalibratedPreset, PresetWeights } from './presets.ts';
 
 export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {
   o200k: {
-    w: unpackWeights('fpKRAAbcUQgAgp7YzFKztYYAZh3Ubza7wV7YfTyACqWb2LEeaYAXsOaYAmYAe7rfziUjvZ4A', 47),
+    w: unpackWeights('fpIRIAbUUPgAgp+YzFKjuYQAZpsWjOa7wVzYfTyACrWb2AEhaYAXsOaYAmYAe7rfziUjvaELGgA', 49),
     message: 4,
     upper: 1.11,
   },
   cl100k: {
-    w: unpackWeights('gQATYBaU2AAAgq2UzWED9ZgAYKRaLigcCADve0IADbAE+hgAg6+jEVdVqnMreUYh7uWrOboA', 47),
+    w: unpackWeights('gQATgBZ82AAAgjDUzWCb+ZoAYSMbQAgcCADve0IADbAE+fEYg6+jEVdVqnMqeMYh7vWjKb82joA', 49),
     message: 4,
-    upper: 1.12,
+    upper: 1.11,
   },
   claude: {
-    w: unpackWeights('gQAPRYdNDAAAgAASzVAAAa6iSz6ZcThr4ADyacOAEHZc5ggAh4Ah9fiIAmUnfkzijvX74AAA', 47),
+    w: unpackWeights('gQAPZZdFDAAAgAAS7VAAAa6ySj7a72hr4ADyakOAEHZc5gYAh4Ah9fiIAmUofkzijvX70AEBkYA', 49),
     message: 4,
     upper: 1.08,
   },
   gemini: {
-    w: unpackWeights('gYAJAAfcPAD+VQAcQAAEAbYAO77Tz5bTnADJYz3AEQTULcYAboAb0NYk1izScUAg7fMsAAAA', 47),
+    w: unpackWeights('gYAJIAfUQAD+UwAcQAAEAbgAOr7WTWbTnADJYz3AEQTUMX0FboAb8NYk1i7QcMAg7fMT/Bb5bgA', 49),
     message: 0,
-    upper: 1.09,
+    upper: 1.07,
   },
   gemma3: {
-    w: unpackWeights('gYAACCekTAD+U4AcBfET6bIAPr7XwAbDkADJVTuAETaKZcoAX60TUdZD7iEacDchTeQEBAAA', 47),
+    w: unpackWeights('gYAACCekSAD+UYAb5mBz9bYAPD7XoAbDkADKVrtMETaKYZMDX61TMdZD8iMZbrchbfPb+KcSa4A', 49),
     message: 5,
     upper: 1.08,
   },
   qwen3: {
-    w: unpackWeights('gQATQAbM1AD9XIAayqEz3YIAYx+YDdgLoVThbL0WEKAEtboAgTags2alJl0rfMKirvADabwA', 47),
+    w: unpackWeights('gQATIAbE1AD9WYAaqrCr6YYAYp8ZKVgLoWjhazzXkJAEtZbpgTags2alJl0re8KirwADUcE1gQA', 49),
     message: 5,
-    upper: 1.12,
+    upper: 1.11,
   },
   llama3: {
-    w: unpackWeights('gQASpIaUzMYAgiIYzKGD2YQAY5xWL1bT2ADjarmdDSAEhhgAdgAjEUAF2nEkd8YfrrNzkbYA', 47),
+    w: unpackWeights('gQASpFaMzKQAgiSY7KF71YIAY5sXTfbT2ADjajmc7SAEhfcPdgAjEUAF2nEjd0YfrrODlbgAiwA', 49),
     message: 5,
     upper: 1.12,
   },
