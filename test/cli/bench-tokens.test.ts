@@ -132,7 +132,7 @@ describe('runBenchTokens on the real corpus', () => {
     const cv = (await run()).tokenizers[0]!.crossValidated!;
     expect(cv.overall.files).toBe(196);
     expect(cv.overall.mean).toBeLessThanOrEqual(0.04);
-    expect(cv.overall.p95).toBeLessThanOrEqual(0.12); // goal; measured 10.7%
+    expect(cv.overall.p95).toBeLessThanOrEqual(0.12); // goal; measured 10.8%
     for (const [category, stats] of Object.entries(cv.categories)) {
       if (category === UNSEEN_CATEGORY || isFitOnly(category)) continue;
       expect(stats.mean, category).toBeLessThanOrEqual(0.1);
@@ -166,7 +166,7 @@ describe('runBenchTokens on the real corpus', () => {
       const languages = Object.entries((await run()).tokenizers[0]!.languages!);
       expect(languages.map(([l]) => l).sort()).toEqual([...UDHR_LANGUAGES].sort());
       expect(Math.abs(languages[0]![1])).toBeGreaterThanOrEqual(Math.abs(languages.at(-1)![1]));
-      // Each language held out of the fit (cv by language): measured 12.3%.
+      // Each language held out of the fit (cv by language): measured 13.6%.
       const cv = (await run()).tokenizers[0]!.crossValidated!.categories[UDHR_CATEGORY]!;
       expect(cv.mean).toBeLessThanOrEqual(0.2);
     },

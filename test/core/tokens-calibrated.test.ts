@@ -70,15 +70,17 @@ describe('extractTokenFeatures', () => {
     expect(f.newlineRuns).toBe(2);
   });
 
-  it('classifies each script when given CJK, Hangul, Cyrillic, Greek, Arabic and Devanagari', () => {
-    const f = features('中文字 ひらがな 한국어 Привет Ελλάδα مرحبا नमस्ते。');
+  it('classifies each script when given CJK, Hangul, Cyrillic, Greek, Arabic, Devanagari and Bengali', () => {
+    const f = features('中文字 ひらがな 한국어 Привет Ελλάδα مرحبا नमस्ते। বাংলা。');
     expect(f.han).toBe(3);
     expect(f.kana).toBe(4);
     expect(f.hangul).toBe(3);
     expect(f.cyrillic).toBe(6);
     expect(f.greek).toBe(6);
     expect(f.arabic).toBe(5);
-    expect(f.indic).toBe(6);
+    expect(f.indic).toBe(7); // with the danda
+    expect(f.bengali).toBe(5);
+    expect(f.indicWords).toBe(2);
     expect(f.cjkPunct).toBe(1);
   });
 
@@ -135,14 +137,14 @@ describe('extractTokenFeatures', () => {
     expect(TOKEN_FEATURE_NAMES).toHaveLength(TOKEN_FEATURE_COUNT);
   });
 
-  it('counts Cyrillic letters outside the Russian alphabet apart, in the same word runs, when given Ukrainian', () => {
+  it('counts Cyrillic letters outside А–я apart, in the same word runs, when given Ukrainian', () => {
     const uk = features('Київ їжак ґанок');
     expect(uk.cyrillicExt).toBe(3); // ї ї ґ
     expect(uk.cyrillic).toBe(10);
     expect(uk.cyrillicWords).toBe(7); // Ки|ї|в, ї|жак, ґ|анок: split where the class changes
-    const ru = features('Ёлка и ёж');
-    expect(ru.cyrillicExt).toBeUndefined(); // Ё and ё are Russian
-    expect(ru.cyrillicWords).toBe(3);
+    const ru = features('Ёлка и еж');
+    expect(ru.cyrillicExt).toBe(1); // Ё: rarer in the vocabularies than е
+    expect(ru.cyrillicWords).toBe(4);
   });
 
   it('fills every slot with zero when the text is empty', () => {

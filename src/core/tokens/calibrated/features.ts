@@ -26,7 +26,7 @@ export const TOKEN_FEATURE_NAMES = [
   'newlines',
   'punct', // ASCII punctuation and symbols
   'punctRuns',
-  'cyrillic', // the 33 letters of the Russian alphabet
+  'cyrillic', // А–я: the Russian alphabet but Ё and ё
   'cyrillicWords', // runs of Cyrillic letters, Russian or not
   'greek',
   'han', // CJK ideographs
@@ -40,8 +40,8 @@ export const TOKEN_FEATURE_NAMES = [
   'arabicWords',
   'hebrew',
   'hebrewWords', // runs of Hebrew or of Armenian letters
-  'indic', // Devanagari, Bengali
-  'indicWords',
+  'indic', // Devanagari
+  'indicWords', // runs of Devanagari or of Bengali letters
   'brahmic', // Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala
   'brahmicWords',
   'southeast', // Thai, Lao, Tibetan, Myanmar, Georgian
@@ -55,18 +55,19 @@ export const TOKEN_FEATURE_NAMES = [
   'cjkLong', // Σ max(0, length − 8) over runs of Han, kana and CJK punctuation (prose rather than docs)
   'newlineRuns', // runs of line breaks (blank lines merge in BPE)
   'punctAlone', // punctuation runs not directly followed by a letter (`/usr`, `.ts` merge)
-  'cyrillicExt', // Cyrillic letters outside Russian's 33 (і ї є ґ ў ә ң ө ү…): Ukrainian, Kazakh…
+  'cyrillicExt', // the rest of the Cyrillic block (ё і ї є ґ ў ә ң ө ү…): rarer in vocabularies
   'armenian', // Armenian letters
+  'bengali', // Bengali letters (their runs count as Indic words)
 ] as const;
 
 export type TokenFeatureName = (typeof TOKEN_FEATURE_NAMES)[number];
 /** Length of the feature vector (= `TOKEN_FEATURE_NAMES.length`). */
-export const TOKEN_FEATURE_COUNT = 49;
+export const TOKEN_FEATURE_COUNT = 50;
 
 // Character classes: SKIP 0, LOWER 1, UPPER 2, LATIN_EXT 3, DIGIT 4, SPACE 5, TAB 6, NEWLINE 7,
 // PUNCT 8, CYRILLIC 9, GREEK 10, HAN 11, KANA 12, HANGUL 13, CJK_PUNCT 14, ARABIC 15, INDIC 16,
 // EMOJI 17, EMOJI_MOD 18, SYMBOL 19, OTHER 20, HEBREW 21, BRAHMIC 22, SOUTHEAST 23,
-// HIGH_SURROGATE 24, CYRILLIC_EXT 25, ARMENIAN 26. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
+// HIGH_SURROGATE 24, CYRILLIC_EXT 25, ARMENIAN 26, BENGALI 27. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
 // the classes that the code names are declared.
 const SKIP = 0;
 const LATIN_EXT = 3;
@@ -88,10 +89,10 @@ const HIGH_SURROGATE = 24;
  * the letter 'a' + class. ASCII: letters, digits, space, tab and \n get their classes, other
  * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters (U+00C0–024F
  * except × ÷), combining marks (U+0300–036F) and Latin Extended Additional (Vietnamese)
- * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; the Russian
- * alphabet (А–я, Ё, ё) CYRILLIC and the rest of the Cyrillic block CYRILLIC_EXT; Armenian
+ * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; А–я
+ * CYRILLIC and the rest of the Cyrillic block (Ё and ё included) CYRILLIC_EXT; Armenian
  * ARMENIAN; Hebrew HEBREW; Arabic, Syriac, Thaana
- * and the Arabic presentation forms ARABIC; Devanagari and Bengali INDIC; Gurmukhi to Sinhala
+ * and the Arabic presentation forms ARABIC; Devanagari INDIC; Bengali BENGALI; Gurmukhi to Sinhala
  * BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo, compatibility Jamo and
  * syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols, dingbats and the arrows
  * and stars from U+2B00 EMOJI; other general punctuation, arrows, math and box drawing SYMBOL;
@@ -101,7 +102,7 @@ const HIGH_SURROGATE = 24;
  */
 const RANGES =
   '0000a0009g000ah000ba0020f0021i0030e003ai0041c005bi0061b007bi007fa0080t00a0f00a1t00c0d00d7t00d8d00f7t' +
-  '00f8d0250t0300d0370k0400z0401j0402z0410j0450z0451j0452z0530{0590v0600p0900q0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
+  '00f8d0250t0300d0370k0400z0410j0450z0530{0590v0600p0900q0980|0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
   '2c00u2e80l3000o3040m3100u3130n3190o31f0m3200o3400la000uac00nd7b0ud800ydc00uf900lfb00pfe00sfe10ofeffa' +
   'ff00off66mffa0u';
 const CLASS = new Uint8Array(0x10000);
@@ -136,13 +137,13 @@ function classifyAstral(high: number, low: number): number {
  * Feature index per class (the class is the position in the string, the index its char code − 48;
  * −1 = none) for per-character counts: Cyrillic 18, Greek 20, Han 21, kana 23, Hangul 25, CJK
  * punctuation 27, Arabic 28, Hebrew 30, Indic 32, Brahmic 34, Southeast 36, emoji 38, emoji
- * modifiers 39, symbols 40, other 41, Cyrillic outside Russian 47, Armenian 48; and for counts of
- * runs: Cyrillic (both classes) 19, Han 22, kana 24, Hangul 26, Arabic 29, Hebrew and Armenian 31,
- * Indic 33, Brahmic 35, Southeast 37. Numeric indices into
+ * modifiers 39, symbols 40, other 41, Cyrillic outside А–я 47, Armenian 48, Bengali 49; and for
+ * counts of runs: Cyrillic (both classes) 19, Han 22, kana 24, Hangul 26, Arabic 29, Hebrew and
+ * Armenian 31, Devanagari and Bengali 33, Brahmic 35, Southeast 37. Numeric indices into
  * TOKEN_FEATURE_NAMES (a test checks them), so that bundles that only estimate leave the names out.
  */
-const CHAR_FEATURE = Int8Array.from('/////////BDEGIKLPVWXYNRT/_`', (c) => c.charCodeAt(0) - 48);
-const RUN_FEATURE = Int8Array.from('/////////C/FHJ/MQ////OSU/CO', (c) => c.charCodeAt(0) - 48);
+const CHAR_FEATURE = Int8Array.from('/////////BDEGIKLPVWXYNRT/_`a', (c) => c.charCodeAt(0) - 48);
+const RUN_FEATURE = Int8Array.from('/////////C/FHJ/MQ////OSU/COQ', (c) => c.charCodeAt(0) - 48);
 const HAN_RUNS = 22;
 
 /**

@@ -10,37 +10,37 @@ import type { CalibratedPreset, PresetWeights } from './presets.ts';
 
 export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {
   o200k: {
-    w: unpackWeights('fpIRIAbUUPgAgp+YzFKjuYQAZpsWjOa7wVzYfTyACrWb2AEhaYAXsOaYAmYAe7rfziUjvaELGgA', 49),
+    w: unpackWeights('fxHRIAbUUPoAgqDYzFKjuYYAZprWrLa7wWDYfTyACqWb3AEhaQAXsOaYAmYAezrfziUjvaMMGrV', 50),
     message: 4,
     upper: 1.11,
   },
   cl100k: {
-    w: unpackWeights('gQATgBZ82AAAgjDUzWCb+ZoAYSMbQAgcCADve0IADbAE+fEYg6+jEVdVqnMqeMYh7vWjKb82joA', 49),
+    w: unpackWeights('gQATgXZ02AAAgjGU7WCD/ZwAYKLbQAgcCADve0IADbAE+e8ZgjljEVdVqnMrd8Yh7vWjHb82jsP', 50),
     message: 4,
     upper: 1.11,
   },
   claude: {
-    w: unpackWeights('gQAPZZdFDAAAgAAS7VAAAa6ySj7a72hr4ADyakOAEHZc5gYAh4Ah9fiIAmUofkzijvX70AEBkYA', 49),
+    w: unpackWeights('gQAPhac9DAAAgAASzVAAAa6vSj7a73hr4ADyakOAEHZc5gYAhwAh9fiIAmUofkzirvX71AEAkci', 50),
     message: 4,
     upper: 1.08,
   },
   gemini: {
-    w: unpackWeights('gYAJIAfUQAD+UwAcQAAEAbgAOr7WTWbTnADJYz3AEQTUMX0FboAb8NYk1i7QcMAg7fMT/Bb5bgA', 49),
+    w: unpackWeights('gYAI4AfUQAD+UwAcQAAEAbgAOr7WTUbTnADJYz3AEQTUMX0FbYAb0NYk1izUb8Ag7fML/D76bbt', 50),
     message: 0,
     upper: 1.07,
   },
   gemma3: {
-    w: unpackWeights('gYAACCekSAD+UYAb5mBz9bYAPD7XoAbDkADKVrtMETaKYZMDX61TMdZD8iMZbrchbfPb+KcSa4A', 49),
+    w: unpackWeights('gYAACDekSAD+UYAb5mB79bYAPL7XoAbDkADKVrtMsTaKXZMDYiaTMdZD8iMZb7chbfPb+J0Sa7A', 50),
     message: 5,
     upper: 1.08,
   },
   qwen3: {
-    w: unpackWeights('gQATIAbE1AD9WYAaqrCr6YYAYp8ZKVgLoWjhazzXkJAEtZbpgTags2alJl0re8KirwADUcE1gQA', 49),
+    w: unpackWeights('gQATQAa81AD9WQAaqrBz7YoAYp7ZKJgLoXThajyYkIAEtZLtgDggs2alKl0se0LizwADPcM2gUG', 50),
     message: 5,
     upper: 1.11,
   },
   llama3: {
-    w: unpackWeights('gQASpFaMzKQAgiSY7KF71YIAY5sXTfbT2ADjajmc7SAEhfcPdgAjEUAF2nEjd0YfrrODlbgAiwA', 49),
+    w: unpackWeights('gQASpLaMzKgAgiUY7KGD1YIAY5sXbdbT2ADjajmc7SAEhfcPdYAjEUAF2nEkdsYfrrN7kbhhi0S', 50),
     message: 5,
     upper: 1.12,
   },
