@@ -3,6 +3,7 @@
  * `src/core/tokens/calibrated/weights.ts`.
  *
  *   npm run calibrate [-- --corpus ../shared/data/tokens] [--presets o200k,cl100k] [--dry-run] [--json]
+ *                     [--irls-floor 0.05]   (another floor only with --dry-run: what-if reports)
  *
  * Reproducible: files are read in name order, folds are assigned by position inside each
  * category, the fit is deterministic. `tokenx-fixtures/` is never fitted on; it is reported as
@@ -35,6 +36,7 @@ import {
   UDHR_CATEGORY,
 } from '../src/cli/tokens/calibration.ts';
 import { loadTokenCorpus, UNSEEN_CATEGORY } from '../src/cli/tokens/corpus.ts';
+import { IRLS_FLOOR } from '../src/cli/tokens/fit.ts';
 import { REFERENCE_TOKENIZERS } from '../src/cli/tokens/reference-tokenizers.ts';
 import { TOKEN_FEATURE_NAMES } from '../src/core/tokens/calibrated/features.ts';
 import { packWeights } from '../src/core/tokens/calibrated/packed.ts';
@@ -105,9 +107,15 @@ async function main(): Promise<void> {
       corpus: { type: 'string', default: '../shared/data/tokens' },
       presets: { type: 'string', default: CALIBRATED_PRESETS.join(',') },
       'dry-run': { type: 'boolean', default: false },
+      'irls-floor': { type: 'string', default: String(IRLS_FLOOR) },
       json: { type: 'boolean', default: false },
     },
   });
+  const irlsFloor = Number(values['irls-floor']);
+  if (!(irlsFloor > 0 && irlsFloor < 1))
+    fail(`--irls-floor: expected a number between 0 and 1, got '${values['irls-floor']}'`);
+  if (irlsFloor !== IRLS_FLOOR && !values['dry-run'])
+    fail(`--irls-floor ${irlsFloor} differs from the shipped ${IRLS_FLOOR}: use it with --dry-run`);
   const corpusDir = values.corpus;
   if (!existsSync(join(corpusDir, 'manifest.json'))) {
     console.error(`calibrate: no corpus at ${resolve(corpusDir)} (expected manifest.json); nothing to do`);
@@ -138,7 +146,7 @@ async function main(): Promise<void> {
       cache[key] = n;
       counts.set(f.file, n);
     }
-    const cv = crossValidate(fit, unseen, counts);
+    const cv = crossValidate(fit, unseen, counts, undefined, { irlsFloor });
     reports[preset] = cv;
     fitted.set(preset, { w: Array.from(cv.weights), upper: Math.ceil((1 + cv.overall.p95) * 100) / 100 });
     if (!values.json) console.error(summary(preset, cv));

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import {
   udhrText,
 } from '../../src/cli/tokens/calibration.ts';
 import { loadTokenCorpus, UNSEEN_CATEGORY } from '../../src/cli/tokens/corpus.ts';
+import { fitWeights, predict } from '../../src/cli/tokens/fit.ts';
 import { REFERENCE_TOKENIZERS } from '../../src/cli/tokens/reference-tokenizers.ts';
 import { evaluateSessionCalibration } from '../../src/cli/tokens/session-eval.ts';
 import { packWeights, unpackWeights } from '../../src/core/tokens/calibrated/packed.ts';
@@ -195,6 +197,38 @@ describe('evaluateSessionCalibration', () => {
       expect(o200k.afterThree.calibrated).toBeLessThanOrEqual(0.02);
     },
   );
+});
+
+describe('fitWeights', () => {
+  it('fits exactly when the data allows it, and the IRLS floor decides how an outlier is traded', () => {
+    const sample = (a: number, b: number, tokens: number) => ({ features: Float64Array.of(a, b), tokens });
+    const exact = fitWeights([sample(10, 0, 10), sample(0, 10, 20), sample(5, 5, 15)]);
+    expect(Array.from(exact).map((v) => Number(v.toFixed(3)))).toEqual([1, 2]);
+    // One file disagrees with three: a floor near 0 fits the three (L1); a floor near 1 splits the difference.
+    const samples = [sample(10, 0, 10), sample(10, 0, 10), sample(10, 0, 10), sample(10, 0, 15)];
+    const l1 = fitWeights(samples, { irlsFloor: 0.001 });
+    const ls = fitWeights(samples, { irlsFloor: 0.99 });
+    expect(predict(samples[0]!.features, l1)).toBeCloseTo(10, 1);
+    expect(predict(samples[0]!.features, ls)).toBeGreaterThan(10.5);
+  });
+});
+
+describe('npm run calibrate', () => {
+  const root = resolve(import.meta.dirname, '../..');
+  const calibrate = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/calibrate.ts', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+
+  it('exits 2 naming the flag when --irls-floor is not a fraction or is used without --dry-run', () => {
+    const bad = calibrate('--irls-floor', 'x', '--dry-run');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--irls-floor: expected a number between 0 and 1, got 'x'");
+    const written = calibrate('--irls-floor', '0.1');
+    expect(written.status).toBe(2);
+    expect(written.stderr).toContain('differs from the shipped 0.05: use it with --dry-run');
+  });
 });
 
 describe('udhrText', () => {

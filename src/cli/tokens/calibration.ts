@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { extractTokenFeatures, TOKEN_FEATURE_COUNT } from '../../core/index.ts';
 import { type CorpusFile, corpusFile } from './corpus.ts';
-import { type FitSample, fitWeights, mean, percentile, predict } from './fit.ts';
+import { type FitOptions, type FitSample, fitWeights, mean, percentile, predict } from './fit.ts';
 
 export const FOLDS = 5;
 export const SCRIPTS_CATEGORY = 'scripts';
@@ -302,6 +302,7 @@ export function crossValidate(
   unseen: readonly CorpusFile[],
   counts: ReadonlyMap<string, number>,
   folds = FOLDS,
+  fitOptions: FitOptions = {},
 ): CrossValidation {
   const weights = sampleWeights(fit);
   const fold = foldsOf(fit, folds);
@@ -314,12 +315,12 @@ export function crossValidate(
   for (let k = 0; k < folds; k++) {
     const train = samples.filter((_, i) => fold[i] !== k);
     if (train.length === samples.length) continue;
-    const w = fitWeights(train);
+    const w = fitWeights(train, fitOptions);
     samples.forEach((s, i) => {
       if (fold[i] === k) errors[i] = Math.abs(predict(s.features, w) - s.tokens) / s.tokens;
     });
   }
-  const w = fitWeights(samples);
+  const w = fitWeights(samples, fitOptions);
   samples.forEach((s, i) => {
     if (fold[i] === -1) errors[i] = Math.abs(predict(s.features, w) - s.tokens) / s.tokens; // in-sample
   });

@@ -17,6 +17,8 @@ export interface FitOptions {
   ridge?: number;
   /** IRLS rounds towards an L1 (mean absolute) objective; 0 = plain least squares. @default 12 */
   irlsRounds?: number;
+  /** Smallest residual that IRLS divides by (see {@link IRLS_FLOOR}). @default 0.05 */
+  irlsFloor?: number;
 }
 
 /** Minimises Σ wᵢ (aᵢ·x − bᵢ)² + ridge·|x|² with x ≥ 0 by cyclic coordinate descent. */
@@ -68,19 +70,20 @@ export function predict(features: Float64Array, w: ArrayLike<number>): number {
  * files already fitted within 5%, so the fit does not trade a few large errors (the p95) for many
  * exact fits.
  */
-const FLOOR = 0.05;
+export const IRLS_FLOOR = 0.05;
 
 /** Fits weights minimising the (weighted) mean absolute relative error of the samples. */
 export function fitWeights(samples: readonly FitSample[], options: FitOptions = {}): Float64Array {
   const ridge = options.ridge ?? 1e-6;
   const rounds = options.irlsRounds ?? 12;
+  const floor = options.irlsFloor ?? IRLS_FLOOR;
   // Relative error: divide each row and its target by the target, so every file counts alike.
   const rows = samples.map((s) => s.features.map((v) => v / s.tokens));
   const b = samples.map(() => 1);
   const base = samples.map((s) => s.weight ?? 1);
   let x = nnls(rows, b, base, ridge);
   for (let round = 0; round < rounds; round++) {
-    const rw = rows.map((r, i) => base[i]! / Math.max(FLOOR, Math.abs(predict(r, x) - 1)));
+    const rw = rows.map((r, i) => base[i]! / Math.max(floor, Math.abs(predict(r, x) - 1)));
     x = nnls(rows, b, rw, ridge);
   }
   return x;
