@@ -11,7 +11,7 @@
  * in node_modules/.cache/ctxkit-calibrate (keyed by preset, file and length).
  *
  * Calibration text: the corpus (except tokenx-fixtures/), plus four fitted-only categories that
- * stay out of the reported cv figures (see calibration.ts):
+ * stay out of the reported cv figures (see src/cli/tokens/fit-only-texts.ts):
  * - scripts: the translated messages of zod's locales (node_modules/zod/v4/locales), for Greek,
  *   Arabic, Hebrew, Indic, Thai, Georgian, Armenian, Khmer, CJK and Ukrainian;
  * - translations: every fourth of TypeScript's translated compiler messages
@@ -27,16 +27,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type CrossValidation, crossValidate } from '../src/cli/tokens/calibration.ts';
+import { loadTokenCorpus, UNSEEN_CATEGORY } from '../src/cli/tokens/corpus.ts';
+import { IRLS_FLOOR } from '../src/cli/tokens/fit.ts';
 import {
-  type CrossValidation,
-  crossValidate,
   loadFitOnlySamples,
   SCRIPTS_CATEGORY,
   TRANSLATIONS_CATEGORY,
   UDHR_CATEGORY,
-} from '../src/cli/tokens/calibration.ts';
-import { loadTokenCorpus, UNSEEN_CATEGORY } from '../src/cli/tokens/corpus.ts';
-import { IRLS_FLOOR } from '../src/cli/tokens/fit.ts';
+} from '../src/cli/tokens/fit-only-texts.ts';
 import { REFERENCE_TOKENIZERS } from '../src/cli/tokens/reference-tokenizers.ts';
 import { TOKEN_FEATURE_NAMES } from '../src/core/tokens/calibrated/features.ts';
 import { packWeights } from '../src/core/tokens/calibrated/packed.ts';

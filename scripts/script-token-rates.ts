@@ -10,8 +10,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFitOnlySamples } from '../src/cli/tokens/calibration.ts';
 import { loadTokenCorpus } from '../src/cli/tokens/corpus.ts';
+import { loadFitOnlySamples } from '../src/cli/tokens/fit-only-texts.ts';
 import { REFERENCE_TOKENIZERS } from '../src/cli/tokens/reference-tokenizers.ts';
 import { isCalibratedPreset } from '../src/core/tokens/calibrated/presets.ts';
 

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type BenchTokensResult, runBenchTokens } from '../../src/cli/commands/bench-tokens.ts';
+import { crossValidate } from '../../src/cli/tokens/calibration.ts';
+import { loadTokenCorpus, UNSEEN_CATEGORY } from '../../src/cli/tokens/corpus.ts';
+import { fitWeights, predict } from '../../src/cli/tokens/fit.ts';
 import {
-  crossValidate,
   isFitOnly,
   loadFitOnlySamples,
   loadUdhrSamples,
   UDHR_CATEGORY,
   UDHR_LANGUAGES,
   udhrText,
-} from '../../src/cli/tokens/calibration.ts';
-import { loadTokenCorpus, UNSEEN_CATEGORY } from '../../src/cli/tokens/corpus.ts';
-import { fitWeights, predict } from '../../src/cli/tokens/fit.ts';
+} from '../../src/cli/tokens/fit-only-texts.ts';
 import { REFERENCE_TOKENIZERS } from '../../src/cli/tokens/reference-tokenizers.ts';
 import { evaluateSessionCalibration } from '../../src/cli/tokens/session-eval.ts';
 import { packWeights, unpackWeights } from '../../src/core/tokens/calibrated/packed.ts';
