@@ -156,9 +156,8 @@ export async function runBenchTokens(
     const relErr = (estimate: Estimate) => (f: CorpusFile) =>
       Math.abs(estimate(f.text) - truth.get(f.file)!) / truth.get(f.file)!;
     const measured = [...files, ...scripts.filter((f) => f.category === UDHR_CATEGORY)];
-    const estimators = baselines(preset).map(([name, estimate]) =>
-      accuracy(name, measured, truth, relErr(estimate)),
-    );
+    const estimates = baselines(preset);
+    const estimators = estimates.map(([name, estimate]) => accuracy(name, measured, truth, relErr(estimate)));
     const result: TokenizerResult = {
       preset,
       package: ref.package,
@@ -168,10 +167,10 @@ export async function runBenchTokens(
     };
     const declarations = measured.filter((f) => f.category === UDHR_CATEGORY);
     if (declarations.length > 0) {
-      const ctxkit = createCalibratedCounter({ preset });
+      const [, ctxkit] = estimates[0]!;
       const signed = declarations.map((f) => {
         const t = truth.get(f.file)!;
-        return [f.file.slice(UDHR_CATEGORY.length + 1), (ctxkit.countText(f.text) - t) / t] as const;
+        return [f.file.slice(UDHR_CATEGORY.length + 1), (ctxkit(f.text) - t) / t] as const;
       });
       result.languages = Object.fromEntries(signed.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])));
     }
