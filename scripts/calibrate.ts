@@ -4,6 +4,7 @@
  *
  *   npm run calibrate [-- --corpus ../shared/data/tokens] [--presets o200k,cl100k] [--dry-run] [--json]
  *                     [--irls-floor 0.05]   (another floor only with --dry-run: what-if reports)
+ *                     [--udhr-extra eng,fra] (more declarations, only with --dry-run: what-if reports)
  *
  * Reproducible: files are read in name order, folds are assigned by position inside each
  * category, the fit is deterministic. `tokenx-fixtures/` is never fitted on; it is reported as
@@ -35,6 +36,7 @@ import {
   SCRIPTS_CATEGORY,
   TRANSLATIONS_CATEGORY,
   UDHR_CATEGORY,
+  UDHR_LANGUAGES,
 } from '../src/cli/tokens/fit-only-texts.ts';
 import { REFERENCE_TOKENIZERS } from '../src/cli/tokens/reference-tokenizers.ts';
 import { TOKEN_FEATURE_NAMES } from '../src/core/tokens/calibrated/features.ts';
@@ -107,6 +109,7 @@ async function main(): Promise<void> {
       presets: { type: 'string', default: CALIBRATED_PRESETS.join(',') },
       'dry-run': { type: 'boolean', default: false },
       'irls-floor': { type: 'string', default: String(IRLS_FLOOR) },
+      'udhr-extra': { type: 'string', default: '' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -115,6 +118,9 @@ async function main(): Promise<void> {
     fail(`--irls-floor: expected a number between 0 and 1, got '${values['irls-floor']}'`);
   if (irlsFloor !== IRLS_FLOOR && !values['dry-run'])
     fail(`--irls-floor ${irlsFloor} differs from the shipped ${IRLS_FLOOR}: use it with --dry-run`);
+  const udhrExtra = values['udhr-extra'].split(',').filter(Boolean);
+  if (udhrExtra.length > 0 && !values['dry-run'])
+    fail('--udhr-extra changes the calibration texts: use it with --dry-run');
   const corpusDir = values.corpus;
   if (!existsSync(join(corpusDir, 'manifest.json'))) {
     console.error(`calibrate: no corpus at ${resolve(corpusDir)} (expected manifest.json); nothing to do`);
@@ -126,7 +132,10 @@ async function main(): Promise<void> {
       fail(`--presets: unknown preset '${p}' (known: ${CALIBRATED_PRESETS.join(', ')})`);
   }
   const files = await loadTokenCorpus(corpusDir);
-  const fit = [...files.filter((f) => f.category !== UNSEEN_CATEGORY), ...loadFitOnlySamples()];
+  const fit = [
+    ...files.filter((f) => f.category !== UNSEEN_CATEGORY),
+    ...loadFitOnlySamples([...UDHR_LANGUAGES, ...udhrExtra]),
+  ];
   const unseen = files.filter((f) => f.category === UNSEEN_CATEGORY);
 
   const cache: Record<string, number> = existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : {};

@@ -221,13 +221,16 @@ describe('npm run calibrate', () => {
       encoding: 'utf8',
     });
 
-  it('exits 2 naming the flag when --irls-floor is not a fraction or is used without --dry-run', () => {
+  it('exits 2 naming the flag when --irls-floor is not a fraction, or a what-if flag comes without --dry-run', () => {
     const bad = calibrate('--irls-floor', 'x', '--dry-run');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--irls-floor: expected a number between 0 and 1, got 'x'");
     const written = calibrate('--irls-floor', '0.1');
     expect(written.status).toBe(2);
     expect(written.stderr).toContain('differs from the shipped 0.05: use it with --dry-run');
+    const extra = calibrate('--udhr-extra', 'eng');
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toContain('--udhr-extra changes the calibration texts: use it with --dry-run');
   });
 });
 
@@ -243,6 +246,7 @@ describe('udhrText', () => {
     const samples = loadUdhrSamples();
     expect(samples.map((s) => s.file)).toEqual(UDHR_LANGUAGES.map((l) => `udhr/${l}`));
     for (const s of samples) expect(s.text.length, s.file).toBeGreaterThan(2000);
+    expect(() => loadUdhrSamples(undefined, ['eng', 'xx_none'])).toThrow("no declaration 'xx_none'");
   });
 });
 
