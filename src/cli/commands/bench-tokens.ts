@@ -186,9 +186,7 @@ export async function runBenchTokens(
       // Unseen texts keep the shipped weights' figures: they were never fitted on.
       result.crossValidated = {
         ...accuracy('ctxkit (cv)', measured, truth, (f) =>
-          f.category === UNSEEN_CATEGORY
-            ? relErr(createCalibratedCounter({ preset }).countText)(f)
-            : cvError.get(f.file)!,
+          f.category === UNSEEN_CATEGORY ? relErr(estimates[0]![1])(f) : cvError.get(f.file)!,
         ),
         unseen: shipped.unseen,
       };
