@@ -89,12 +89,78 @@ export function referenceLines(refs: readonly string[]): string {
   return lines.join('\n');
 }
 
+/** A key for the three characters of `s` at `p` (UTF-16 units; below 2^48, exact as a number). */
+function trigram(s: string, p: number): number {
+  return s.charCodeAt(p) * 4294967296 + s.charCodeAt(p + 1) * 65536 + s.charCodeAt(p + 2);
+}
+
+/**
+ * Which references hold which: `first(i)` is the index of the first reference containing `refs[i]`
+ * (itself, or an earlier equal one, included), `firstLonger(i)` that of the first longer one, or
+ * `refs.length`. A trigram index gives the candidates (the references sharing the rarest trigram of
+ * `refs[i]`, in order), so a summary's index of thousands of names costs milliseconds, not a
+ * comparison per pair; references under three characters are compared with every other.
+ */
+function containment(refs: readonly string[]): {
+  first: (i: number) => number;
+  firstLonger: (i: number) => number;
+} {
+  const n = refs.length;
+  const postings = new Map<number, number[]>();
+  for (let j = 0; j < n; j++) {
+    const y = refs[j]!;
+    for (let p = 0; p + 3 <= y.length; p++) {
+      const key = trigram(y, p);
+      const list = postings.get(key);
+      if (!list) postings.set(key, [j]);
+      else if (list[list.length - 1] !== j) list.push(j);
+    }
+  }
+  const all = { length: n } as ArrayLike<number>;
+  // Candidates in increasing order: every index holding the rarest trigram of x (x's own among them).
+  const candidates = (x: string): ArrayLike<number> | undefined => {
+    if (x.length < 3) return undefined;
+    let best: number[] | undefined;
+    for (let p = 0; p + 3 <= x.length; p++) {
+      const list = postings.get(trigram(x, p));
+      if (!list) return [];
+      if (!best || list.length < best.length) best = list;
+    }
+    return best;
+  };
+  const at = (list: ArrayLike<number> | undefined, k: number) => (list ? list[k]! : k);
+  return {
+    first(i) {
+      const x = refs[i]!;
+      const list = candidates(x);
+      const m = (list ?? all).length;
+      for (let k = 0; k < m; k++) {
+        const j = at(list, k);
+        if (refs[j]!.includes(x)) return j;
+      }
+      return n;
+    },
+    firstLonger(i) {
+      const x = refs[i]!;
+      const list = candidates(x);
+      const m = (list ?? all).length;
+      for (let k = 0; k < m; k++) {
+        const j = at(list, k);
+        const y = refs[j]!;
+        if (y.length > x.length && y.includes(x)) return j;
+      }
+      return n;
+    },
+  };
+}
+
 /**
  * The references worth listing, best first: those `text` does not already spell out, and none inside a
  * better-ranked one (`table.py` in `astropy/table/table.py`).
  */
 export function distinctReferences(ranked: readonly string[], text: string): string[] {
-  return ranked.filter((r, i) => !text.includes(r) && !ranked.some((o, j) => j < i && o.includes(r)));
+  const { first } = containment(ranked);
+  return ranked.filter((r, i) => !text.includes(r) && first(i) >= i);
 }
 
 /**
@@ -106,9 +172,13 @@ export function fitReferences(
   max: number,
   render: (refs: string[]) => string,
 ): string {
+  // refs[i] leaves the first k exactly when its first longer container is among them.
+  const { firstLonger } = containment(refs);
+  const container = refs.map((_, i) => firstLonger(i));
   const pick = (k: number) => {
-    const head = refs.slice(0, k);
-    return head.filter((x) => !head.some((y) => y !== x && y.length > x.length && y.includes(x)));
+    const head: string[] = [];
+    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(refs[i]!);
+    return head;
   };
   let lo = 0;
   let hi = refs.length;
