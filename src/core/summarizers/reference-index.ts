@@ -7,7 +7,13 @@
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
-import { type ReferenceSource, type ScoredReference, scoreReferences } from '../text/references.ts';
+import {
+  extractReferences,
+  type ReferenceKind,
+  type ReferenceSource,
+  type ScoredReference,
+  scoreReferences,
+} from '../text/references.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -39,6 +45,22 @@ export interface RankOptions {
 }
 
 /**
+ * The references of each message's source text, per message object, with the text they were read from.
+ * A compaction ranks what it folds twice (the summarizer, then the index under the summary): the second
+ * pass reads nothing again. A hit needs the same text (a message changed in place is read again); the
+ * entry lives as long as the message does.
+ */
+const extracted = new WeakMap<Message, { text: string; refs: ReadonlyMap<string, ReferenceKind> }>();
+
+function referencesOf(m: Message, text: string): ReadonlyMap<string, ReferenceKind> {
+  const hit = extracted.get(m);
+  if (hit && hit.text === text) return hit.refs;
+  const refs = extractReferences(text);
+  extracted.set(m, { text, refs });
+  return refs;
+}
+
+/**
  * The references of `messages`, best first: scored by `scoreReferences` (mentions, recency, written by
  * the agent, spelled out in code by the task — the first request, unless an earlier summary precedes
  * it), then ordered by score per length^¼. Tool-call ids are left out: placeholders and recovery hints
@@ -49,6 +71,7 @@ export function rankMessageReferences(
   options: RankOptions = {},
 ): ScoredReference[] {
   const sources: ReferenceSource[] = [];
+  const read = new Map<string, ReadonlyMap<string, ReferenceKind>>();
   let requests = 0;
   let skipped = false;
   for (const [at, m] of messages.entries()) {
@@ -65,11 +88,13 @@ export function rankMessageReferences(
       else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
     }
     const task = request && requests === 1 && !skipped;
-    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant', task });
+    const source = seen.join('\n');
+    read.set(source, referencesOf(m, source));
+    sources.push({ text: source, at, agent: m.role === 'assistant', task });
   }
   const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
   const value = (r: ScoredReference) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
-  return scoreReferences(sources)
+  return scoreReferences(sources, (text) => read.get(text) ?? extractReferences(text))
     .filter((r) => !callIds.has(r.ref))
     .sort((a, b) => value(b) - value(a));
 }
@@ -160,7 +185,36 @@ function containment(refs: readonly string[]): {
  */
 export function distinctReferences(ranked: readonly string[], text: string): string[] {
   const { first } = containment(ranked);
-  return ranked.filter((r, i) => !text.includes(r) && first(i) >= i);
+  const spelled = inText(text, ranked.length);
+  return ranked.filter((r, i) => !spelled(r) && first(i) >= i);
+}
+
+/**
+ * `(r) => text.includes(r)`, for `queries` lookups. Many lookups in a long text go through a trigram
+ * index of the text (the positions of the rarest trigram of `r`, each checked in place), so that
+ * listing thousands of names against a summary of 24,000 characters does not scan it thousands of times.
+ */
+function inText(text: string, queries: number): (r: string) => boolean {
+  if (queries * text.length < 1_000_000) return (r) => text.includes(r);
+  const positions = new Map<number, number[]>();
+  for (let p = 0; p + 3 <= text.length; p++) {
+    const key = trigram(text, p);
+    const list = positions.get(key);
+    if (list) list.push(p);
+    else positions.set(key, [p]);
+  }
+  return (r) => {
+    if (r.length < 3) return text.includes(r);
+    let best: number[] | undefined;
+    let offset = 0;
+    for (let o = 0; o + 3 <= r.length; o++) {
+      const list = positions.get(trigram(r, o));
+      if (!list) return false;
+      if (!best || list.length < best.length) [best, offset] = [list, o];
+    }
+    for (const p of best!) if (p >= offset && text.startsWith(r, p - offset)) return true;
+    return false;
+  };
 }
 
 /**

@@ -40,6 +40,21 @@ describe('distinctReferences', () => {
     );
   });
 
+  it('equals the pairwise definition against a long text (the indexed lookups)', () => {
+    // 60+ references × 20,000+ characters: past the size where the text is indexed.
+    const long = fc
+      .array(word, { minLength: 6000, maxLength: 7000 })
+      .map((ws) => ws.join('').padEnd(20_000, 'ab/'));
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 60, maxLength: 80 }), long, fc.nat(), (ranked, body, k) => {
+        // References at both ends of the text too (the first and last positions of the index).
+        const text = `${ranked[k % ranked.length]}${body}${ranked[(k + 1) % ranked.length]}`;
+        expect(distinctReferences(ranked, text)).toEqual(distinctByPairs(ranked, text));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('drops a name inside a better-ranked path and one the text spells out', () => {
     const ranked = ['src/core/index.ts', 'index.ts', 'parseWith', 'core', 'createPipeline'];
     expect(distinctReferences(ranked, 'call createPipeline first')).toEqual([
