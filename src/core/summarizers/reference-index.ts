@@ -131,23 +131,30 @@ function containment(refs: readonly string[]): {
   firstLonger: (i: number) => number;
 } {
   const n = refs.length;
-  const postings = new Map<number, number[]>();
-  for (let j = 0; j < n; j++) {
-    const y = refs[j]!;
-    for (let p = 0; p + 3 <= y.length; p++) {
-      const key = trigram(y, p);
-      const list = postings.get(key);
-      if (!list) postings.set(key, [j]);
-      else if (list[list.length - 1] !== j) list.push(j);
+  let postings: Map<number, number[]> | undefined;
+  // Built on the first question: a list whose names the text spells out needs none.
+  const index = () => {
+    if (postings) return postings;
+    postings = new Map<number, number[]>();
+    for (let j = 0; j < n; j++) {
+      const y = refs[j]!;
+      for (let p = 0; p + 3 <= y.length; p++) {
+        const key = trigram(y, p);
+        const list = postings.get(key);
+        if (!list) postings.set(key, [j]);
+        else if (list[list.length - 1] !== j) list.push(j);
+      }
     }
-  }
+    return postings;
+  };
   const all = { length: n } as ArrayLike<number>;
   // Candidates in increasing order: every index holding the rarest trigram of x (x's own among them).
   const candidates = (x: string): ArrayLike<number> | undefined => {
     if (x.length < 3) return undefined;
+    const grams = index();
     let best: number[] | undefined;
     for (let p = 0; p + 3 <= x.length; p++) {
-      const list = postings.get(trigram(x, p));
+      const list = grams.get(trigram(x, p));
       if (!list) return [];
       if (!best || list.length < best.length) best = list;
     }
