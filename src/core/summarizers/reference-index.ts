@@ -114,9 +114,13 @@ export function referenceLines(refs: readonly string[]): string {
   return lines.join('\n');
 }
 
-/** A key for the three characters of `s` at `p` (UTF-16 units; below 2^48, exact as a number). */
+/**
+ * A small-integer key for the three characters of `s` at `p`: exact below U+0400, a mix above. The
+ * indexes below only pick candidates, each checked with a real substring test, so two trigrams sharing
+ * a key cost a useless check, never a wrong answer.
+ */
 function trigram(s: string, p: number): number {
-  return s.charCodeAt(p) * 4294967296 + s.charCodeAt(p + 1) * 65536 + s.charCodeAt(p + 2);
+  return ((((s.charCodeAt(p) << 10) ^ s.charCodeAt(p + 1)) << 10) ^ s.charCodeAt(p + 2)) & 0x3fffffff;
 }
 
 /**
