@@ -18,9 +18,18 @@ import { trySummarize } from './compaction-support.ts';
 /** Flushed-text keys a session keeps (the newest); older ones may, in principle, be flushed again. */
 export const FLUSHED_LIMIT = 2000;
 
-/** The key of a flushed text: the first 16 hex digits (64 bits) of the SHA-256 of its UTF-8. */
+/** The wrapper `apply-pending-injections` puts around the first text of a kept user message (000 §1.8). */
+const INJECTED =
+  /^\[System: Previous conversation summary — \d+ turns were compacted\]\n\n[\s\S]*?\n\nThe recent conversation continues below\.\n\n---\n\n/;
+
+/**
+ * The key of a flushed text: the first 16 hex digits (64 bits) of the SHA-256 of its UTF-8. An injected
+ * summary is left out of the key, so the message in the working context (with the summary) and its row
+ * in the session log (without, which is what the daily summary reads) count as the same text; the
+ * summary itself came from a flush and is in memory already.
+ */
 export async function flushKey(text: string): Promise<string> {
-  return (await sha256Hex(text)).slice(0, 16);
+  return (await sha256Hex(text.replace(INJECTED, ''))).slice(0, 16);
 }
 
 /** `flushed` with `keys` appended, capped to the newest `FLUSHED_LIMIT`. */
