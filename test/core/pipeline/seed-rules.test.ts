@@ -122,3 +122,12 @@ describe('CJK LIKE fallback (004 §2.2)', () => {
     expect(isCtxError(error, 'invalid_config') && error.path).toBe('cjkFallback');
   });
 });
+
+describe('the flushed-text record in the carried state', () => {
+  it("rejects a record that is not an array of keys with 'invalid_input' naming state.flushed", async () => {
+    const pipeline = createPipeline({ preset: 'cowagent' });
+    const state = { compactionFailures: 0, pendingInjections: [], overflowAttempts: 0, flushed: 'abc' };
+    const error = await pipeline.prepare({ messages: [], state: state as never }).catch((e: unknown) => e);
+    expect(isCtxError(error, 'invalid_input') && error.path).toBe('state.flushed');
+  });
+});
