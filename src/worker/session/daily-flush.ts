@@ -60,12 +60,6 @@ export async function dailyFlush(
     freshView(deps.cache, deps.clock.now())?.state ?? (await deps.sessions.getState(key.tenant, key.session));
   const { fresh, keys } = await unflushedMessages(texts, state.pipeline.flushed);
   if (fresh.length === 0) return { status: 'unchanged', mark };
-  const next = {
-    ...state,
-    pipeline: { ...state.pipeline, flushed: recordFlushed(state.pipeline.flushed, keys) },
-  };
-  await deps.sessions.setState(key.tenant, key.session, next);
-  afterSetState(deps.cache, next, deps.clock.now());
 
   let daily = '';
   let longTerm: string[] = [];
@@ -89,6 +83,13 @@ export async function dailyFlush(
     { reason: 'daily', ...utcStamp(now), daily, longTerm },
     now,
   );
+  // Recorded once the daily document holds them: a failed append leaves them to the next run.
+  const next = {
+    ...state,
+    pipeline: { ...state.pipeline, flushed: recordFlushed(state.pipeline.flushed, keys) },
+  };
+  await deps.sessions.setState(key.tenant, key.session, next);
+  afterSetState(deps.cache, next, now);
   for (const path of paths) {
     const content = await files.read(path);
     if (content !== undefined)
