@@ -141,3 +141,23 @@ describe('memory injection scanner (every preset)', () => {
     expect(stored.lastSurfacedAt).toBeNull();
   });
 });
+
+describe('CJK fallback of memory search (004 §2.2)', () => {
+  it("scores coverage of bigrams by default and CowAgent's whole runs at 0.5 with cjkFallback runs", async () => {
+    const api = client(w!, await w!.createKey('delta'));
+    await api.post('/v1/memories', { type: 'project', title: '记录', content: '迁移已经完成。' });
+    const search = async (extra: object) =>
+      (await api.post('/v1/memories/search', { query: '数据库 迁移', ...extra })).body.hits as Array<{
+        keywordScore: number;
+      }>;
+    const bigrams = await search({});
+    expect(bigrams).toHaveLength(1);
+    expect(bigrams[0]!.keywordScore).toBeCloseTo(0.5 / 3, 10);
+    const runs = await search({ cjkFallback: 'runs' });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.keywordScore).toBe(0.5);
+    expect(await search({ query: '库', cjkFallback: 'runs' })).toEqual([]);
+    const bad = await api.post('/v1/memories/search', { query: 'x', cjkFallback: 'words' });
+    expect([bad.status, bad.body.error.path]).toEqual([400, 'cjkFallback']);
+  });
+});
