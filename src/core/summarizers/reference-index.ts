@@ -123,6 +123,11 @@ function trigram(s: string, p: number): number {
   return ((((s.charCodeAt(p) << 10) ^ s.charCodeAt(p + 1)) << 10) ^ s.charCodeAt(p + 2)) & 0x3fffffff;
 }
 
+/** Stride over a name's trigrams when looking for its rarest: about five looks, whatever its length. */
+function trigramStep(s: string): number {
+  return Math.max(1, Math.floor((s.length - 2) / 5));
+}
+
 /**
  * Which references hold which: `first(i)` is the index of the first reference containing `refs[i]`
  * (itself, or an earlier equal one, included), `firstLonger(i)` that of the first longer one, or
@@ -157,7 +162,7 @@ function containment(refs: readonly string[]): {
     if (x.length < 3) return undefined;
     const grams = index();
     let best: number[] | undefined;
-    for (let p = 0; p + 3 <= x.length; p++) {
+    for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
       const list = grams.get(trigram(x, p));
       if (!list) return [];
       if (!best || list.length < best.length) best = list;
@@ -218,7 +223,7 @@ function inText(text: string, queries: number): (r: string) => boolean {
     if (r.length < 3) return text.includes(r);
     let best: number[] | undefined;
     let offset = 0;
-    for (let o = 0; o + 3 <= r.length; o++) {
+    for (let o = 0, step = trigramStep(r); o + 3 <= r.length; o += step) {
       const list = positions.get(trigram(r, o));
       if (!list) return false;
       if (!best || list.length < best.length) [best, offset] = [list, o];

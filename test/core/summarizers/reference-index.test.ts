@@ -30,7 +30,7 @@ function fitByPairs(refs: readonly string[], max: number, render: (refs: string[
 // from U+0400 make trigram keys collide (U+0400 and U+0000 share one).
 const word = fc.string({
   unit: fc.constantFrom('a', 'b', '/', '.', 'é', '\u0000', '\u0400', '中'),
-  maxLength: 7,
+  maxLength: 16,
 });
 const refs = fc.array(word, { maxLength: 40 });
 
