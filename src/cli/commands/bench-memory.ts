@@ -1,14 +1,22 @@
 /**
- * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]`:
- * evidence recall@5/@10 per LoCoMo category for keyword-only, vector-only and hybrid retrieval.
+ * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]
+ * [--limit N] [--cache-dir DIR | --no-cache]`: evidence recall@5/@10 per LoCoMo category for the
+ * default retrieval, keyword-only, vector-only, CowAgent's scoring and the plain BM25 peer, plus
+ * search latency over every loaded turn.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { type Embedder, hashingEmbedder } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
+import { cachingEmbedder } from '../memory/embedding-cache.ts';
 import { LOCOMO_CATEGORIES, loadLocomo } from '../memory/locomo.ts';
-import { type CategoryRow, type MemoryBenchResult, runMemoryBench } from '../memory/locomo-bench.ts';
+import {
+  type CategoryRow,
+  type MemoryBenchResult,
+  type RecallCell,
+  runMemoryBench,
+} from '../memory/locomo-bench.ts';
 import { loadUseLiteEmbedder } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
@@ -20,8 +28,8 @@ export interface BenchMemoryOptions {
   adversarial?: boolean;
   /** Only the first N conversations. */
   limit?: number;
-  /** Prefix each indexed turn with its session date. @default false */
-  datePrefix?: boolean;
+  /** Persistent embedding cache directory (relative to cwd); `null` = none. @default '.ctxkit-cache' */
+  cacheDir?: string | null;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
@@ -31,7 +39,7 @@ function renderRow(label: string, r: CategoryRow, modes: readonly string[]): str
   return `| ${label} | ${r.questions} | ${cells.join(' | ')} |`;
 }
 
-export function renderMemoryBench(result: MemoryBenchResult): string {
+export function renderMemoryBench(result: BenchMemoryResult): string {
   const lines = [
     `LoCoMo evidence recall (%), ${result.conversations} conversations, ${result.turns} turns, embedder ${result.embedder}`,
     '',
@@ -45,7 +53,41 @@ export function renderMemoryBench(result: MemoryBenchResult): string {
     lines.push(renderRow('5 adversarial (separate)', r, result.modes));
   if (result.skippedNoEvidence > 0)
     lines.push('', `${result.skippedNoEvidence} questions skipped: no evidence id names a turn.`);
+  const s = result.summary;
+  lines.push('', `default: R@5 ${pct(s.default.at5)}, R@10 ${pct(s.default.at10)}`);
+  for (const [mode, cats] of Object.entries(s.at10ByCategory))
+    lines.push(
+      `${mode} R@10 by category: ${Object.entries(cats)
+        .map(([c, v]) => `${c} ${LOCOMO_CATEGORIES[Number(c)] ?? ''} ${pct(v)}`)
+        .join(', ')}`,
+    );
+  if (s.default.at10 > 0 && s.bm25)
+    lines.push(
+      `default / plain BM25 at 10: ${(s.default.at10 / s.bm25.at10).toFixed(2)}×; keyword / plain BM25: ${(
+        (s.keyword?.at10 ?? 0) / s.bm25.at10
+      ).toFixed(2)}×`,
+    );
+  for (const [mode, l] of Object.entries(result.latency))
+    lines.push(
+      `${mode} search latency, ${l.searches} searches over ${l.turns} turns (query embedding excluded): p50 ${l.p50.toFixed(2)} ms, p95 ${l.p95.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms, worst ${l.worst.toFixed(2)} ms`,
+    );
+  lines.push(`embeddings: ${s.embeddings.cached} from the cache, ${s.embeddings.embedded} embedded`);
   return lines.join('\n');
+}
+
+export interface BenchMemorySummary {
+  /** Categories 1–4, the configuration a user gets without options. */
+  default: RecallCell;
+  keyword?: RecallCell;
+  bm25?: RecallCell;
+  /** R@10 per category (1–5), by mode. */
+  at10ByCategory: Record<string, Record<string, number>>;
+  embeddings: { cached: number; embedded: number };
+}
+
+export interface BenchMemoryResult extends MemoryBenchResult {
+  summary: BenchMemorySummary;
+  seconds: number;
 }
 
 async function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Promise<Embedder> {
@@ -59,7 +101,10 @@ async function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Promise<Em
 }
 
 /** Runs the benchmark and prints the table (or JSON); resolves to the result. */
-export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<MemoryBenchResult> {
+export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<BenchMemoryResult> {
+  const started = performance.now();
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
+    throw new CliError(`--limit: must be a positive integer, got ${options.limit}`);
   const path = resolve(io.cwd, options.locomo);
   if (!existsSync(path))
     throw new CliError(`--locomo: ${path} does not exist (LoCoMo is loaded at run time, never shipped)`);
@@ -67,14 +112,33 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     throw new CliError(`--locomo: ${path} is not a LoCoMo file: ${String(error).slice(0, 300)}`);
   });
   if (options.limit !== undefined) conversations = conversations.slice(0, options.limit);
-  const embedder = await pickEmbedder(options.embedder ?? 'use-lite', io);
-  const result = await runMemoryBench({
-    conversations,
-    embedder,
-    adversarial: options.adversarial ?? true,
-    datePrefix: options.datePrefix ?? false,
-  });
-  io.out(options.json ? JSON.stringify(result, null, 2) : renderMemoryBench(result));
+  const cacheDir = options.cacheDir === undefined ? '.ctxkit-cache' : options.cacheDir;
+  const embedder = cachingEmbedder(
+    await pickEmbedder(options.embedder ?? 'use-lite', io),
+    cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
+  );
+  const bench = await runMemoryBench({ conversations, embedder, adversarial: options.adversarial ?? true });
+  const at10ByCategory: Record<string, Record<string, number>> = {};
+  for (const mode of bench.modes)
+    at10ByCategory[mode] = Object.fromEntries(
+      bench.rows.map((r) => [String(r.category), r.recall[mode]!.at10]),
+    );
+  const cell = (mode: string) => bench.overall.recall[mode];
+  const summary: BenchMemorySummary = {
+    default: cell('default') ?? { at5: 0, at10: 0 },
+    at10ByCategory,
+    embeddings: { cached: embedder.stats.hits, embedded: embedder.stats.misses },
+  };
+  if (cell('keyword')) summary.keyword = cell('keyword')!;
+  if (cell('bm25')) summary.bm25 = cell('bm25')!;
+  const result: BenchMemoryResult = {
+    ...bench,
+    summary,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+  io.out(
+    options.json ? JSON.stringify(result, null, 2) : `${renderMemoryBench(result)}\ntook ${result.seconds} s`,
+  );
   return result;
 }
 
@@ -84,7 +148,8 @@ interface Args {
   json: boolean;
   adversarial: boolean;
   limit?: number;
-  'date-prefix': boolean;
+  'cache-dir': string;
+  cache: boolean;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -106,10 +171,15 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           describe: 'report category 5 on its own row',
         })
         .option('limit', { type: 'number', describe: 'only the first N conversations' })
-        .option('date-prefix', {
+        .option('cache-dir', {
+          type: 'string',
+          default: '.ctxkit-cache',
+          describe: 'persistent embedding cache (model id + text hash)',
+        })
+        .option('cache', {
           type: 'boolean',
-          default: false,
-          describe: 'index turns as "[date] speaker: text"',
+          default: true,
+          describe: '--no-cache: embed everything again',
         }) as Argv<Args>,
     handler: async (args) => {
       await runBenchMemory(
@@ -118,7 +188,7 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           embedder: args.embedder,
           json: args.json,
           adversarial: args.adversarial,
-          datePrefix: args['date-prefix'],
+          cacheDir: args.cache ? args['cache-dir'] : null,
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
         },
         env.io,
