@@ -149,9 +149,20 @@ async function embedQuery(embedder: Embedder, query: string): Promise<Float32Arr
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  const n = a.length - (a.length % 4);
+  let i = 0;
+  for (; i < n; i += 4) {
+    s0 += a[i]! * b[i]!;
+    s1 += a[i + 1]! * b[i + 1]!;
+    s2 += a[i + 2]! * b[i + 2]!;
+    s3 += a[i + 3]! * b[i + 3]!;
+  }
+  for (; i < a.length; i++) s0 += a[i]! * b[i]!;
+  return s0 + s1 + s2 + s3;
 }
 
 /** CJK LIKE fallback: the share of the query's bigrams found in each chunk, times `likeScore`. */
@@ -299,7 +310,8 @@ async function searchDefault(
     if (visible[i] && fused[i]! > (best.get(src) ?? 0)) best.set(src, fused[i]!);
   }
   const scale = 1 + alpha + beta;
-  const out: SearchHit[] = [];
+  const final = new Float64Array(n);
+  const picked: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!visible[i]) continue;
     const p = index.prev[i]!;
@@ -308,12 +320,19 @@ async function searchDefault(
     const chunk = index.chunks[i]!;
     const score =
       ((fused[i]! + alpha * around + beta * (best.get(chunk.source) ?? 0)) / scale) * decay(chunk);
-    if (score > 0 && score >= minScore)
-      out.push({ chunk, score, vectorScore: vecRaw[i]!, keywordScore: key[i]! });
+    if (score > 0 && score >= minScore) {
+      final[i] = score;
+      picked.push(i);
+    }
   }
-  // Stable: ties keep the index order (source, then line).
-  out.sort((a, b) => b.score - a.score);
-  return out.slice(0, maxResults);
+  // Ties keep the index order (source, then line).
+  picked.sort((a, b) => final[b]! - final[a]! || a - b);
+  return picked.slice(0, maxResults).map((i) => ({
+    chunk: index.chunks[i]!,
+    score: final[i]!,
+    vectorScore: vecRaw[i]!,
+    keywordScore: key[i]!,
+  }));
 }
 
 async function searchCowAgent(
