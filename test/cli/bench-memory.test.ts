@@ -85,6 +85,25 @@ describe('runBenchMemory', () => {
     expect(second.overall).toEqual(first.overall);
   });
 
+  it.each([
+    ['{"neighbourWeight":-1}', /--search: neighbourWeight: /],
+    ['{"mode":"cowagent"}', /--search: .*mode/],
+    ['{x', /--search: not JSON/],
+  ])('rejects --search %s with one line naming the problem', async (search, message) => {
+    await expect(runBenchMemory({ locomo: synthetic(), cacheDir: null, search }, bufferIo())).rejects.toThrow(
+      message,
+    );
+  });
+
+  it('applies --search to the default and keyword modes only', async () => {
+    const result = await runBenchMemory(
+      { locomo: synthetic(), embedder: 'hashing', cacheDir: null, search: '{"keywordWeight":0}' },
+      bufferIo(),
+    );
+    expect(result.overall.recall.keyword!.at10).toBe(0);
+    expect(result.overall.recall.bm25!.at10).toBeGreaterThan(0);
+  });
+
   it('rejects a --limit that is not a positive integer', async () => {
     await expect(
       runBenchMemory({ locomo: synthetic(), limit: 0, cacheDir: null }, bufferIo()),

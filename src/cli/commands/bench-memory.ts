@@ -8,12 +8,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { type Embedder, hashingEmbedder } from '../../core/index.ts';
+import * as z from 'zod';
+import { type Embedder, hashingEmbedder, type SearchOptions } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
 import { cachingEmbedder } from '../memory/embedding-cache.ts';
 import { LOCOMO_CATEGORIES, loadLocomo } from '../memory/locomo.ts';
 import {
   type CategoryRow,
+  DEFAULT_MODES,
   type MemoryBenchResult,
   type RecallCell,
   runMemoryBench,
@@ -31,9 +33,45 @@ export interface BenchMemoryOptions {
   limit?: number;
   /** Persistent embedding cache directory (relative to cwd); `null` = none. @default '.ctxkit-cache' */
   cacheDir?: string | null;
+  /** Default-mode options applied to the `default` and `keyword` modes (tuning runs), as JSON text. */
+  search?: string;
 }
 
+const nonNegative = z.number().finite().min(0);
+/** What `--search` may set: the default mode's tuning parameters, with their real bounds. */
+export const benchSearchSchema = z.strictObject({
+  vectorWeight: nonNegative.max(1000).optional(),
+  keywordWeight: nonNegative.max(1000).optional(),
+  neighbourWeight: nonNegative.max(1000).optional(),
+  sourceWeight: nonNegative.max(1000).optional(),
+  keywordPool: z.number().int().min(1).max(100_000).optional(),
+  fusion: z.enum(['weighted', 'rrf']).optional(),
+  rrfK: nonNegative.max(100_000).optional(),
+});
+
+function parseSearch(text: string): BenchSearch {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new CliError(`--search: not JSON: ${text.slice(0, 100)}`);
+  }
+  const parsed = benchSearchSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new CliError(`--search: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  // Only the keys given (exactOptionalPropertyTypes: no explicit undefined).
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as BenchSearch;
+}
+
+type BenchSearch = Pick<
+  SearchOptions,
+  'vectorWeight' | 'keywordWeight' | 'neighbourWeight' | 'sourceWeight' | 'keywordPool' | 'fusion' | 'rrfK'
+>;
+
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 function renderRow(label: string, r: CategoryRow, modes: readonly string[]): string {
   const cells = modes.flatMap((m) => [pct(r.recall[m]?.at5 ?? 0), pct(r.recall[m]?.at10 ?? 0)]);
@@ -70,7 +108,7 @@ export function renderMemoryBench(result: BenchMemoryResult): string {
     );
   for (const [mode, l] of Object.entries(result.latency))
     lines.push(
-      `${mode} search latency, ${l.searches} searches over ${l.turns} turns (query embedding excluded): p50 ${l.p50.toFixed(2)} ms, p95 ${l.p95.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms, worst ${l.worst.toFixed(2)} ms`,
+      `${mode} search, ${l.searches} searches over ${l.turns} turns (query embedding excluded): wall p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, p99 ${ms(l.p99)}, worst ${ms(l.worst)}; CPU p50 ${ms(l.cpu.p50)}, p95 ${ms(l.cpu.p95)}, p99 ${ms(l.cpu.p99)}, worst ${ms(l.cpu.worst)}`,
     );
   lines.push(`embeddings: ${s.embeddings.cached} from the cache, ${s.embeddings.embedded} embedded`);
   return lines.join('\n');
@@ -121,6 +159,7 @@ function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Embedder {
 /** Runs the benchmark and prints the table (or JSON); resolves to the result. */
 export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<BenchMemoryResult> {
   const started = performance.now();
+  const search = options.search === undefined ? undefined : parseSearch(options.search);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
     throw new CliError(`--limit: must be a positive integer, got ${options.limit}`);
   const path = resolve(io.cwd, options.locomo);
@@ -135,7 +174,17 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     pickEmbedder(options.embedder ?? 'use-lite', io),
     cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
   );
-  const bench = await runMemoryBench({ conversations, embedder, adversarial: options.adversarial ?? true });
+  const modes = DEFAULT_MODES.map((m) =>
+    search && (m.name === 'default' || m.name === 'keyword')
+      ? { ...m, search: { ...m.search, ...search } }
+      : m,
+  );
+  const bench = await runMemoryBench({
+    conversations,
+    embedder,
+    modes,
+    adversarial: options.adversarial ?? true,
+  });
   const at10ByCategory: Record<string, Record<string, number>> = {};
   for (const mode of bench.modes)
     at10ByCategory[mode] = Object.fromEntries(
@@ -168,6 +217,7 @@ interface Args {
   limit?: number;
   'cache-dir': string;
   cache: boolean;
+  search?: string;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -207,6 +257,7 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           json: args.json,
           adversarial: args.adversarial,
           cacheDir: args.cache ? args['cache-dir'] : null,
+          ...(args.search !== undefined ? { search: args.search } : {}),
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
         },
         env.io,
