@@ -182,7 +182,8 @@ export function buildChunkIndex<T>(
       if (norm > 0) for (let d = 0; d < vector.length; d++) vector[d]! /= norm;
       else vector = null;
     }
-    chunks.push({ ...chunk, embedding: null });
+    // Frozen: hits hand these out, and the index is shared until the next write.
+    chunks.push(Object.freeze({ ...chunk, embedding: null }));
     vectors.push(vector);
     byId.set(chunk.id, i);
     if (i > 0 && items[i - 1]!.chunk.source === chunk.source) {
