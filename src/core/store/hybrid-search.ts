@@ -7,7 +7,7 @@
  */
 import { CtxError } from '../errors.ts';
 import type { Embedder } from './embedder.ts';
-import { cjkBigrams, hasCjk, toFtsQuery } from './fts-query.ts';
+import { cjkBigrams, cowagentCjkRuns, hasCjk, hasCowagentCjk, toFtsQuery } from './fts-query.ts';
 import { type ChunkRecord, inScope, type MemoryScope, type MemoryStore } from './memory-store.ts';
 
 export type SearchMode = 'default' | 'cowagent';
@@ -57,6 +57,13 @@ export interface SearchOptions extends MemoryScope {
   sourceWeight?: number;
   /** Default mode: how many keyword matches are fetched and normalised. @default 1000 */
   keywordPool?: number;
+  /**
+   * The LIKE fallback when FTS finds nothing for a CJK query. `bigrams`: overlapping bigrams of every
+   * CJK run, scored by the share found (`likeScore × found / all`, a paraphrase still matches);
+   * `runs` (000/004 §2.2, the `cowagent` preset): each run of ≥ 2 ideographs whole, OR-ed, every hit
+   * scoring `likeScore`, in store order; a lone ideograph finds nothing. @default 'bigrams'
+   */
+  cjkFallback?: 'bigrams' | 'runs';
 }
 
 export interface SearchHit {
@@ -79,6 +86,7 @@ export const COWAGENT_SEARCH_DEFAULTS = {
   likeScore: 0.5,
   fusion: 'weighted',
   rrfK: 60,
+  cjkFallback: 'bigrams',
 } as const;
 
 /** The default mode's parameters, tuned on the open half of LoCoMo (docs/memory.md). */
@@ -93,6 +101,7 @@ export const SEARCH_DEFAULTS = {
   neighbourWeight: 0.5,
   sourceWeight: 0.2,
   keywordPool: 1000,
+  cjkFallback: 'bigrams',
 } as const;
 
 /**
@@ -165,7 +174,11 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s0 + s1 + s2 + s3;
 }
 
-/** CJK LIKE fallback: the share of the query's bigrams found in each chunk, times `likeScore`. */
+/**
+ * The CJK LIKE fallback (see `SearchOptions.cjkFallback`): `bigrams` scores the share of the
+ * query's bigrams found in each chunk, times `likeScore`; `runs` gives every chunk containing a
+ * whole run `likeScore`, in store order. Nothing when the query has no CJK of the chosen kind.
+ */
 async function likeHits(
   store: MemoryStore,
   tenant: string,
@@ -173,7 +186,15 @@ async function likeHits(
   scope: MemoryScope,
   limit: number,
   base: number,
+  fallback: 'bigrams' | 'runs',
 ): Promise<{ chunk: ChunkRecord; s: number }[]> {
+  if (fallback === 'runs') {
+    if (!hasCowagentCjk(query)) return [];
+    const terms = cowagentCjkRuns(query);
+    const like = terms.length === 0 ? [] : await store.substringSearch(tenant, terms, scope, limit);
+    return like.map((chunk) => ({ chunk, s: base }));
+  }
+  if (!hasCjk(query)) return [];
   const grams = cjkBigrams(query);
   const like = grams.length === 0 ? [] : await store.substringSearch(tenant, grams, scope, limit);
   return like
@@ -200,6 +221,12 @@ export async function searchMemory(
   const mode = options.mode ?? 'default';
   if (mode !== 'default' && mode !== 'cowagent')
     throw new CtxError('invalid_config', "must be 'default' or 'cowagent'", { path: 'mode' });
+  if (
+    options.cjkFallback !== undefined &&
+    options.cjkFallback !== 'bigrams' &&
+    options.cjkFallback !== 'runs'
+  )
+    throw new CtxError('invalid_config', 'must be "bigrams" or "runs"', { path: 'cjkFallback' });
   return mode === 'cowagent'
     ? searchCowAgent(store, tenant, query, options, maxResults)
     : searchDefault(store, tenant, query, options, maxResults);
@@ -279,13 +306,21 @@ async function searchDefault(
         const i = index.byId.get(h.id);
         return i === undefined || !visible[i] ? [] : [{ i, s: Math.max(0, -h.bm25) }];
       });
-    if (hits.length === 0 && hasCjk(query))
-      hits = (await likeHits(store, tenant, query, scope, pool, options.likeScore ?? D.likeScore)).flatMap(
-        (h) => {
-          const i = index.byId.get(h.chunk.id);
-          return i === undefined || !visible[i] ? [] : [{ i, s: h.s }];
-        },
-      );
+    if (hits.length === 0)
+      hits = (
+        await likeHits(
+          store,
+          tenant,
+          query,
+          scope,
+          pool,
+          options.likeScore ?? D.likeScore,
+          options.cjkFallback ?? D.cjkFallback,
+        )
+      ).flatMap((h) => {
+        const i = index.byId.get(h.chunk.id);
+        return i === undefined || !visible[i] ? [] : [{ i, s: h.s }];
+      });
     const top = hits.reduce((m, h) => Math.max(m, h.s), 0);
     hits.sort((a, b) => b.s - a.s);
     for (const [r, h] of hits.entries()) {
@@ -389,9 +424,17 @@ async function searchCowAgent(
       hit(k.chunk).keywordScore = normalizeBm25(k.bm25);
       ranks.set(`k:${k.chunk.id}`, i + 1);
     }
-    if (hits.length === 0 && hasCjk(query))
+    if (hits.length === 0)
       for (const [i, { chunk, s }] of (
-        await likeHits(store, tenant, query, scope, pool, options.likeScore ?? C.likeScore)
+        await likeHits(
+          store,
+          tenant,
+          query,
+          scope,
+          pool,
+          options.likeScore ?? C.likeScore,
+          options.cjkFallback ?? C.cjkFallback,
+        )
       ).entries()) {
         hit(chunk).keywordScore = s;
         ranks.set(`k:${chunk.id}`, i + 1);

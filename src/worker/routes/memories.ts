@@ -54,6 +54,11 @@ const searchSchema = z.strictObject({
   mode: z.enum(['default', 'cowagent']).optional(),
   /** "Recent first": daily memory decays with this half-life in days (cowagent: 30 unless given). */
   halfLifeDays: z.number().positive().max(36_500).optional(),
+  /**
+   * CJK fallback when FTS finds nothing: `bigrams` scores the share of the query's bigrams found;
+   * `runs` is CowAgent's rule (004 §2.2: whole runs of ≥ 2 ideographs, every hit 0.5). @default 'bigrams'
+   */
+  cjkFallback: z.enum(['bigrams', 'runs']).optional(),
 });
 
 export function memoryRoutes(app: Hono<AppEnv>): void {
@@ -123,6 +128,7 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
       ...(body.mode !== undefined ? { mode: body.mode } : {}),
       ...(body.halfLifeDays !== undefined ? { halfLifeDays: body.halfLifeDays } : {}),
+      ...(body.cjkFallback !== undefined ? { cjkFallback: body.cjkFallback } : {}),
     };
     // With Workers AI: hybrid search. Without: keyword only (the default mode then gives the keyword
     // side the whole score; CowAgent's mode is told so, instead of capping it at its 0.3 weight).
