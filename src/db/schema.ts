@@ -1,7 +1,8 @@
 /**
  * The one drizzle schema of ctxkit (sqlite-core), shared by D1 (worker) and better-sqlite3 (Node).
  * Every row carries its tenant; every query filters by it. The FTS5 tables `chunks_fts` and
- * `messages_fts` (external content over `chunks.pk` / `session_messages.pk`) and their triggers
+ * `messages_fts` (contentless with a tenant key column / external content over
+ * `session_messages.pk`, both with the `porter unicode61` tokenizer) and their triggers
  * live in a custom migration, since drizzle-kit does not model virtual tables.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';

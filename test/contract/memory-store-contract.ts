@@ -124,7 +124,7 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect(left.length).toBe(12);
     });
 
-    it('ranks a stronger BM25 match above a weaker one instead of flattening them', async () => {
+    it('ranks a stronger BM25 match above a weaker one instead of flattening them (cowagent)', async () => {
       await store.put(
         memory('weak', {
           title: 'misc',
@@ -132,7 +132,11 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
         }),
       );
       await store.put(memory('strong', { title: 'deploy', content: 'deploy deploy with docker' }));
-      const hits = await searchMemory(store, 't1', 'deploy docker', { now: T0, minScore: 0 });
+      const hits = await searchMemory(store, 't1', 'deploy docker', {
+        now: T0,
+        minScore: 0,
+        mode: 'cowagent',
+      });
       expect(hits.map((x) => x.chunk.source)).toEqual(['memory:strong', 'memory:weak']);
       expect(hits[0]!.keywordScore).toBeGreaterThan(hits[1]!.keywordScore);
       expect(hits[0]!.keywordScore).toBeLessThan(1);
@@ -151,7 +155,11 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       await store.put(memory('some', { title: '部署', content: '我们用容器部署' }));
       await store.put(memory('all', { title: '服务', content: '请问如何部署服务呢' }));
       await store.put(memory('en', { content: 'english only' }));
-      const hits = await searchMemory(store, 't1', '如何部署服务', { now: T0, minScore: 0 });
+      const hits = await searchMemory(store, 't1', '如何部署服务', {
+        now: T0,
+        minScore: 0,
+        mode: 'cowagent',
+      });
       expect(hits.map((x) => [x.chunk.source, x.keywordScore])).toEqual([
         ['memory:all', 0.5],
         ['memory:some', 0.1],
@@ -168,11 +176,15 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect(hits[0]!.vectorScore).toBeGreaterThan(0.5);
     });
 
-    it('decays daily chunks with a 30-day half-life and leaves MEMORY.md alone', async () => {
+    it('decays daily chunks with a 30-day half-life and leaves MEMORY.md alone (cowagent)', async () => {
       const now = Date.parse('2026-03-31T12:00:00Z');
       await indexDocument(store, 'memory/2026-03-01.md', 'budget review notes', { tenant: 't1' });
       await indexDocument(store, 'MEMORY.md', 'budget review notes', { tenant: 't1' });
-      const hits = await searchMemory(store, 't1', 'budget review notes', { now, minScore: 0 });
+      const hits = await searchMemory(store, 't1', 'budget review notes', {
+        now,
+        minScore: 0,
+        mode: 'cowagent',
+      });
       const bySource = new Map(hits.map((x) => [x.chunk.source, x.score]));
       expect(bySource.get('memory/2026-03-01.md')! / bySource.get('MEMORY.md')!).toBeCloseTo(0.5, 5);
     });
@@ -201,6 +213,100 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
           '\n## Context Overflow Recovery (10:00)\n\nThe following conversation was trimmed due to context overflow:\n- more\n',
       );
       expect(md['MEMORY.md']).toBe('- (2026-03-01) likes tea\n');
+    });
+
+    const turns = async (tenant: string, source: string, texts: readonly string[]) =>
+      store.replaceChunks(
+        tenant,
+        source,
+        texts.map((text, i) => ({
+          tenant,
+          id: `${source}#${i + 1}`,
+          project: '',
+          userId: '',
+          source,
+          startLine: i + 1,
+          endLine: i + 1,
+          text,
+          date: null,
+          embedding: null,
+          model: null,
+        })),
+      );
+
+    it('matches stemmed forms of the query words (porter), by default and in keywordSearch', async () => {
+      await turns('t1', 's1', ['She runs marathons every spring.', 'Nothing about sport here.']);
+      const hits = await searchMemory(store, 't1', 'Who was running a marathon?');
+      expect(hits[0]!.chunk.id).toBe('s1#1');
+      expect((await store.keywordSearch('t1', toFtsQuery('running'), {}, 5)).map((x) => x.chunk.id)).toEqual([
+        's1#1',
+      ]);
+    });
+
+    it('finds nothing by keyword for a query made of stopwords only', async () => {
+      await turns('t1', 's1', ['What did you do there?', 'It was what it was.']);
+      expect(await searchMemory(store, 't1', 'what was it?', { minScore: 0 })).toEqual([]);
+    });
+
+    it('ranks the turn after a matching question among the hits (neighbour context)', async () => {
+      const fillers = Array.from({ length: 12 }, (_, i) => `Filler remark number ${i} about the weather.`);
+      await turns('t1', 's1', [
+        ...fillers.slice(0, 6),
+        'Which city did your sister move to for the new job?',
+        'Lisbon, in March; she loves it there.',
+        ...fillers.slice(6),
+      ]);
+      const hits = await searchMemory(store, 't1', 'sister new job city', { maxResults: 3 });
+      expect(hits.map((x) => x.chunk.id).sort()).toEqual(['s1#6', 's1#7', 's1#8']);
+      expect(hits[0]!.chunk.id).toBe('s1#7');
+      expect(hits.find((x) => x.chunk.id === 's1#8')!.keywordScore).toBe(0);
+      const alone = await searchMemory(store, 't1', 'sister new job city', {
+        neighbourWeight: 0,
+        sourceWeight: 0,
+      });
+      expect(alone.map((x) => x.chunk.id)).toEqual(['s1#7']);
+    });
+
+    it("keeps keyword search within the tenant: another tenant's identical text is not found", async () => {
+      await turns('t1', 's1', ['the zebra crossing']);
+      await turns('t2', 's1', ['the zebra crossing', 'a zebra herd']);
+      expect((await store.keywordRanks('t1', toFtsQuery('zebra'), {}, 10)).map((x) => x.id)).toEqual([
+        's1#1',
+      ]);
+      expect((await searchMemory(store, 't1', 'zebra')).map((x) => x.chunk.tenant)).toEqual(['t1']);
+      expect((await store.keywordRanks('t2', toFtsQuery('zebra'), {}, 10)).length).toBe(2);
+    });
+
+    it('serves the same decoded chunk index until the tenant is written to', async () => {
+      const embedder = hashingEmbedder(32);
+      await indexDocument(store, 'MEMORY.md', 'alpha fact', { tenant: 't1', embedder });
+      const first = await store.chunkIndex('t1', embedder.modelId);
+      expect(first.vectors[0]).toBeInstanceOf(Float32Array);
+      expect(await store.chunkIndex('t1', embedder.modelId)).toBe(first);
+      await indexDocument(store, 'other.md', 'beta fact', { tenant: 't2', embedder });
+      expect(await store.chunkIndex('t1', embedder.modelId)).toBe(first);
+      await indexDocument(store, 'MEMORY.md', 'gamma fact', { tenant: 't1', embedder });
+      const next = await store.chunkIndex('t1', embedder.modelId);
+      expect(next).not.toBe(first);
+      expect(next.chunks.map((c) => c.text)).toEqual(['gamma fact']);
+      expect((await store.chunkIndex('t1', null)).vectors).toEqual([null]);
+    });
+
+    it('does not decay daily memory by default, only with halfLifeDays', async () => {
+      const now = Date.parse('2026-03-31T12:00:00Z');
+      await indexDocument(store, 'memory/2026-03-01.md', 'budget review notes', { tenant: 't1' });
+      await indexDocument(store, 'MEMORY.md', 'budget review notes', { tenant: 't1' });
+      const score = async (options: { halfLifeDays?: number }) =>
+        new Map(
+          (await searchMemory(store, 't1', 'budget review', { now, ...options })).map((x) => [
+            x.chunk.source,
+            x.score,
+          ]),
+        );
+      const flat = await score({});
+      expect(flat.get('memory/2026-03-01.md')).toBeCloseTo(flat.get('MEMORY.md')!, 10);
+      const decayed = await score({ halfLifeDays: 30 });
+      expect(decayed.get('memory/2026-03-01.md')! / decayed.get('MEMORY.md')!).toBeCloseTo(0.5, 5);
     });
 
     it('deletes a memory together with its index chunk', async () => {

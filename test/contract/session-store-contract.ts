@@ -198,5 +198,23 @@ export function sessionStoreContract(name: string, factory: SessionStoreFactory)
       expect(hits.length).toBe(2);
       expect(hits.map((h) => h.role).sort()).toEqual(['assistant', 'user']);
     });
+
+    it('recalls by stemmed content words, not by the stopwords of the query', async () => {
+      await store.create({ tenant: 't1', id: 'cur', project: 'p' });
+      await store.create({ tenant: 't1', id: 'a', project: 'p' });
+      await store.append('t1', 'a', [
+        user('what was it that you did there and what was it for'),
+        assistant('we deployed the billing service'),
+      ]);
+      const hits = await store.recall('t1', {
+        project: 'p',
+        excludeSession: 'cur',
+        query: 'what was it we did when deploying?',
+      });
+      expect(hits.map((h) => h.text)).toEqual(['we deployed the billing service']);
+      expect(
+        await store.recall('t1', { project: 'p', excludeSession: 'cur', query: 'what was it?' }),
+      ).toEqual([]);
+    });
   });
 }

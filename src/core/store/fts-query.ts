@@ -4,6 +4,8 @@
  * `^`, `:`, parentheses, quotes) are never interpreted. CJK text goes through the LIKE fallback.
  */
 
+import { porterStem } from './porter.ts';
+
 const TOKEN = /[\p{L}\p{N}_]+/gu;
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}/g;
 const CJK_CHAR = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
@@ -13,16 +15,48 @@ export function queryTokens(text: string): string[] {
   return (text.toLowerCase().match(TOKEN) ?? []).filter((t) => t.length > 0);
 }
 
-/** The FTS5 query for `text`, or `''` when it has no tokens (then FTS is not queried at all). */
-export function toFtsQuery(text: string): string {
+/**
+ * The FTS5 query for `text`, or `''` when it has no tokens (then FTS is not queried at all): every
+ * distinct token quoted and OR-ed (000/004 §2.2). `dropStopwords` leaves out English stopwords;
+ * a text made of stopwords only then has no query.
+ */
+export function toFtsQuery(text: string, options: { dropStopwords?: boolean } = {}): string {
   const seen = new Set<string>();
   const quoted: string[] = [];
   for (const t of queryTokens(text)) {
-    if (seen.has(t)) continue;
+    if (seen.has(t) || (options.dropStopwords === true && STOPWORDS.has(t))) continue;
     seen.add(t);
     quoted.push(`"${t.replaceAll('"', '""')}"`);
   }
   return quoted.join(' OR ');
+}
+
+/**
+ * English function words left out of keyword queries (the usual IR list: articles, pronouns,
+ * auxiliaries, prepositions, conjunctions, question words). Indexed text keeps them.
+ */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below ' +
+    'between both but by can could did do does doing down during each few for from further had has have ' +
+    'having he her here hers herself him himself his how i if in into is it its itself just me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she should ' +
+    'so some such than that the their theirs them themselves then there these they this those through to ' +
+    'too under until up very was we were what when where which while who whom why will with would you ' +
+    'your yours yourself yourselves s t d ll m re ve don doesn didn isn wasn aren weren wouldn shouldn ' +
+    'couldn hasn haven hadn also might must shall'
+  ).split(' '),
+);
+
+/** The keyword terms of a text: its tokens without stopwords, Porter-stemmed (FTS5 `porter`), distinct. */
+export function keywordTerms(text: string): string[] {
+  return [
+    ...new Set(
+      queryTokens(text)
+        .filter((t) => !STOPWORDS.has(t))
+        .map(porterStem),
+    ),
+  ];
 }
 
 export function hasCjk(text: string): boolean {

@@ -2,10 +2,13 @@
 import { bm25Search } from './bm25.ts';
 import { memoryChunk } from './memory-index.ts';
 import {
+  buildChunkIndex,
+  type ChunkIndex,
   type ChunkRecord,
   inScope,
   type MemoryDocument,
   type MemoryRecord,
+  type MemoryScope,
   type MemoryStore,
   memorySource,
 } from './memory-store.ts';
@@ -18,10 +21,21 @@ export function createInMemoryMemoryStore(): MemoryStore {
   const documents = new Map<string, MemoryDocument & { tenant: string }>();
   const k = (tenant: string, id: string) => `${tenant}\u0000${id}`;
   const tenantChunks = (tenant: string) => [...chunks.values()].filter((c) => c.tenant === tenant);
+  /** Built indexes by tenant and model; dropped on the tenant's next chunk write. */
+  const indexes = new Map<string, Map<string | null, ChunkIndex>>();
 
   const replaceChunks = async (tenant: string, source: string, next: readonly ChunkRecord[]) => {
+    indexes.delete(tenant);
     for (const [key, c] of chunks) if (c.tenant === tenant && c.source === source) chunks.delete(key);
     for (const c of next) chunks.set(k(tenant, c.id), clone({ ...c, tenant, source }));
+  };
+
+  const keywordSearch = async (tenant: string, match: string, scope: MemoryScope, limit: number) => {
+    if (match.trim() === '') return [];
+    // `match` is an escaped FTS5 query: its quoted tokens are the terms.
+    const terms = [...match.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
+    const pool = tenantChunks(tenant).filter((c) => inScope(c, scope));
+    return bm25Search(pool, terms.join(' '), limit).map((h) => ({ chunk: clone(h.chunk), bm25: h.bm25 }));
   };
 
   return {
@@ -69,11 +83,12 @@ export function createInMemoryMemoryStore(): MemoryStore {
       }
     },
     replaceChunks,
-    async keywordSearch(tenant, match, scope, limit) {
-      // `match` is an escaped FTS5 query: its quoted tokens are the terms.
-      const terms = [...match.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
-      const pool = tenantChunks(tenant).filter((c) => inScope(c, scope));
-      return bm25Search(pool, terms.join(' '), limit).map((h) => ({ chunk: clone(h.chunk), bm25: h.bm25 }));
+    keywordSearch,
+    async keywordRanks(tenant, match, scope, limit) {
+      return (await keywordSearch(tenant, match, scope, limit)).map((h) => ({
+        id: h.chunk.id,
+        bm25: h.bm25,
+      }));
     },
     async substringSearch(tenant, runs, scope, limit) {
       return tenantChunks(tenant)
@@ -85,6 +100,16 @@ export function createInMemoryMemoryStore(): MemoryStore {
       return tenantChunks(tenant)
         .filter((c) => c.model === model && c.embedding !== null && inScope(c, scope))
         .map(clone);
+    },
+    async chunkIndex(tenant, model) {
+      const byModel = indexes.get(tenant) ?? new Map<string | null, ChunkIndex>();
+      indexes.set(tenant, byModel);
+      let index = byModel.get(model);
+      if (!index) {
+        index = buildChunkIndex(tenantChunks(tenant), model, (c) => ({ chunk: c, vector: c.embedding }));
+        byModel.set(model, index);
+      }
+      return index;
     },
     async readDocument(tenant, path) {
       const d = documents.get(k(tenant, path));

@@ -5,6 +5,7 @@ import type { Message } from '../messages/types.ts';
 import type { Clock } from '../ports.ts';
 import { type IdGenerator, randomIds, systemClock } from '../ports.ts';
 import { bm25Search } from './bm25.ts';
+import { toFtsQuery } from './fts-query.ts';
 import type { ChunkRecord } from './memory-store.ts';
 import type { RecallHit, SessionInfo, SessionState, SessionStore, StoredMessage } from './session-store.ts';
 import { EMPTY_SESSION_STATE, isCompactedRow, referencedSeqs } from './working-context.ts';
@@ -161,7 +162,9 @@ export function createInMemorySessionStore(options: InMemorySessionStoreOptions 
           });
         }
       }
-      return bm25Search(docs, q.query, q.limit ?? 3).map((h) => meta.get(h.chunk.id)!);
+      // The same terms as the SQL store's FTS5 query: stopwords dropped, then stemmed by bm25Search.
+      const terms = toFtsQuery(q.query, { dropStopwords: true }).replaceAll('"', '').replaceAll(' OR ', ' ');
+      return bm25Search(docs, terms, q.limit ?? 3).map((h) => meta.get(h.chunk.id)!);
     },
   };
 }

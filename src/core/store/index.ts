@@ -17,6 +17,7 @@ export * from './memory-index.ts';
 export * from './memory-injector.ts';
 export * from './memory-selector.ts';
 export * from './memory-store.ts';
+export * from './porter.ts';
 export * from './restore.ts';
 export * from './resume-session.ts';
 export * from './session-store.ts';

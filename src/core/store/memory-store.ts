@@ -70,6 +70,25 @@ export interface KeywordHit {
   bm25: number;
 }
 
+/** A tenant's chunks prepared for search; built by `buildChunkIndex`, read-only. */
+export interface ChunkIndex {
+  /** Ordered by source, then start line; `embedding` is left out (null): see `vectors`. */
+  chunks: readonly ChunkRecord[];
+  /** Unit-length vector of `chunks[i]` made by the index's model, or null. */
+  vectors: readonly (Float32Array | null)[];
+  /** Position of the previous / next chunk of the same source, or -1. */
+  prev: Int32Array;
+  next: Int32Array;
+  /** Position in `chunks` by chunk id. */
+  byId: ReadonlyMap<string, number>;
+}
+
+/** A keyword hit by chunk id, with the rank in SQLite's `bm25()` convention. */
+export interface KeywordRank {
+  id: string;
+  bm25: number;
+}
+
 export interface MemoryDocument {
   path: string;
   content: string;
@@ -91,6 +110,11 @@ export interface MemoryStore {
   replaceChunks(tenant: string, source: string, chunks: readonly ChunkRecord[]): Promise<void>;
   /** FTS over chunk text. `match` is an already escaped FTS5 query (see `toFtsQuery`). */
   keywordSearch(tenant: string, match: string, scope: MemoryScope, limit: number): Promise<KeywordHit[]>;
+  /**
+   * The same search as `keywordSearch`, returning chunk ids and ranks only (no rows to read): what
+   * `searchMemory` uses with its chunk index.
+   */
+  keywordRanks(tenant: string, match: string, scope: MemoryScope, limit: number): Promise<KeywordRank[]>;
   /** Chunks containing any of the substrings (CJK fallback: `LIKE %run%`). */
   substringSearch(
     tenant: string,
@@ -100,6 +124,12 @@ export interface MemoryStore {
   ): Promise<ChunkRecord[]>;
   /** Chunks embedded by `model`, for brute-force cosine. */
   vectorChunks(tenant: string, model: string, scope: MemoryScope): Promise<ChunkRecord[]>;
+  /**
+   * Every chunk of the tenant (all scopes) with the vectors of `model` decoded once, as unit-length
+   * Float32 (see `buildChunkIndex`). Stores keep it in memory and hand out the same object until the
+   * tenant's chunks change, so a search does not re-read or re-decode vectors.
+   */
+  chunkIndex(tenant: string, model: string | null): Promise<ChunkIndex>;
   /** Markdown documents (worker/in-memory home of MEMORY.md and daily files). */
   readDocument(tenant: string, path: string): Promise<MemoryDocument | undefined>;
   writeDocument(tenant: string, path: string, content: string, at: number): Promise<void>;
@@ -117,4 +147,49 @@ export function inScope(row: { project: string; userId: string }, scope: MemoryS
   if (scope.project !== undefined && row.project !== scope.project && !(includeGlobal && row.project === ''))
     return false;
   return row.userId === '' || row.userId === scope.userId;
+}
+
+/**
+ * Builds a `ChunkIndex` from store rows (`parts` gives each row's chunk and its stored vector):
+ * chunks ordered by source and line, vectors of `model` as unit-length Float32Array (only those
+ * are decoded), neighbour links within each source.
+ */
+export function buildChunkIndex<T>(
+  rows: readonly T[],
+  model: string | null,
+  parts: (row: T) => { chunk: ChunkRecord; vector: ArrayLike<number> | null },
+): ChunkIndex {
+  const items = rows.map(parts);
+  items.sort((a, b) =>
+    a.chunk.source < b.chunk.source
+      ? -1
+      : a.chunk.source > b.chunk.source
+        ? 1
+        : a.chunk.startLine - b.chunk.startLine || a.chunk.endLine - b.chunk.endLine,
+  );
+  const chunks: ChunkRecord[] = [];
+  const vectors: (Float32Array | null)[] = [];
+  const prev = new Int32Array(items.length).fill(-1);
+  const next = new Int32Array(items.length).fill(-1);
+  const byId = new Map<string, number>();
+  for (const [i, { chunk, vector: raw }] of items.entries()) {
+    let vector: Float32Array | null = null;
+    if (model !== null && chunk.model === model && raw && raw.length > 0) {
+      vector = Float32Array.from(raw);
+      let norm = 0;
+      for (let d = 0; d < vector.length; d++) norm += vector[d]! * vector[d]!;
+      norm = Math.sqrt(norm);
+      if (norm > 0) for (let d = 0; d < vector.length; d++) vector[d]! /= norm;
+      else vector = null;
+    }
+    // Frozen: hits hand these out, and the index is shared until the next write.
+    chunks.push(Object.freeze({ ...chunk, embedding: null }));
+    vectors.push(vector);
+    byId.set(chunk.id, i);
+    if (i > 0 && items[i - 1]!.chunk.source === chunk.source) {
+      prev[i] = i - 1;
+      next[i - 1] = i;
+    }
+  }
+  return { chunks, vectors, prev, next, byId };
 }

@@ -15,6 +15,8 @@ import {
   sql,
 } from 'drizzle-orm';
 import {
+  buildChunkIndex,
+  type ChunkIndex,
   type ChunkRecord,
   type MemoryRecord,
   type MemoryScope,
@@ -101,8 +103,45 @@ function scopeSql(scope: MemoryScope, prefix: string): SQL {
   return sql.join(parts, sql` AND `);
 }
 
-export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
+export interface SqlMemoryStoreOptions {
+  /**
+   * The object the decoded chunk indexes are cached under (one cache per database, shared by every
+   * store made with the same key, e.g. the D1 binding across requests). @default the driver
+   */
+  cacheKey?: object;
+  /** Tenant+model indexes kept per cache key, least recently used dropped first. @default 64 */
+  cachedIndexes?: number;
+}
+
+interface CachedIndex {
+  stamp: string;
+  index: ChunkIndex;
+}
+
+const indexCaches = new WeakMap<object, Map<string, CachedIndex>>();
+
+/** The FTS5 token naming a tenant in `chunks_fts.tenant_key` (as the migration's triggers write it). */
+export function tenantKey(tenant: string): string {
+  let hex = '';
+  for (const b of new TextEncoder().encode(tenant)) hex += b.toString(16).padStart(2, '0');
+  return `t${hex}`;
+}
+
+/**
+ * The MATCH expression of a tenant's keyword search: the tenant is part of it (its own indexed
+ * column, weight 0 in `bm25()`), so FTS5 intersects with the tenant's rows instead of ranking every
+ * tenant's matches and filtering after. `match` is an escaped query (`toFtsQuery`).
+ */
+export function ftsTenantMatch(tenant: string, match: string): string {
+  return `tenant_key : "${tenantKey(tenant)}" AND text : (${match})`;
+}
+
+export function createSqlMemoryStore(driver: SqlDriver, options: SqlMemoryStoreOptions = {}): MemoryStore {
   const { db } = driver;
+  const cacheKey = options.cacheKey ?? driver;
+  const cacheLimit = options.cachedIndexes ?? 64;
+  const indexes = indexCaches.get(cacheKey) ?? new Map<string, CachedIndex>();
+  indexCaches.set(cacheKey, indexes);
   const chunkInsert = (tenant: string, c: ChunkRecord): SqlWrite =>
     db.insert(chunks).values({
       tenant,
@@ -194,12 +233,24 @@ export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
     async keywordSearch(tenant, match, scope, limit) {
       if (match.trim() === '') return [];
       const rows = await db.all<RawChunk>(sql`
-        SELECT c.*, bm25(chunks_fts) AS rank
+        SELECT c.pk, c.tenant, c.id, c.project, c.user_id, c.source, c.start_line, c.end_line, c.text,
+          c.date, NULL AS embedding, c.model, c.dims, bm25(chunks_fts, 1.0, 0.0) AS rank
         FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid
-        WHERE chunks_fts MATCH ${match} AND c.tenant = ${tenant} AND ${scopeSql(scope, 'c.')}
+        WHERE chunks_fts MATCH ${ftsTenantMatch(tenant, match)} AND c.tenant = ${tenant}
+          AND ${scopeSql(scope, 'c.')}
         ORDER BY rank, c.pk
         LIMIT ${limit}`);
       return rows.map((r) => ({ chunk: fromRaw(r), bm25: r.rank }));
+    },
+    async keywordRanks(tenant, match, scope, limit) {
+      if (match.trim() === '') return [];
+      return db.all<{ id: string; bm25: number }>(sql`
+        SELECT c.id AS id, bm25(chunks_fts, 1.0, 0.0) AS bm25
+        FROM chunks_fts JOIN chunks c ON c.pk = chunks_fts.rowid
+        WHERE chunks_fts MATCH ${ftsTenantMatch(tenant, match)} AND c.tenant = ${tenant}
+          AND ${scopeSql(scope, 'c.')}
+        ORDER BY bm25, c.pk
+        LIMIT ${limit}`);
     },
     async substringSearch(tenant, runs, scope, limit) {
       if (runs.length === 0) return [];
@@ -224,6 +275,29 @@ export function createSqlMemoryStore(driver: SqlDriver): MemoryStore {
         .where(and(eq(chunks.tenant, tenant), eq(chunks.model, model), scopeSql(scope, '')))
         .orderBy(asc(chunks.pk));
       return rows.map(toChunk);
+    },
+    async chunkIndex(tenant, model) {
+      // (count, max pk) changes on every write to the tenant's chunks: rows are only ever inserted
+      // (with a growing AUTOINCREMENT pk) or deleted. One indexed query instead of re-reading rows.
+      const [stampRow] = await db.all<{ n: number; top: number | null }>(
+        sql`SELECT count(*) AS n, max(pk) AS top FROM chunks WHERE tenant = ${tenant}`,
+      );
+      const stamp = `${stampRow?.n ?? 0}:${stampRow?.top ?? 0}`;
+      const key = `${tenant}\u0000${model ?? ''}`;
+      const hit = indexes.get(key);
+      if (hit && hit.stamp === stamp) {
+        indexes.delete(key);
+        indexes.set(key, hit);
+        return hit.index;
+      }
+      const rows = await db.select().from(chunks).where(eq(chunks.tenant, tenant)).orderBy(asc(chunks.pk));
+      const index = buildChunkIndex(rows, model, (r) => ({
+        chunk: toChunk({ ...r, embedding: null }),
+        vector: r.embedding !== null && r.model === model ? decodeVector(r.embedding) : null,
+      }));
+      indexes.set(key, { stamp, index });
+      while (indexes.size > cacheLimit) indexes.delete(indexes.keys().next().value!);
+      return index;
     },
     async readDocument(tenant, path) {
       const [row] = await db

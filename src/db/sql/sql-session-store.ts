@@ -223,7 +223,7 @@ export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStor
         .orderBy(asc(sessions.tenant), asc(sessions.id));
     },
     async recall(tenant, q) {
-      const match = toFtsQuery(q.query);
+      const match = toFtsQuery(q.query, { dropStopwords: true });
       if (match === '') return [];
       const rows = await db.all<{
         session_id: string;

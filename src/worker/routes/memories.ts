@@ -50,6 +50,10 @@ const searchSchema = z.strictObject({
    * and BM25 scores of a small corpus are tiny (idf ≈ 0), so a positive default would drop real hits.
    */
   minScore: z.number().min(0).max(1).optional(),
+  /** `default` (stemmed keywords, normalised fusion, neighbour context) or CowAgent's scoring. */
+  mode: z.enum(['default', 'cowagent']).optional(),
+  /** "Recent first": daily memory decays with this half-life in days (cowagent: 30 unless given). */
+  halfLifeDays: z.number().positive().max(36_500).optional(),
   /**
    * CJK fallback when FTS finds nothing: `bigrams` scores the share of the query's bigrams found;
    * `runs` is CowAgent's rule (004 §2.2: whole runs of ≥ 2 ideographs, every hit 0.5). @default 'bigrams'
@@ -122,16 +126,22 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       minScore: body.minScore ?? 0,
       ...(body.project !== undefined ? { project: body.project } : {}),
       ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
+      ...(body.mode !== undefined ? { mode: body.mode } : {}),
+      ...(body.halfLifeDays !== undefined ? { halfLifeDays: body.halfLifeDays } : {}),
       ...(body.cjkFallback !== undefined ? { cjkFallback: body.cjkFallback } : {}),
     };
-    // With Workers AI: hybrid search (0.7 vector / 0.3 keyword). Without: the keyword side carries the
-    // whole score, instead of being capped at the 0.3 keyword weight.
+    // With Workers AI: hybrid search. Without: keyword only (the default mode then gives the keyword
+    // side the whole score; CowAgent's mode is told so, instead of capping it at its 0.3 weight).
     const hits = await withVectors(embedder, (e) =>
       searchMemory(
         store,
         c.get('tenant'),
         body.query,
-        e ? { ...base, embedder: e } : { ...base, vectorWeight: 0, keywordWeight: 1 },
+        e
+          ? { ...base, embedder: e }
+          : body.mode === 'cowagent'
+            ? { ...base, vectorWeight: 0, keywordWeight: 1 }
+            : base,
       ),
     );
     return c.json({

@@ -27,7 +27,8 @@ export function createD1SessionStore(db: D1Database, options: SqlSessionStoreOpt
 }
 
 export function createD1MemoryStore(db: D1Database): MemoryStore {
-  return createSqlMemoryStore(d1Driver(db));
+  // Decoded chunk indexes are cached per D1 binding (per isolate), checked against the tenant's rows.
+  return createSqlMemoryStore(d1Driver(db), { cacheKey: db });
 }
 
 /**

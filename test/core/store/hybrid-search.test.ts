@@ -32,11 +32,11 @@ describe('dailyDate', () => {
   });
 });
 
-describe('searchMemory', () => {
+describe('searchMemory, cowagent mode (000/004 §2.2)', () => {
   it('drops hits under the default 0.1 but keeps them when minScore is 0', async () => {
     const store = createInMemoryMemoryStore();
     await indexDocument(store, 'memory/2025-10-01.md', 'quarterly budget review', { tenant: 't' });
-    const q = { now: NOW };
+    const q = { now: NOW, mode: 'cowagent' as const };
     expect((await searchMemory(store, 't', 'budget', q)).length).toBe(0);
     expect((await searchMemory(store, 't', 'budget', { ...q, minScore: 0 })).length).toBe(1);
   });
@@ -45,7 +45,7 @@ describe('searchMemory', () => {
     const store = createInMemoryMemoryStore();
     const embedder = hashingEmbedder(64);
     await indexDocument(store, 'MEMORY.md', 'alpha beta', { tenant: 't', embedder });
-    const [h] = await searchMemory(store, 't', 'alpha beta', { now: NOW, embedder });
+    const [h] = await searchMemory(store, 't', 'alpha beta', { now: NOW, embedder, mode: 'cowagent' });
     expect(h!.score).toBeCloseTo(0.7 * h!.vectorScore + 0.3 * h!.keywordScore, 10);
     expect(h!.vectorScore).toBeCloseTo(1, 5);
   });
@@ -60,6 +60,7 @@ describe('searchMemory', () => {
       embedder,
       fusion: 'rrf',
       minScore: 0,
+      mode: 'cowagent',
     });
     expect(hits.map((h) => h.chunk.source)).toEqual(['a.md', 'b.md']);
     expect(hits[0]!.score).toBeCloseTo(1, 10);
