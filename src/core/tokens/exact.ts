@@ -2,6 +2,7 @@
  * Exact OpenAI token counts through `gpt-tokenizer`, loaded lazily (the encodings are large).
  * Pure JS, so it runs in Node, Deno and Workers alike.
  */
+import { CtxError } from '../errors.ts';
 import { outputText } from '../messages/text.ts';
 import type { TokenCounter } from '../ports.ts';
 
@@ -16,10 +17,18 @@ const loaded = new Map<TiktokenEncoding, Promise<Encoder>>();
 function load(encoding: TiktokenEncoding): Promise<Encoder> {
   let p = loaded.get(encoding);
   if (!p) {
-    p =
+    p = (
       encoding === 'o200k_base'
         ? (import('gpt-tokenizer/encoding/o200k_base') as Promise<Encoder>)
-        : (import('gpt-tokenizer/encoding/cl100k_base') as Promise<Encoder>);
+        : (import('gpt-tokenizer/encoding/cl100k_base') as Promise<Encoder>)
+    ).catch((cause: unknown) => {
+      loaded.delete(encoding);
+      throw new CtxError(
+        'unsupported',
+        `exact ${encoding} counts need the optional package gpt-tokenizer (npm install gpt-tokenizer): ${cause instanceof Error ? cause.message : String(cause)}`,
+        { cause },
+      );
+    });
     loaded.set(encoding, p);
   }
   return p;
