@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // One project per folder: the pure core, the Node CLI, the Worker (driven through Miniflare),
-// the portability lane (core tests in Deno and workerd) and the conformance lanes.
+// the portability lane (core tests in Deno and workerd), the packed package and the conformance lanes.
 export default defineConfig({
   test: {
     projects: [
@@ -21,6 +21,16 @@ export default defineConfig({
           include: ['test/portability/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        // The package as its users get it: npm pack, install into a fresh project, use (Node, require,
+        // tsc, Deno, a Worker, the CLI). Needs the npm registry for zod.
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
         },
       },
       {

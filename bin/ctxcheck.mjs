@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The package bin: register tsx so the TypeScript sources run as they are, then start the CLI.
+// ctxcheck inside this repository: register tsx so the TypeScript sources run as they are, then start
+// the CLI. The package's bin is the bundled dist/bin/ctxcheck.mjs (npm run build), which needs no tsx.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { fixtureSchema } from '../src/core/fixtures/schema.ts';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../fixtures/fixture.schema.json', import.meta.url));

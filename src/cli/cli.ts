@@ -4,36 +4,49 @@
  * The `bench` group carries the token and memory benchmarks when their modules are present.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
+import pkg from '../../package.json' with { type: 'json' };
 import { compactCommand } from './commands/compact.ts';
 import { inspectCommand } from './commands/inspect.ts';
 import { replayCommand } from './commands/replay.ts';
 import { validateCommand } from './commands/validate.ts';
-import { type CliEnv, CliError, type CliIo, EXIT, type ExitCode, processIo } from './io.ts';
+import {
+  type CliEnv,
+  CliError,
+  type CliIo,
+  EXIT,
+  type ExitCode,
+  missingPackageMessage,
+  processIo,
+} from './io.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: commands from other modules carry their own option types.
 type AnyCommand = CommandModule<any, any>;
 
+const VERSION: string = pkg.version;
+
+/** A usage error found by yargs (exit 2). */
+class UsageError extends Error {}
+
+/**
+ * The bench subcommands, each loaded only when `bench` is asked for (they pull in tokenizers and
+ * SQLite). The imports are literal so that the bundled CLI carries them as lazy chunks.
+ */
+const BENCH_MODULES: Array<[string, string, () => Promise<Record<string, unknown>>]> = [
+  ['tokens', 'benchTokensCommand', () => import('./commands/bench-tokens.ts')],
+  ['memory', 'benchMemoryCommand', () => import('./commands/bench-memory.ts')],
+  ['compaction', 'benchCompactionCommand', () => import('./commands/bench-compaction.ts')],
+];
+
 /** A bench subcommand module exports a command object, or a factory taking the CLI env. */
 async function benchCommands(env: CliEnv): Promise<AnyCommand[]> {
   const out: AnyCommand[] = [];
-  const modules: Array<[string, string]> = [
-    ['./commands/bench-tokens.ts', 'benchTokensCommand'],
-    ['./commands/bench-memory.ts', 'benchMemoryCommand'],
-    ['./commands/bench-compaction.ts', 'benchCompactionCommand'],
-  ];
-  for (const [path, name] of modules) {
+  for (const [what, name, load] of BENCH_MODULES) {
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(path)) as Record<string, unknown>;
+      mod = await load();
     } catch (e) {
-      const missing =
-        (e as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' &&
-        String((e as Error).message).includes(path.slice(2));
-      // A broken benchmark module must not take the other commands down with it.
-      if (!missing)
-        env.io.err(
-          `ctxcheck: ${path.replace('./commands/', 'bench ').replace('.ts', '')} unavailable: ${(e as Error).message}`,
-        );
+      // A benchmark whose optional packages are missing must not take the other commands down.
+      env.io.err(`ctxcheck: bench ${what} unavailable: ${missingPackageMessage(e) ?? (e as Error).message}`);
       continue;
     }
     const exported = mod[name];
@@ -41,6 +54,30 @@ async function benchCommands(env: CliEnv): Promise<AnyCommand[]> {
     else if (exported && typeof exported === 'object') out.push(exported as AnyCommand);
   }
   return out;
+}
+
+/** `<transcript>` / `<globs..>` of a command string, in order. */
+function positionals(command: string): string[] {
+  return [...command.matchAll(/<([^>]+)>/g)].map((m) => m[1]!.replace(/\.\.$/, ''));
+}
+
+/**
+ * One line for a yargs usage error: "missing <transcript>" instead of "Not enough non-option
+ * arguments", and the multi-line "Invalid values" message folded onto one line.
+ */
+function usageMessage(msg: string, argv: readonly string[], commands: readonly AnyCommand[]): string {
+  const notEnough = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(msg);
+  if (notEnough) {
+    const words = argv.filter((a) => !a.startsWith('-'));
+    const command = commands.find((c) => String(c.command).split(' ')[0] === words[0]);
+    const names = command ? positionals(String(command.command)) : [];
+    const missing = names.slice(Number(notEnough[1]), Number(notEnough[2]));
+    if (missing.length > 0) return `missing ${missing.map((n) => `<${n}>`).join(' ')}`;
+  }
+  const invalid = /^Invalid values:\s*Argument: ([^,]+), Given: (.+), Choices: (.+)$/s.exec(msg.trim());
+  if (invalid)
+    return `--${invalid[1]}: ${invalid[2]!.trim()} is not one of ${invalid[3]!.replace(/\s+/g, ' ').trim()}`;
+  return msg.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 export interface Cli {
@@ -60,54 +97,57 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
     async run() {
       // Benchmarks load only when asked for: they pull in tokenizers and SQLite.
       const bench = argv[0] === 'bench' ? await benchCommands(env) : [];
-      let failure: { message: string; code: ExitCode } | undefined;
-      const program: Argv = yargs([...argv])
+      const commands: AnyCommand[] = [
+        replayCommand(env) as AnyCommand,
+        validateCommand(env) as AnyCommand,
+        inspectCommand(env) as AnyCommand,
+        compactCommand(env) as AnyCommand,
+      ];
+      const benchGroup = {
+        command: 'bench <what>',
+        describe: 'Benchmarks (tokens, memory, compaction)',
+        builder: (y: Argv) => {
+          let g = y;
+          for (const c of bench) g = g.command(c);
+          return g.demandCommand(1, 'choose a benchmark');
+        },
+        handler: () => {},
+      } as AnyCommand;
+      commands.push(benchGroup);
+      let program: Argv = yargs([...argv])
         .scriptName('ctxcheck')
-        .usage('$0 <command> [options]')
-        .command(replayCommand(env) as AnyCommand)
-        .command(validateCommand(env) as AnyCommand)
-        .command(inspectCommand(env) as AnyCommand)
-        .command(compactCommand(env) as AnyCommand)
-        .command({
-          command: 'bench <what>',
-          describe: 'Benchmarks (tokens, memory, compaction)',
-          builder: (y: Argv) => {
-            let g = y;
-            for (const c of bench) g = g.command(c);
-            return g.demandCommand(1, 'choose a benchmark');
-          },
-          handler: () => {},
-        } as AnyCommand)
+        .usage('$0 <command> [options]');
+      for (const c of commands) program = program.command(c);
+      program = program
         .demandCommand(1, 'choose a command')
         .strict()
         .help()
-        .version(false)
+        .version(VERSION)
         .wrap(Math.min(110, process.stdout.columns ?? 100))
         .exitProcess(false)
+        // Throwing here stops yargs before the command's handler runs: a usage error (unknown flag,
+        // bad choice, missing positional) produces one line and exit 2, never the command's output.
         .fail((msg, err) => {
-          if (err && !(err instanceof CliError)) throw err;
-          failure =
-            err instanceof CliError
-              ? { message: err.message, code: err.exitCode }
-              : { message: msg, code: EXIT.invalid };
+          if (err) throw err;
+          throw new UsageError(usageMessage(msg, argv, commands));
         });
       try {
         await program.parseAsync();
       } catch (e) {
+        if (e instanceof UsageError) {
+          io.err(`ctxcheck: ${e.message} (ctxcheck --help for usage)`);
+          env.exit(EXIT.invalid);
+          return code;
+        }
         if (e instanceof CliError) {
           io.err(`ctxcheck: ${e.message}`);
           env.exit(e.exitCode);
           return code;
         }
-        const message = e instanceof Error ? e.message : String(e);
+        const message = missingPackageMessage(e) ?? (e instanceof Error ? e.message : String(e));
         io.err(`ctxcheck: ${message}`);
         env.exit(EXIT.invalid);
         return code;
-      }
-      const f = failure as { message: string; code: ExitCode } | undefined;
-      if (f) {
-        io.err(`ctxcheck: ${f.message}${f.code === EXIT.invalid ? '\nRun ctxcheck --help for usage.' : ''}`);
-        env.exit(f.code);
       }
       return code;
     },

@@ -70,3 +70,18 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/**
+ * "the optional package X is not installed (npm install X)" when `error` is a failed import of a
+ * package (not of a relative file); undefined otherwise.
+ */
+export function missingPackageMessage(error: unknown): string | undefined {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') return undefined;
+  const m = /Cannot find (?:package|module) '([^']+)'/.exec(String(e.message));
+  const spec = m?.[1];
+  if (spec === undefined || spec.startsWith('.') || spec.startsWith('/')) return undefined;
+  const parts = spec.split('/');
+  const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  return `the optional package ${name} is not installed (npm install ${name})`;
+}

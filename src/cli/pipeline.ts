@@ -6,7 +6,7 @@
 
 import type { FixturePipelineFactory, Summarizer, TokenCounter } from '../core/index.ts';
 import * as core from '../core/index.ts';
-import { CliError, type CliIo } from './io.ts';
+import { CliError, type CliIo, missingPackageMessage } from './io.ts';
 
 type Exports = Record<string, unknown>;
 
@@ -40,8 +40,8 @@ export async function chooseSummarizer(llm: boolean, io: CliIo): Promise<Summari
   let providers: Exports;
   try {
     providers = (await import('../providers/index.ts')) as Exports;
-  } catch {
-    throw new CliError('--llm needs src/providers, which is not available');
+  } catch (e) {
+    throw new CliError(`--llm: ${missingPackageMessage(e) ?? (e as Error).message}`);
   }
   const fromEnv = providers.summarizerFromEnv as
     | ((

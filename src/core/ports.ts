@@ -94,6 +94,11 @@ export interface SummarizeResult {
   /** Tokens spent on the call, when the provider reports them. */
   usage?: { inputTokens: number; outputTokens: number };
   model?: string;
+  /**
+   * Set when a fallback answered because the primary summarizer failed (`withFallback`): the
+   * primary's failure. The pipeline turns it into a `summary-fallback` event and a report detail.
+   */
+  fallback?: string;
 }
 
 export interface Summarizer {

@@ -2,7 +2,7 @@
  * Summarizer configuration from environment variables: `process.env` in Node and the CLI, vars and
  * secrets in the Worker (same function, no runtime access of its own).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError, type Summarizer } from '../core/index.ts';
 import { createOpenAISummarizer } from './openai-summarizer.ts';
 import { OPENAI_SUMMARIZER_DEFAULTS, type OpenAISummarizerOptions, parseConfig } from './options.ts';
@@ -12,7 +12,7 @@ import { withFallback } from './with-fallback.ts';
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
 
 export const NO_KEY_MESSAGE =
-  'no API key configured (CTXKIT_LLM_API_KEY); using the deterministic summarizer';
+  'no API key configured (CTXKIT_LLM_API_KEY or OPENAI_API_KEY); using the deterministic summarizer';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
@@ -34,13 +34,16 @@ const boolVar = opt(
     .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
 );
 
+const urlVar = opt(
+  z
+    .string()
+    .trim()
+    .pipe(z.url({ message: 'must be an http(s) URL', protocol: /^https?$/ })),
+);
+
 const envSchema = z.object({
-  CTXKIT_LLM_BASE_URL: opt(
-    z
-      .string()
-      .trim()
-      .pipe(z.url({ message: 'must be an http(s) URL', protocol: /^https?$/ })),
-  ),
+  CTXKIT_LLM_BASE_URL: urlVar,
+  OPENAI_BASE_URL: urlVar,
   CTXKIT_LLM_API_KEY: opt(z.string().trim()),
   OPENAI_API_KEY: opt(z.string().trim()),
   CTXKIT_LLM_MODEL: opt(z.string().trim()),
@@ -60,9 +63,10 @@ export type SummarizerEnvConfig =
   | { kind: 'offline'; message: string };
 
 /**
- * Reads `CTXKIT_LLM_BASE_URL`, `CTXKIT_LLM_API_KEY` (or `OPENAI_API_KEY`), `CTXKIT_LLM_MODEL`,
+ * Reads `CTXKIT_LLM_BASE_URL` (or `OPENAI_BASE_URL`), `CTXKIT_LLM_API_KEY` (or `OPENAI_API_KEY`), `CTXKIT_LLM_MODEL`,
  * `CTXKIT_SUMMARY_MODEL`, `CTXKIT_LLM_TIMEOUT_MS`, `CTXKIT_LLM_MAX_RETRIES`, `CTXKIT_LLM_STREAM`,
  * `CTXKIT_LLM_MAX_TOKENS_PARAM`.
+ * The `OPENAI_*` names are the openai SDK's own; the `CTXKIT_LLM_*` name wins when both are set.
  * Pure. A bad value throws `CtxError('invalid_config')` naming the variable. No key and no base URL
  * (or the OpenAI one) → `offline` with a plain message; a local base URL (Ollama, vLLM) needs no key.
  */
@@ -72,12 +76,13 @@ export function summarizerConfigFromEnv(env: Readonly<Record<string, unknown>>):
     if (typeof env[key] === 'string') strings[key] = env[key] as string;
   const e = parseConfig(envSchema, strings, []);
   const apiKey = e.CTXKIT_LLM_API_KEY ?? e.OPENAI_API_KEY;
-  const baseURL = e.CTXKIT_LLM_BASE_URL;
+  const baseURL = e.CTXKIT_LLM_BASE_URL ?? e.OPENAI_BASE_URL;
+  const baseURLVar = e.CTXKIT_LLM_BASE_URL !== undefined ? 'CTXKIT_LLM_BASE_URL' : 'OPENAI_BASE_URL';
   const isOpenAI = baseURL === undefined || new URL(baseURL).hostname === 'api.openai.com';
   if (apiKey === undefined && isOpenAI) return { kind: 'offline', message: NO_KEY_MESSAGE };
   const model = e.CTXKIT_LLM_MODEL ?? (isOpenAI ? DEFAULT_OPENAI_MODEL : undefined);
   if (model === undefined)
-    throw new CtxError('invalid_config', 'required when CTXKIT_LLM_BASE_URL is set', {
+    throw new CtxError('invalid_config', `required when ${baseURLVar} is set`, {
       path: 'CTXKIT_LLM_MODEL',
     });
   const options: OpenAISummarizerOptions = { model };

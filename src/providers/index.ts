@@ -1,8 +1,9 @@
 /**
- * LLM providers for ctxkit: the OpenAI-compatible summarizer, its prompts and configuration.
+ * LLM providers for ctxkit: the OpenAI-compatible summarizer (its prompts and configuration) and embedder.
  * Web-standard only (the `openai` SDK runs on Node, Deno and Workers); not part of the core.
  */
 export * from './config.ts';
+export * from './openai-embedder.ts';
 export * from './openai-summarizer.ts';
 export * from './options.ts';
 export * from './parse.ts';

@@ -2,7 +2,7 @@
  * Options of the OpenAI-compatible summarizer, their defaults (declared once) and their validation.
  */
 import type { ClientOptions, OpenAI } from 'openai';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError, formatPath, type TokenCounter } from '../core/index.ts';
 import { realSleep } from './retry.ts';
 

@@ -36,7 +36,11 @@ export function withFallback(
           .replace(/\s+/g, ' ')
           .slice(0, maxReason);
         const result = await fallback.summarize(request);
-        return { ...result, model: `${result.model ?? fallback.name} (fallback: ${reason})` };
+        return {
+          ...result,
+          model: `${result.model ?? fallback.name} (fallback: ${reason})`,
+          fallback: `${primary.name}: ${reason}`,
+        };
       }
     },
   };

@@ -21,4 +21,12 @@ describe('createTiktokenCounter', () => {
     const m = assistant('', [toolCall('c1', 'grep', { pattern: 'TODO' })]);
     expect(c.countMessage(m)).toBe(4 + c.countText('grep') + c.countText('{"pattern":"TODO"}'));
   });
+
+  it('counts with the encoding a bundled app passes as load', async () => {
+    const c = await createTiktokenCounter('o200k_base', {
+      load: async () => ({ countTokens: (text: string) => text.split(' ').length }),
+    });
+    expect(c.countText('one two three')).toBe(3);
+    expect(c.name).toBe('o200k');
+  });
 });

@@ -88,6 +88,12 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
     memories: run.memories ?? [],
   };
   if (journalFile) await writeFile(resolve(io.cwd, journalFile), `${JSON.stringify(journal, null, 2)}\n`);
+  // A failed LLM summary answered by the deterministic summarizer is said, not just journalled.
+  for (const e of run.events)
+    if (e.type === 'summary-fallback')
+      io.err(
+        `ctxcheck: warning: LLM summary failed in ${e.stage} (${e.reason}); used the fallback summarizer`,
+      );
   const log = options.out ? io.out : io.err;
   for (const r of run.reports)
     log(

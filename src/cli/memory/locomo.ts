@@ -4,7 +4,7 @@
  * session_N_date_time }, qa: [{question, evidence, category}] }]`.
  */
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const turnSchema = z.object({
   speaker: z.string(),

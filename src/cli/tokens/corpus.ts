@@ -1,7 +1,7 @@
 /** Loads the token-estimation corpus: `manifest.json` lists `{ file, category }` entries. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError } from '../../core/index.ts';
 
 export interface CorpusFile {

@@ -3,7 +3,7 @@
  * and in `tool` messages on ours; a user message with results and text becomes a `tool` message
  * followed by a `user` message, and the way back merges them again.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';

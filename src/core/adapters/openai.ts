@@ -2,7 +2,7 @@
  * OpenAI Chat Completions ⇄ neutral messages. Also reads the normalized trajectory format of
  * `shared/data/trajectories` (OpenAI-shaped, plus `reasoning`, `usage` and `meta` per message).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type {

@@ -2,7 +2,7 @@
  * One budget model (SEED-RULES §4.5): `window − reserveOutput` = usable input; warning, auto-compact
  * and blocking buffers below it give the levels `ok → warn → compact → block`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseWith } from '../messages/schema.ts';
 
 export type BudgetLevel = 'ok' | 'warn' | 'compact' | 'block';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError, formatPath } from '../errors.ts';
 import type { JsonValue, Message } from './types.ts';
 

@@ -4,7 +4,7 @@
  * `config` overrides are sections keyed by slot, passed to the stage factories (which validate them
  * and name the field at fault); unknown sections throw `CtxError` naming the key.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   BUDGET_DEFAULTS,
   type BudgetConfig,

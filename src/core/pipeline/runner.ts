@@ -8,7 +8,7 @@ import { isCtxError } from '../errors.ts';
 import { type Repair, repairMessages } from '../invariants/repair.ts';
 import type { Dialect, Message } from '../messages/types.ts';
 import { toModelView } from '../messages/visibility.ts';
-import type { ExtractedMemory } from '../ports.ts';
+import type { ExtractedMemory, Summarizer } from '../ports.ts';
 import type { Estimator, Measure } from './estimate.ts';
 import { repairsToJournal } from './journal.ts';
 import type { Repairer } from './repair-memo.ts';
@@ -92,6 +92,18 @@ export interface Recorder {
   finish(dialect?: Dialect): PipelineRun;
 }
 
+/** The stage's summarizer, recording each answer a fallback gave because the primary failed. */
+function noticeFallbacks(summarizer: Summarizer, out: string[]): Summarizer {
+  return {
+    name: summarizer.name,
+    async summarize(request) {
+      const result = await summarizer.summarize(request);
+      if (result.fallback !== undefined) out.push(result.fallback);
+      return result;
+    },
+  };
+}
+
 export function createRecorder(init: RecorderInit): Recorder {
   let messages = init.messages as Message[];
   let state = init.state;
@@ -126,8 +138,13 @@ export function createRecorder(init: RecorderInit): Recorder {
     async run(stage) {
       const before = measure;
       let result: StageResult;
+      const fallbacks: string[] = [];
       try {
-        result = await stage.run(messages, { ...init.context, state });
+        result = await stage.run(messages, {
+          ...init.context,
+          summarizer: noticeFallbacks(init.context.summarizer, fallbacks),
+          state,
+        });
       } catch (error) {
         if (init.context.signal?.aborted) throw error;
         if (isCtxError(error, 'invalid_config') || isCtxError(error, 'invalid_input')) throw error;
@@ -150,6 +167,7 @@ export function createRecorder(init: RecorderInit): Recorder {
       if (result.state) state = result.state;
       journal.push(...result.journal);
       events.push(...result.events);
+      for (const reason of fallbacks) events.push({ type: 'summary-fallback', stage: stage.name, reason });
       if (result.memories) memories.push(...result.memories);
       if (result.flushes) flushes.push(...result.flushes);
       const report: StageReport = {
@@ -158,6 +176,10 @@ export function createRecorder(init: RecorderInit): Recorder {
         tokensBefore: before.tokens,
         tokensAfter: measure.tokens,
       };
+      if (fallbacks.length > 0) {
+        const note = `LLM summary failed, fallback used: ${fallbacks[0]}`;
+        report.detail = report.detail ? `${report.detail}; ${note}` : note;
+      }
       init.observe?.({
         stage: report.stage,
         before: prior,

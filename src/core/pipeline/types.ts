@@ -65,7 +65,9 @@ export type PipelineEvent =
   | { type: 'summary-applied'; stage: string; targetId: string }
   | { type: 'memory-extracted'; stage: string; count: number }
   | { type: 'breaker-open'; failures: number }
-  | { type: 'escalated'; stage: string; reason: string };
+  | { type: 'escalated'; stage: string; reason: string }
+  /** The LLM summary failed and a fallback summarizer answered instead (`SummarizeResult.fallback`). */
+  | { type: 'summary-fallback'; stage: string; reason: string };
 
 /** A summary computed in the background (000 §1.8): applied to `targetId` from the next run on. */
 export interface PendingInjection {

@@ -3,7 +3,7 @@
  * body reader with the configured limit, zod validation that names the JSON path.
  */
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CtxError, parseWith } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { maxBodyBytes, readJson } from './body.ts';

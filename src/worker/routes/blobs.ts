@@ -3,7 +3,7 @@
  * in HTTP, or `?start=&end=` with `end` exclusive). Blobs live under the tenant's R2 prefix.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError } from '../../core/index.ts';
 import { createR2BlobStore, headBlob, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
 import { type AppEnv, queryParams } from '../http/context.ts';

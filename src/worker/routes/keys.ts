@@ -3,7 +3,7 @@
  * tenant's key reads as 404; revoking the key of the request itself needs `?self=true`.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError } from '../../core/index.ts';
 import { KEY_ID_PATTERN } from '../auth/api-keys.ts';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../auth/key-store.ts';

@@ -3,7 +3,7 @@
  * FTS5 BM25 over the memory and daily-memory chunks, plus vectors when Workers AI is bound).
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CtxError,
   MEMORY_CLASSES,

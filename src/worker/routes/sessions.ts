@@ -3,7 +3,7 @@
  * object's name, so one tenant can never reach another's session (it reads as 404).
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CtxError, jsonValueSchema } from '../../core/index.ts';
 import {
   type AppContext,

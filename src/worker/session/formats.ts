@@ -3,7 +3,7 @@
  * an Anthropic Messages request, converted with the core adapters. Incoming messages get
  * session-unique ids (`m<seq>`) unless they bring their own (neutral form).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CtxError,
   type Dialect,

@@ -2,7 +2,7 @@
  * Per-session settings chosen at creation (preset, budget, preset config, excluded tools), kept in
  * the session's Durable Object storage. Validated with zod; unknown fields are rejected.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { budgetConfigSchema, jsonValueSchema } from '../../core/index.ts';
 
 export const PRESETS = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'tiancai'] as const;

@@ -18,7 +18,7 @@ describe('summarizerConfigFromEnv', () => {
   it('is offline with a plain message when no key and no base URL are set', () => {
     expect(summarizerConfigFromEnv({})).toEqual({ kind: 'offline', message: NO_KEY_MESSAGE });
     expect(NO_KEY_MESSAGE).toBe(
-      'no API key configured (CTXKIT_LLM_API_KEY); using the deterministic summarizer',
+      'no API key configured (CTXKIT_LLM_API_KEY or OPENAI_API_KEY); using the deterministic summarizer',
     );
   });
 
@@ -33,6 +33,26 @@ describe('summarizerConfigFromEnv', () => {
   it('prefers CTXKIT_LLM_API_KEY over OPENAI_API_KEY', () => {
     const config = summarizerConfigFromEnv({ OPENAI_API_KEY: 'a', CTXKIT_LLM_API_KEY: 'b' });
     expect(config.kind === 'llm' && config.options.apiKey).toBe('b');
+  });
+
+  it('reads OPENAI_BASE_URL as the openai SDK does; CTXKIT_LLM_BASE_URL wins when both are set', () => {
+    const openai = summarizerConfigFromEnv({
+      OPENAI_BASE_URL: 'http://127.0.0.1:8820/v1',
+      CTXKIT_LLM_MODEL: 'm',
+    });
+    expect(openai.kind === 'llm' && openai.options.baseURL).toBe('http://127.0.0.1:8820/v1');
+    const both = summarizerConfigFromEnv({
+      OPENAI_BASE_URL: 'http://127.0.0.1:8820/v1',
+      CTXKIT_LLM_BASE_URL: 'http://127.0.0.1:8821/v1',
+      CTXKIT_LLM_MODEL: 'm',
+    });
+    expect(both.kind === 'llm' && both.options.baseURL).toBe('http://127.0.0.1:8821/v1');
+    expect(() => summarizerConfigFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:8820/v1' })).toThrow(
+      /CTXKIT_LLM_MODEL: required when OPENAI_BASE_URL is set/,
+    );
+    expect(() => summarizerConfigFromEnv({ OPENAI_BASE_URL: 'nope', OPENAI_API_KEY: 'k' })).toThrow(
+      /OPENAI_BASE_URL/,
+    );
   });
 
   it('needs no key when a local base URL is set (Ollama, vLLM)', () => {
@@ -147,7 +167,11 @@ describe('withFallback', () => {
     const seen: unknown[] = [];
     const s = withFallback(failing, offline, { onFailure: (e) => seen.push(e) });
     const result = await s.summarize({ purpose: 'compaction', preset: 'default', messages: [] });
-    expect(result).toEqual({ summary: 'offline summary', model: 'deterministic (fallback: boom)' });
+    expect(result).toEqual({
+      summary: 'offline summary',
+      model: 'deterministic (fallback: boom)',
+      fallback: 'llm: boom',
+    });
     expect(seen).toHaveLength(1);
   });
 

@@ -10,7 +10,7 @@
  * result whose call is still visible by a stub, so pairing survives.
  * Also exports 003 §5.6's `compactToolResultsInRecent` digest, used by compaction.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { outputText } from '../../messages/text.ts';
 import type { Message, ToolCallPart } from '../../messages/types.ts';
 import type { IdGenerator, SummarizeRequest } from '../../ports.ts';

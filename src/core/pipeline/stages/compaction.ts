@@ -20,7 +20,7 @@
  *   summarising again (the second case skips this run and clears the mark).
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';

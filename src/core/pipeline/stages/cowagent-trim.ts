@@ -7,7 +7,7 @@
  * summary is computed in this run, recorded as a `PendingInjection`, and applied from the NEXT run on
  * by `apply-pending-injections` (the first stage of the `cowagent` preset).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { messageText } from '../../messages/text.ts';
 import { segmentTurns, type Turn } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';

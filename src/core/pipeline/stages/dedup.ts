@@ -14,7 +14,7 @@
  * slashes are resolved lexically; no `realpath`, so symlinks and relative-vs-absolute spellings of
  * one file are not unified. Pass `normalizePath` / `isDirectory` to plug in a real file system.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';

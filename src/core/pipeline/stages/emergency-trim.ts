@@ -14,7 +14,7 @@
  * The stage (HEAD): once the estimate reaches the blocking level, trim at least `minTurns` and at most
  * `maxTurns` turns, stopping once the estimate is below the auto-compact level.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';

@@ -9,7 +9,7 @@
  *   to outputs already ending with the 000 notice, so both modes are idempotent.
  * Lengths are code points (Python `len`). Pinned messages and `excludeTools` results are left alone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message, ToolResultPart } from '../../messages/types.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';

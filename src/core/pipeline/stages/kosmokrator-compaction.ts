@@ -6,7 +6,7 @@
  * `state.compactionFailures` (≥ 3 opens the breaker: the stage is then skipped) and returns the input —
  * the flow trims the oldest turn next. Success resets the count.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { startsTurn } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageResult } from '../types.ts';

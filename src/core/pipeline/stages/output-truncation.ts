@@ -5,7 +5,7 @@
  * results that arrived since the last assistant message (or all results, `scope: 'all'`). A message
  * it changed carries `meta.truncatedAtArrival`, so a second run leaves it alone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';

@@ -10,7 +10,7 @@
  * `kosmokrator` mode emits 002's five placeholder strings exactly; `default` mode's placeholders name
  * the tool, its target, the size and where to get the content back, and also know Claude Code's names.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { messageText, outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import { formatCount, headCodePoints } from '../../text/trim.ts';

@@ -6,7 +6,7 @@
  * `split: 'index'` reproduces co-cli's pure index cut (which can orphan a tool result);
  * `split: 'pairing-safe'` (the default) moves both boundaries so no call is separated from its result.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from '../../messages/types.ts';
 import type { JournalEntry, Stage, StageResult } from '../types.ts';
 import {

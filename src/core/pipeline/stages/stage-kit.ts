@@ -3,7 +3,7 @@
  * "never touch" rules (pinned messages, `excludeTools`), token totals and the result builders that
  * keep identity on no-op.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CtxError } from '../../errors.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';

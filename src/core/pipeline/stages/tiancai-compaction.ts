@@ -7,7 +7,7 @@
  * Everything fitting the keep budget is a silent no-op, as in 003. The recommended pairing fix moves
  * the boundary so no call is separated from its result (`pairing: 'none'` reproduces 003's cut).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   effectiveTokenLimit,
   keepRecentBudget,

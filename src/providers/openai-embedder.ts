@@ -1,6 +1,6 @@
 /** OpenAI (or any OpenAI-compatible endpoint) embeddings through the `openai` SDK. */
 import OpenAI from 'openai';
-import type { Embedder } from '../../core/index.ts';
+import type { Embedder } from '../core/index.ts';
 
 export interface OpenAIEmbedderOptions {
   client?: OpenAI;

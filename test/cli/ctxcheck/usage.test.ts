@@ -1,0 +1,99 @@
+/**
+ * Usage errors stop before the command runs (exit 2, one line on stderr, nothing on stdout),
+ * `--version`, missing positionals named, and the `--llm` provider from the openai SDK's variables.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../support/fake-openai-server.ts';
+import { ctxcheck, tempDir, writeJson } from './helpers.ts';
+
+const root = resolve(import.meta.dirname, '../../..');
+const fixture = join(root, 'fixtures/default/default-current-request-survives-compaction.json');
+let dir: string;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  await writeJson(
+    dir,
+    'chat.json',
+    Array.from({ length: 25 }, (_, i) => [
+      { role: 'user', content: `question ${i + 1} ${'word '.repeat(200)}` },
+      { role: 'assistant', content: `answer ${i + 1}` },
+    ]).flat(),
+  );
+});
+
+describe('ctxcheck usage errors', () => {
+  it.each([
+    [['replay', fixture, '--bogus'], 'ctxcheck: Unknown argument: bogus'],
+    [['replay', fixture, '--preset', 'turbo'], 'ctxcheck: --preset: "turbo" is not one of "default"'],
+    [['compact', 'chat.json', '--window', '1000', '--json'], 'ctxcheck: Unknown argument: json'],
+    [['compact', 'chat.json', '--window', '1000', '--preset', 'turbo'], 'ctxcheck: --preset: "turbo"'],
+    [['validate', fixture, '--bogus'], 'ctxcheck: Unknown argument: bogus'],
+    [['frobnicate'], 'ctxcheck: Unknown argument: frobnicate'],
+    [['compact'], 'ctxcheck: missing <transcript>'],
+    [['inspect'], 'ctxcheck: missing <transcript>'],
+    [['replay'], 'ctxcheck: missing <globs>'],
+    [['bench'], 'ctxcheck: missing <what>'],
+  ])('%j exits 2 with one line and no command output', async (args, line) => {
+    const r = await ctxcheck(args, dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.startsWith(line)).toBe(true);
+    expect(r.stderr).toContain('(ctxcheck --help for usage)');
+  });
+
+  it('runs the command when the arguments are valid', async () => {
+    const r = await ctxcheck(['replay', fixture], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('1 passed, 0 failed');
+  });
+
+  it('prints the package version with --version', async () => {
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const r = await ctxcheck(['--version'], dir);
+      expect(r.code).toBe(0);
+      expect(log.mock.calls.map((c) => String(c[0]))).toEqual([pkg.version]);
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
+
+describe('ctxcheck compact --llm', () => {
+  let server: FakeOpenAIServer;
+  beforeAll(async () => {
+    server = await startFakeOpenAIServer({ fallback: { kind: 'status', status: 500, message: 'down' } });
+  });
+  afterAll(() => server.close());
+
+  it('calls OPENAI_BASE_URL and warns on stderr when the deterministic fallback answers', async () => {
+    const r = await ctxcheck(
+      ['compact', 'chat.json', '--preset', 'cowagent', '--window', '100000', '--llm', '--out', 'llm.json'],
+      dir,
+      {
+        OPENAI_BASE_URL: server.baseURL,
+        OPENAI_API_KEY: 'sk-test',
+        CTXKIT_LLM_MODEL: 'm',
+        CTXKIT_LLM_MAX_RETRIES: '0',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
+    expect(r.stderr).toContain(`summarizer: summaries by m at ${server.baseURL}`);
+    expect(r.stderr).toMatch(
+      /ctxcheck: warning: LLM summary failed in \S+ \(.*500.*\); used the fallback summarizer/,
+    );
+    const journal = JSON.parse(await readFile(join(dir, 'llm.json.journal.json'), 'utf8')) as {
+      events: Array<{ type: string }>;
+      reports: Array<{ detail?: string }>;
+    };
+    expect(journal.events.some((e) => e.type === 'summary-fallback')).toBe(true);
+    expect(journal.reports.some((x) => x.detail?.includes('LLM summary failed, fallback used'))).toBe(true);
+  });
+});

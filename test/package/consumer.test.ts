@@ -1,0 +1,353 @@
+/**
+ * The consumer smoke test: ctxkit packed (`npm pack`, which builds `dist/`), installed from the
+ * tarball into a fresh project, and used the ways its users use it — plain Node ESM and require(),
+ * TypeScript under `node16` and `bundler` with `strict`, Deno, a user's own Worker built by
+ * `wrangler deploy --dry-run` and answering in Miniflare, and the `ctxcheck` CLI. First with
+ * nothing but what `npm install ctxkit` brings (zod), then with the optional peers linked in.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Consumer,
+  denoBinary,
+  exec,
+  installFigures,
+  linkOptionalPeers,
+  packAndInstall,
+  REPO_MODULES,
+  ROOT,
+  tarballFiles,
+} from '../support/package-consumer.ts';
+
+let c: Consumer;
+const TSC = join(REPO_MODULES, 'typescript', 'bin', 'tsc');
+const FIXTURE = join(ROOT, 'fixtures/default/default-current-request-survives-compaction.json');
+const node = (args: string[]) => exec(process.execPath, args, { cwd: c.project });
+const write = (name: string, text: string) => writeFile(join(c.project, name), text);
+
+beforeAll(async () => {
+  c = await packAndInstall();
+}, 600_000);
+
+afterAll(async () => {
+  await c?.cleanup();
+});
+
+async function tsc(
+  name: string,
+  resolution: 'node16' | 'bundler',
+  files: string[],
+  types: string[],
+  skipLibCheck = false,
+) {
+  const config = {
+    compilerOptions: {
+      strict: true,
+      module: resolution === 'node16' ? 'node16' : 'esnext',
+      moduleResolution: resolution,
+      target: 'ES2022',
+      noEmit: true,
+      // false: the consumer checks ctxkit's declaration files too.
+      skipLibCheck,
+      types,
+    },
+    files,
+  };
+  await write(`tsconfig.${name}.json`, JSON.stringify(config, null, 2));
+  return exec(process.execPath, [TSC, '-p', `tsconfig.${name}.json`], { cwd: c.project });
+}
+
+describe('the tarball', () => {
+  it('holds dist, README, LICENSE and package.json only', async () => {
+    const files = await tarballFiles(c.tarball);
+    const outside = files.filter((f) => !f.startsWith('dist/'));
+    expect(outside).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(files).toContain('dist/core/index.js');
+    expect(files).toContain('dist/core/index.d.ts');
+    expect(files).toContain('dist/bin/ctxcheck.mjs');
+    expect(files).toContain('dist/migrations/meta/_journal.json');
+    expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+  });
+
+  it('passes publint and arethetypeswrong (ESM-only profile)', async () => {
+    const publint = await exec(process.execPath, [
+      join(REPO_MODULES, 'publint', 'src', 'cli.js'),
+      'run',
+      c.tarball,
+    ]);
+    expect(publint.stdout + publint.stderr).toContain('All good');
+    const attw = await exec(process.execPath, [
+      join(REPO_MODULES, '@arethetypeswrong', 'cli', 'dist', 'index.js'),
+      c.tarball,
+      '--profile',
+      'esm-only',
+      '--format',
+      'ascii',
+    ]);
+    expect(attw.code, attw.stdout + attw.stderr).toBe(0);
+  });
+});
+
+describe('a core-only install (npm install ctxkit, nothing else)', () => {
+  it('brings zod and nothing native', async () => {
+    const figures = await installFigures(c.project);
+    expect(figures.packages).toEqual(['ctxkit', 'zod']);
+    expect(figures.native).toEqual([]);
+    expect(figures.bytes).toBeLessThanOrEqual(12 * 1024 * 1024);
+  });
+
+  it('imports every subpath from plain Node ESM and runs a pipeline', async () => {
+    await write(
+      'esm.mjs',
+      `import { createPipeline, createCalibratedCounter as fromRoot } from 'ctxkit';
+import { createCalibratedCounter } from 'ctxkit/tokens';
+import { checkInvariants } from 'ctxkit/invariants';
+import { fromOpenAI, toOpenAI } from 'ctxkit/adapters';
+import { createTiktokenCounter } from 'ctxkit/tokens';
+import pkg from 'ctxkit/package.json' with { type: 'json' };
+const messages = fromOpenAI([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
+const run = await createPipeline({ preset: 'default', budget: { contextWindow: 1000 } }).prepare({ messages });
+let node;
+try { await import('ctxkit/node'); } catch (e) { node = e.message; }
+let tiktoken;
+try { await createTiktokenCounter('o200k_base'); } catch (e) { tiktoken = e.message; }
+let providers;
+try { await import('ctxkit/providers'); } catch (e) { providers = e.message; }
+console.log(JSON.stringify({
+  same: fromRoot === createCalibratedCounter,
+  tokens: createCalibratedCounter().countText('hello world'),
+  violations: checkInvariants(messages).length,
+  out: toOpenAI(run.messages),
+  version: pkg.version,
+  node,
+  tiktoken,
+  providers,
+}));
+`,
+    );
+    const r = await node(['esm.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      same: true,
+      violations: 0,
+      out: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+      ],
+    });
+    expect(out.tokens).toBeGreaterThan(0);
+    // The optional peers are named when a feature needs them.
+    expect(out.node).toContain("Cannot find package 'drizzle-orm'");
+    expect(out.tiktoken).toContain('npm install gpt-tokenizer');
+    expect(out.providers).toContain("'openai'");
+  });
+
+  it('loads with require() (Node ≥ 20.19 require(esm))', async () => {
+    await write(
+      'cjs.cjs',
+      `const core = require('ctxkit');
+const tokens = require('ctxkit/tokens');
+const invariants = require('ctxkit/invariants');
+const adapters = require('ctxkit/adapters');
+console.log(JSON.stringify([typeof core.createPipeline, typeof tokens.createCalibratedCounter,
+  typeof invariants.repairMessages, typeof adapters.fromAnthropic, require('ctxkit/package.json').name]));
+`,
+    );
+    const r = await node(['cjs.cjs']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(''); // no ExperimentalWarning for require(esm) from node_modules
+    expect(JSON.parse(r.stdout)).toEqual(['function', 'function', 'function', 'function', 'ctxkit']);
+  });
+
+  it.each(['node16', 'bundler'] as const)(
+    'type-checks a strict TypeScript consumer under %s',
+    async (resolution) => {
+      await write(
+        'core.ts',
+        `import { createPipeline, type Message, type PipelineRun } from 'ctxkit';
+import { createCalibratedCounter, type TokenCounter } from 'ctxkit/tokens';
+import { checkInvariants, type Violation } from 'ctxkit/invariants';
+import { fromOpenAI, toAnthropic } from 'ctxkit/adapters';
+
+const counter: TokenCounter = createCalibratedCounter({ preset: 'o200k' });
+const messages: Message[] = fromOpenAI([{ role: 'user', content: 'hi' }]);
+const violations: Violation[] = checkInvariants(messages);
+const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: 8000 }, counter });
+export const run: Promise<PipelineRun> = pipeline.prepare({ messages });
+export const out = toAnthropic(messages);
+export const n: number = violations.length + counter.countText('hello');
+// @ts-expect-error a preset name is checked
+createPipeline({ preset: 1, budget: { contextWindow: 8000 } });
+`,
+      );
+      const r = await tsc(`core-${resolution}`, resolution, ['core.ts'], []);
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    },
+  );
+
+  it('runs in Deno', async () => {
+    await write(
+      'deno.mjs',
+      `import { createPipeline } from 'ctxkit';
+import { createCalibratedCounter } from 'ctxkit/tokens';
+import { fromOpenAI } from 'ctxkit/adapters';
+const run = await createPipeline({ preset: 'default', budget: { contextWindow: 1000 } })
+  .prepare({ messages: fromOpenAI([{ role: 'user', content: 'hello deno' }]) });
+console.log(JSON.stringify({ deno: typeof Deno.version.deno, messages: run.messages.length,
+  tokens: createCalibratedCounter().countText('hello deno') }));
+`,
+    );
+    const r = await exec(
+      await denoBinary(),
+      ['run', '--quiet', '--no-lock', '--allow-read', '--allow-env', 'deno.mjs'],
+      {
+        cwd: c.project,
+        env: { DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ deno: 'string', messages: 1 });
+  });
+
+  it("builds a user's Worker with wrangler and answers a request in Miniflare", async () => {
+    await write(
+      'worker.mjs',
+      `import { createPipeline, fromOpenAI, toOpenAI } from 'ctxkit';
+export default {
+  async fetch(request) {
+    const body = await request.json();
+    const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: body.window } });
+    const run = await pipeline.prepare({ messages: fromOpenAI(body.messages) });
+    return Response.json({ messages: toOpenAI(run.messages), level: run.estimate.level });
+  },
+};
+`,
+    );
+    await write(
+      'wrangler.toml',
+      'name = "ctxkit-consumer"\nmain = "worker.mjs"\ncompatibility_date = "2025-09-01"\n',
+    );
+    const built = await exec(
+      process.execPath,
+      [join(REPO_MODULES, 'wrangler', 'bin', 'wrangler.js'), 'deploy', '--dry-run', '--outdir', 'out'],
+      { cwd: c.project, env: { WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1' } },
+    );
+    expect(built.code, built.stderr).toBe(0);
+    const mf = new Miniflare({
+      modules: true,
+      modulesRoot: join(c.project, 'out'),
+      scriptPath: join(c.project, 'out', 'worker.js'),
+      compatibilityDate: '2025-09-01',
+    });
+    try {
+      const res = await mf.dispatchFetch('http://localhost/', {
+        method: 'POST',
+        body: JSON.stringify({ window: 1000, messages: [{ role: 'user', content: 'hello worker' }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        messages: [{ role: 'user', content: 'hello worker' }],
+        level: 'ok',
+      });
+    } finally {
+      await mf.dispose();
+    }
+  });
+
+  it('runs the ctxcheck CLI from the tarball without tsx', async () => {
+    const bin = join(c.project, 'node_modules', '.bin', 'ctxcheck');
+    const help = await exec(bin, ['--help'], { cwd: c.project });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('ctxcheck replay <globs..>');
+    const version = await exec(bin, ['--version'], { cwd: c.project });
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version,
+    );
+    const replay = await exec(bin, ['replay', FIXTURE], { cwd: c.project });
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain('1 passed, 0 failed');
+    const bad = await exec(bin, ['replay', FIXTURE, '--preset', 'turbo'], { cwd: c.project });
+    expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').length]).toEqual([2, '', 1]);
+    await write('chat.json', JSON.stringify([{ role: 'user', content: 'hello' }]));
+    const llm = await exec(bin, ['compact', 'chat.json', '--window', '1000', '--llm'], { cwd: c.project });
+    expect(llm.code).toBe(2);
+    expect(llm.stderr).toContain('--llm: the optional package openai is not installed (npm install openai)');
+    expect(help.stderr + replay.stderr).not.toMatch(/tsx/);
+  });
+});
+
+describe('with the optional peers installed', () => {
+  it('names better-sqlite3 when the SQLite stores are opened without it', async () => {
+    await linkOptionalPeers(c.project, ['drizzle-orm']);
+    await write(
+      'no-sqlite.mjs',
+      `import { createFsBlobStore, openSqlite } from 'ctxkit/node';
+let error;
+try { openSqlite({ path: ':memory:' }); } catch (e) { error = e.message; }
+console.log(JSON.stringify({ blobs: typeof createFsBlobStore, error }));
+`,
+    );
+    const r = await node(['no-sqlite.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.blobs).toBe('function');
+    expect(out.error).toContain('the SQLite stores need the optional package better-sqlite3');
+  });
+
+  it('opens the SQLite stores (migrations shipped in dist) and loads the providers', async () => {
+    await linkOptionalPeers(c.project, [
+      'better-sqlite3',
+      'gpt-tokenizer',
+      'openai',
+      '@types/better-sqlite3',
+      '@types/node',
+    ]);
+    await write(
+      'full.mjs',
+      `import { openSqlite, createSqliteSessionStore } from 'ctxkit/node';
+import { createOpenAISummarizer, openAIEmbedder } from 'ctxkit/providers';
+import { createTiktokenCounter } from 'ctxkit/tokens';
+const handle = openSqlite({ path: ':memory:' });
+const store = createSqliteSessionStore(handle);
+const tables = handle.client.prepare("select name from sqlite_master where type = 'table'").all().map((t) => t.name);
+const o200k = await createTiktokenCounter('o200k_base');
+console.log(JSON.stringify({ tables, store: typeof store.append, summarizer: createOpenAISummarizer({ model: 'm' }).name,
+  embedder: openAIEmbedder({ apiKey: 'k' }).dimensions, tokens: o200k.countText('hello world') }));
+handle.close();
+`,
+    );
+    const r = await node(['full.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.tables).toContain('sessions');
+    expect(out).toMatchObject({ store: 'function', summarizer: 'openai', embedder: 1536, tokens: 2 });
+  });
+
+  it.each(['node16', 'bundler'] as const)(
+    'type-checks ctxkit/node and ctxkit/providers under %s',
+    async (resolution) => {
+      await write(
+        'full.ts',
+        `import { createDeterministicSummarizer } from 'ctxkit';
+import { createFsBlobStore, createSqliteSessionStore, openSqlite } from 'ctxkit/node';
+import { createOpenAISummarizer, openAIEmbedder, summarizerFromEnv } from 'ctxkit/providers';
+export const blobs = createFsBlobStore({ dir: '/tmp/x' });
+export const sessions = createSqliteSessionStore(openSqlite({ path: ':memory:' }));
+export const s = createOpenAISummarizer({ model: 'm', baseURL: 'http://127.0.0.1:1/v1' });
+export const e = openAIEmbedder({ apiKey: 'k' });
+export const env = summarizerFromEnv({}, { fallback: createDeterministicSummarizer() });
+`,
+      );
+      // skipLibCheck here: drizzle-orm's own declarations do not pass without it (its gel and mysql
+      // drivers import packages that are not installed), and checking openai's and Node's is slow.
+      // ctxkit's core declarations are checked without it above.
+      const r = await tsc(`full-${resolution}`, resolution, ['full.ts'], ['node'], true);
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    },
+  );
+});
