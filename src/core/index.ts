@@ -3,6 +3,7 @@
  */
 
 export * from './adapters/anthropic.ts';
+export * from './adapters/gemini.ts';
 export * from './adapters/openai.ts';
 export * from './adapters/responses.ts';
 export * from './blobs/memory-blob-store.ts';
