@@ -188,12 +188,18 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
       if (m.meta?.pinned === true && !ids.has(m.id))
         out.push({ rule: 'pinned-lost', messageId: m.id, detail: 'pinned message removed' });
     }
-    // Verified reasoning of a message that is still there: unchanged, on the same kind of part.
+    // Verified reasoning of a message that is still there: unchanged, on the same part — or gone
+    // together with every call and all reasoning of the message (a turn reduced to its text).
     const now = new Map<string, Message>();
     for (const m of messages) now.set(m.id, m);
     for (const m of options.before) {
       const after = now.get(m.id);
       if (!after || after === m) continue;
+      const calls = new Set(m.parts.flatMap((p) => (p.type === 'tool-call' ? [p.id] : [])));
+      const stripped = !after.parts.some(
+        (p) => p.type === 'reasoning' || (p.type === 'tool-call' && calls.has(p.id)),
+      );
+      if (stripped) continue;
       const kept = new Map<string, number>();
       for (const p of after.parts) {
         const k = verifiedKey(p);
