@@ -143,6 +143,8 @@ describe('fromResponses / toResponses', () => {
   it('gives the other adapters plain neutral messages (no Responses fields leak out)', () => {
     const messages = fromResponses(SAMPLE.input);
     const text = JSON.stringify([toOpenAI(messages), toAnthropic(messages)]);
+    // Anthropic rejects a thinking block without its own signature: foreign reasoning is left out.
+    expect(JSON.stringify(toAnthropic(messages))).not.toContain('"thinking"');
     expect(text).not.toMatch(/encrypted_content|fc_68af|annotations|"provider"/);
   });
 });
