@@ -127,6 +127,29 @@ describe('Gemini', () => {
     expect(rules(fixed, { dialect: 'gemini' })).toEqual([]);
   });
 
+  it('puts a user turn before a function call turn that opens the request, and says so', () => {
+    const at = messages.findIndex(
+      (m) => m.role === 'assistant' && m.parts.some((p) => p.type === 'tool-call'),
+    );
+    const trimmed = [messages[0]!, ...messages.slice(at)];
+    expect(rules(trimmed, { dialect: 'gemini' })).toEqual([`call-turn-position@${messages[at]!.id}`]);
+    expect(rules(trimmed, { dialect: 'anthropic' })).toEqual([]);
+    const { messages: fixed, repairs } = repairMessages(trimmed, { dialect: 'gemini' });
+    expect(repairs.map((r) => `${r.kind}@${r.messageId}`)).toEqual([
+      `inserted-user-turn@${messages[at]!.id}`,
+    ]);
+    expect(fixed[1]).toMatchObject({ role: 'user', meta: { kind: 'repair', repaired: true } });
+    expect(rules(fixed, { dialect: 'gemini' })).toEqual([]);
+    // An assistant message from elsewhere merges into the model turn before it: no new turn needed.
+    const neutral: Message[] = [
+      { id: 'u', role: 'user', parts: [{ type: 'text', text: 'go' }] },
+      { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Looking.' }] },
+      { id: 'a2', role: 'assistant', parts: [{ type: 'tool-call', id: 'c', name: 'ls', args: {} }] },
+      { id: 't', role: 'tool', parts: [{ type: 'tool-result', callId: 'c', output: 'a.ts' }] },
+    ];
+    expect(rules(neutral, { dialect: 'gemini' })).toEqual([]);
+  });
+
   it('reports and drops a model turn holding only thoughts', () => {
     const thoughts = [
       ...messages,

@@ -4,6 +4,7 @@ import { pairToolCalls } from './pairing.ts';
 import {
   ANTHROPIC_TOOL_ID,
   isReasoningOnly,
+  misplacedCallTurns,
   separatedCalls,
   unfollowedReasoning,
   verifiedKey,
@@ -25,7 +26,8 @@ export type InvariantRule =
   | 'reasoning-not-followed'
   | 'reasoning-separated'
   | 'reasoning-changed'
-  | 'response-count-mismatch';
+  | 'response-count-mismatch'
+  | 'call-turn-position';
 
 export interface Violation {
   rule: InvariantRule;
@@ -128,6 +130,13 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
             detail: `${calls} function call(s) answered by ${results} response(s)`,
           });
       });
+    if (dialect === 'gemini')
+      for (const i of misplacedCallTurns(messages))
+        out.push({
+          rule: 'call-turn-position',
+          messageId: id(i),
+          detail: 'a function call turn must follow a user turn or a function response turn',
+        });
     if (dialect === 'anthropic') {
       for (const p of pairs)
         if (!ANTHROPIC_TOOL_ID.test(p.callId))

@@ -84,3 +84,23 @@ export function separatedCalls(m: Message): number[] {
 
 /** Anthropic accepts `tool_use.id` only when it matches this. */
 export const ANTHROPIC_TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Gemini: "Please ensure that function call turn comes immediately after a user turn or after a function
+ * response turn". Indices of assistant messages with calls whose Gemini content would open the
+ * conversation or follow another model content (`toGemini` merges an assistant message from elsewhere
+ * into the model content before it, so only one that starts its own content counts).
+ */
+export function misplacedCallTurns(messages: readonly Message[]): number[] {
+  const out: number[] = [];
+  let previous: Message['role'] | undefined;
+  messages.forEach((m, i) => {
+    if (m.role === 'system' && previous === undefined) return; // systemInstruction
+    const merges =
+      m.role === 'assistant' && previous === 'assistant' && m.provider?.gemini?.content === undefined;
+    if (m.role === 'assistant' && !merges && m.parts.some((p) => p.type === 'tool-call'))
+      if (previous !== 'user' && previous !== 'tool') out.push(i);
+    previous = m.role;
+  });
+  return out;
+}

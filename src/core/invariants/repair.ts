@@ -1,6 +1,12 @@
 import type { Dialect, JsonValue, Message, Part, ToolCallPart, ToolResultPart } from '../messages/types.ts';
 import { pairToolCalls } from './pairing.ts';
-import { ANTHROPIC_TOOL_ID, isReasoningOnly, separatedCalls, unfollowedReasoning } from './reasoning.ts';
+import {
+  ANTHROPIC_TOOL_ID,
+  isReasoningOnly,
+  misplacedCallTurns,
+  separatedCalls,
+  unfollowedReasoning,
+} from './reasoning.ts';
 
 /** CowAgent's synthesised result text for a call whose result is missing (SEED-RULES §1.12). */
 export const MISSING_RESULT_TEXT =
@@ -15,7 +21,8 @@ export type RepairKind =
   | 'dropped-empty-message'
   | 'dropped-reasoning-only-message'
   | 'dropped-unfollowed-reasoning'
-  | 'detached-call-from-reasoning';
+  | 'detached-call-from-reasoning'
+  | 'inserted-user-turn';
 
 export interface Repair {
   kind: RepairKind;
@@ -142,7 +149,10 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
     });
   }
 
-  if (repairs.length === 0) return { messages: original as Message[], repairs };
+  if (repairs.length === 0) {
+    const turns = options.dialect === 'gemini' ? userTurnsFor(original, repairs) : original;
+    return { messages: turns as Message[], repairs };
+  }
 
   const out: Message[] = [];
   const pendingInsert = (callMsg: number) => {
@@ -192,7 +202,34 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
     }
   });
   if (pendingFor !== undefined) pendingInsert(pendingFor);
-  return { messages: out, repairs };
+  return { messages: options.dialect === 'gemini' ? userTurnsFor(out, repairs) : out, repairs };
+}
+
+/** The text of the user turn put before a Gemini function call turn that has none (a trimmed start). */
+export const TRIMMED_TURN_TEXT = '(Earlier messages of this conversation were trimmed.)';
+
+/** Gemini: a user turn before each function call turn that would open the conversation or follow a model turn. */
+function userTurnsFor(messages: readonly Message[], repairs: Repair[]): Message[] {
+  const misplaced = new Set(misplacedCallTurns(messages));
+  if (misplaced.size === 0) return messages as Message[];
+  const out: Message[] = [];
+  messages.forEach((m, i) => {
+    if (misplaced.has(i)) {
+      out.push({
+        id: `${m.id}~turn`,
+        role: 'user',
+        parts: [{ type: 'text', text: TRIMMED_TURN_TEXT }],
+        meta: { kind: 'repair', repaired: true },
+      });
+      repairs.push({
+        kind: 'inserted-user-turn',
+        messageId: m.id,
+        detail: 'Gemini takes a function call turn only after a user or function response turn',
+      });
+    }
+    out.push(m);
+  });
+  return out;
 }
 
 /**

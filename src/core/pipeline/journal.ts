@@ -21,6 +21,8 @@ const REPAIR_RECOVER: Record<Repair['kind'], string> = {
     'read the message from the session log; it held only reasoning, which the provider rejects alone',
   'dropped-unfollowed-reasoning':
     'read the message from the session log; its reasoning item had no item after it to go with',
+  'inserted-user-turn':
+    'nothing was lost: a short user turn was put before a function call turn that opened the request',
   'detached-call-from-reasoning':
     'read the reasoning from the session log; the call was sent without the item id that required it',
 };
