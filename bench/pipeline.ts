@@ -1,5 +1,5 @@
 /**
- * `npm run bench:pipeline`: milliseconds per pre-flight of the `default` preset against history size
+ * `npm run bench:pipeline:synthetic`: milliseconds per pre-flight of the `default` preset against history size
  * when nothing needs to change, beside recounting the whole history with gpt-tokenizer (o200k).
  * Two pre-flight figures: the same history again (a retry), and the history plus one new message
  * (the next step of a session, carrying the previous working context). Median of several runs.
@@ -120,4 +120,4 @@ console.log(
 );
 console.log('|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);
-console.log(`\nmedian of ${RUNS} runs; Node ${process.version}; \`npm run bench:pipeline\``);
+console.log(`\nmedian of ${RUNS} runs; Node ${process.version}; \`npm run bench:pipeline:synthetic\``);

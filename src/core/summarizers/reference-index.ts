@@ -7,7 +7,13 @@
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
-import { type ReferenceSource, type ScoredReference, scoreReferences } from '../text/references.ts';
+import {
+  extractReferences,
+  type ReferenceKind,
+  type ReferenceSource,
+  type ScoredReference,
+  scoreReferences,
+} from '../text/references.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -39,6 +45,22 @@ export interface RankOptions {
 }
 
 /**
+ * The references of each message's source text, per message object, with the text they were read from.
+ * A compaction ranks what it folds twice (the summarizer, then the index under the summary): the second
+ * pass reads nothing again. A hit needs the same text (a message changed in place is read again); the
+ * entry lives as long as the message does.
+ */
+const extracted = new WeakMap<Message, { text: string; refs: ReadonlyMap<string, ReferenceKind> }>();
+
+function referencesOf(m: Message, text: string): ReadonlyMap<string, ReferenceKind> {
+  const hit = extracted.get(m);
+  if (hit && hit.text === text) return hit.refs;
+  const refs = extractReferences(text);
+  extracted.set(m, { text, refs });
+  return refs;
+}
+
+/**
  * The references of `messages`, best first: scored by `scoreReferences` (mentions, recency, written by
  * the agent, spelled out in code by the task — the first request, unless an earlier summary precedes
  * it), then ordered by score per length^¼. Tool-call ids are left out: placeholders and recovery hints
@@ -49,6 +71,7 @@ export function rankMessageReferences(
   options: RankOptions = {},
 ): ScoredReference[] {
   const sources: ReferenceSource[] = [];
+  const read = new Map<string, ReadonlyMap<string, ReferenceKind>>();
   let requests = 0;
   let skipped = false;
   for (const [at, m] of messages.entries()) {
@@ -65,11 +88,13 @@ export function rankMessageReferences(
       else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
     }
     const task = request && requests === 1 && !skipped;
-    sources.push({ text: seen.join('\n'), at, agent: m.role === 'assistant', task });
+    const source = seen.join('\n');
+    read.set(source, referencesOf(m, source));
+    sources.push({ text: source, at, agent: m.role === 'assistant', task });
   }
   const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
   const value = (r: ScoredReference) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
-  return scoreReferences(sources)
+  return scoreReferences(sources, (text) => read.get(text) ?? extractReferences(text))
     .filter((r) => !callIds.has(r.ref))
     .sort((a, b) => value(b) - value(a));
 }
@@ -90,11 +115,122 @@ export function referenceLines(refs: readonly string[]): string {
 }
 
 /**
+ * A small-integer key for the three characters of `s` at `p`: exact below U+0400, a mix above. The
+ * indexes below only pick candidates, each checked with a real substring test, so two trigrams sharing
+ * a key cost a useless check, never a wrong answer.
+ */
+function trigram(s: string, p: number): number {
+  return ((((s.charCodeAt(p) << 10) ^ s.charCodeAt(p + 1)) << 10) ^ s.charCodeAt(p + 2)) & 0x3fffffff;
+}
+
+/** Stride over a name's trigrams when looking for its rarest: about five looks, whatever its length. */
+function trigramStep(s: string): number {
+  return Math.max(1, Math.floor((s.length - 2) / 5));
+}
+
+/**
+ * Which references hold which: `first(i)` is the index of the first reference containing `refs[i]`
+ * (itself, or an earlier equal one, included), `firstLonger(i)` that of the first longer one, or
+ * `refs.length`. A trigram index gives the candidates (the references sharing the rarest trigram of
+ * `refs[i]`, in order), so a summary's index of thousands of names costs milliseconds, not a
+ * comparison per pair; references under three characters are compared with every other.
+ */
+function containment(refs: readonly string[]): {
+  first: (i: number) => number;
+  firstLonger: (i: number) => number;
+} {
+  const n = refs.length;
+  let postings: Map<number, number[]> | undefined;
+  // Built on the first question: a list whose names the text spells out needs none.
+  const index = () => {
+    if (postings) return postings;
+    postings = new Map<number, number[]>();
+    for (let j = 0; j < n; j++) {
+      const y = refs[j]!;
+      for (let p = 0; p + 3 <= y.length; p++) {
+        const key = trigram(y, p);
+        const list = postings.get(key);
+        if (!list) postings.set(key, [j]);
+        else if (list[list.length - 1] !== j) list.push(j);
+      }
+    }
+    return postings;
+  };
+  const all = { length: n } as ArrayLike<number>;
+  // Candidates in increasing order: every index holding the rarest trigram of x (x's own among them).
+  const candidates = (x: string): ArrayLike<number> | undefined => {
+    if (x.length < 3) return undefined;
+    const grams = index();
+    let best: number[] | undefined;
+    for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
+      const list = grams.get(trigram(x, p));
+      if (!list) return [];
+      if (!best || list.length < best.length) best = list;
+    }
+    return best;
+  };
+  const at = (list: ArrayLike<number> | undefined, k: number) => (list ? list[k]! : k);
+  return {
+    first(i) {
+      const x = refs[i]!;
+      const list = candidates(x);
+      const m = (list ?? all).length;
+      for (let k = 0; k < m; k++) {
+        const j = at(list, k);
+        if (refs[j]!.includes(x)) return j;
+      }
+      return n;
+    },
+    firstLonger(i) {
+      const x = refs[i]!;
+      const list = candidates(x);
+      const m = (list ?? all).length;
+      for (let k = 0; k < m; k++) {
+        const j = at(list, k);
+        const y = refs[j]!;
+        if (y.length > x.length && y.includes(x)) return j;
+      }
+      return n;
+    },
+  };
+}
+
+/**
  * The references worth listing, best first: those `text` does not already spell out, and none inside a
  * better-ranked one (`table.py` in `astropy/table/table.py`).
  */
 export function distinctReferences(ranked: readonly string[], text: string): string[] {
-  return ranked.filter((r, i) => !text.includes(r) && !ranked.some((o, j) => j < i && o.includes(r)));
+  const { first } = containment(ranked);
+  const spelled = inText(text, ranked.length);
+  return ranked.filter((r, i) => !spelled(r) && first(i) >= i);
+}
+
+/**
+ * `(r) => text.includes(r)`, for `queries` lookups. Many lookups in a long text go through a trigram
+ * index of the text (the positions of the rarest trigram of `r`, each checked in place), so that
+ * listing thousands of names against a summary of 24,000 characters does not scan it thousands of times.
+ */
+function inText(text: string, queries: number): (r: string) => boolean {
+  if (queries * text.length < 1_000_000) return (r) => text.includes(r);
+  const positions = new Map<number, number[]>();
+  for (let p = 0; p + 3 <= text.length; p++) {
+    const key = trigram(text, p);
+    const list = positions.get(key);
+    if (list) list.push(p);
+    else positions.set(key, [p]);
+  }
+  return (r) => {
+    if (r.length < 3) return text.includes(r);
+    let best: number[] | undefined;
+    let offset = 0;
+    for (let o = 0, step = trigramStep(r); o + 3 <= r.length; o += step) {
+      const list = positions.get(trigram(r, o));
+      if (!list) return false;
+      if (!best || list.length < best.length) [best, offset] = [list, o];
+    }
+    for (const p of best!) if (p >= offset && text.startsWith(r, p - offset)) return true;
+    return false;
+  };
 }
 
 /**
@@ -106,9 +242,13 @@ export function fitReferences(
   max: number,
   render: (refs: string[]) => string,
 ): string {
+  // refs[i] leaves the first k exactly when its first longer container is among them.
+  const { firstLonger } = containment(refs);
+  const container = refs.map((_, i) => firstLonger(i));
   const pick = (k: number) => {
-    const head = refs.slice(0, k);
-    return head.filter((x) => !head.some((y) => y !== x && y.length > x.length && y.includes(x)));
+    const head: string[] = [];
+    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(refs[i]!);
+    return head;
   };
   let lo = 0;
   let hi = refs.length;

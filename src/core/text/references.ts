@@ -89,7 +89,11 @@ export const REFERENCE_TASK_BONUS = 1;
  * itself wrote it + 1 when the task spells it out in code (the test to run, the command that submits).
  * Ties go to the more recent. General rules, no per-session tuning.
  */
-export function scoreReferences(sources: readonly ReferenceSource[]): ScoredReference[] {
+export function scoreReferences(
+  sources: readonly ReferenceSource[],
+  /** How a source's references are read; a memo of `extractReferences` may stand in. */
+  extract: (text: string) => ReadonlyMap<string, ReferenceKind> = extractReferences,
+): ScoredReference[] {
   const stats = new Map<
     string,
     { kind: ReferenceKind; count: number; last: number; agent: boolean; task: boolean }
@@ -100,7 +104,7 @@ export function scoreReferences(sources: readonly ReferenceSource[]): ScoredRefe
     first = Math.min(first, s.at);
     end = Math.max(end, s.at);
     const task = s.task === true ? new Set(extractReferences(codeSpans(s.text)).keys()) : undefined;
-    for (const [ref, kind] of extractReferences(s.text)) {
+    for (const [ref, kind] of extract(s.text)) {
       const st = stats.get(ref) ?? { kind, count: 0, last: s.at, agent: false, task: false };
       st.count++;
       st.last = Math.max(st.last, s.at);

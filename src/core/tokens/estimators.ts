@@ -8,6 +8,8 @@ import type { TokenCounter } from '../ports.ts';
 import { pyJsonDumps } from './py-json.ts';
 import { asciiSplit, codePointLength, utf8Length } from './text-stats.ts';
 
+export { type CountCacheOptions, memoizeCounter } from './count-cache.ts';
+
 export interface Chars4Options {
   /** What a "character" is: UTF-8 bytes as tiancai's Go code counts (`len`), or code points. @default 'bytes' */
   unit?: 'bytes' | 'chars';
@@ -90,26 +92,4 @@ export function createCowagentCounter(): TokenCounter {
       return Math.max(1, total);
     },
   };
-}
-
-/**
- * Caches `countMessage` per message object. Messages are never mutated in ctxkit (stages return
- * new objects), so the object identity is a safe key; a pre-flight recounts only new messages.
- */
-export function memoizeCounter(counter: TokenCounter): TokenCounter {
-  if ((counter as { memoized?: boolean }).memoized) return counter;
-  const cache = new WeakMap<Message, number>();
-  return {
-    name: counter.name,
-    memoized: true,
-    countText: (text) => counter.countText(text),
-    countMessage(message) {
-      let n = cache.get(message);
-      if (n === undefined) {
-        n = counter.countMessage(message);
-        cache.set(message, n);
-      }
-      return n;
-    },
-  } as TokenCounter;
 }

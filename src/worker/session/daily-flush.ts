@@ -3,6 +3,8 @@
  * text since the last daily flush is summarised (`memory-flush`) into the tenant's daily memory
  * document `memory/YYYY-MM-DD.md` (`## Daily Summary (HH:MM)`), long-term lines into `MEMORY.md`,
  * and both are re-indexed for search. Skipped when nothing changed (same SHA-256 of the text).
+ * Texts that a trim or an overflow already flushed are left out, and the texts flushed here are
+ * recorded in the session's pipeline state (`flushed`), so no later flush writes them again.
  */
 import {
   documentFiles,
@@ -10,11 +12,14 @@ import {
   type Message,
   memoryFlushFallback,
   messageText,
+  recordFlushed,
   type Summarizer,
   sha256Hex,
+  unflushedMessages,
 } from '../../core/index.ts';
 import { withVectors } from '../embedder.ts';
 import { appendFlush } from './memory-documents.ts';
+import { afterSetState, freshView } from './session-cache.ts';
 import { requireSession, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -50,19 +55,24 @@ export async function dailyFlush(
   const hash = await sha256Hex(texts.map((m) => `${m.role}: ${messageText(m)}`).join('\n'));
   const mark: DailyMark = { hash, seq: rows[rows.length - 1]!.seq };
   if (last && hash === last.hash) return { status: 'unchanged', mark };
+  // 000 §2.3: the daily flush de-duplicates against every earlier flush of the session, and records its own.
+  const state =
+    freshView(deps.cache, deps.clock.now())?.state ?? (await deps.sessions.getState(key.tenant, key.session));
+  const { fresh, keys } = await unflushedMessages(texts, state.pipeline.flushed);
+  if (fresh.length === 0) return { status: 'unchanged', mark };
 
   let daily = '';
   let longTerm: string[] = [];
   let fallback = false;
   try {
-    const result = await summarizer.summarize({ purpose: 'memory-flush', preset, messages: texts });
+    const result = await summarizer.summarize({ purpose: 'memory-flush', preset, messages: fresh });
     daily = result.summary.trim() === '无' ? '' : result.summary.trim();
     longTerm = (result.memories ?? []).map((m) => (m.title ? `${m.title}: ${m.content}` : m.content));
   } catch (error) {
     console.warn('ctxkit daily flush: summarizer failed, using the rule-based fallback', error);
   }
   if (daily === '') {
-    daily = memoryFlushFallback(texts);
+    daily = memoryFlushFallback(fresh);
     fallback = true;
   }
   const now = deps.clock.now();
@@ -73,6 +83,13 @@ export async function dailyFlush(
     { reason: 'daily', ...utcStamp(now), daily, longTerm },
     now,
   );
+  // Recorded once the daily document holds them: a failed append leaves them to the next run.
+  const next = {
+    ...state,
+    pipeline: { ...state.pipeline, flushed: recordFlushed(state.pipeline.flushed, keys) },
+  };
+  await deps.sessions.setState(key.tenant, key.session, next);
+  afterSetState(deps.cache, next, now);
   for (const path of paths) {
     const content = await files.read(path);
     if (content !== undefined)

@@ -35,7 +35,10 @@ function lastUserText(messages: readonly Message[]): string {
   return '';
 }
 
-/** The frozen memory block: memories and recall from other sessions, computed once per context. */
+/**
+ * The frozen memory block: memories and recall from other sessions, computed once per context. Entries
+ * failing the prompt-injection scan (002 §4.11) are left out and listed in `block.dropped`.
+ */
 export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded: Loaded) {
   const now = deps.clock.now();
   return ensureMemoryBlock(loaded.state, async () => {
@@ -51,13 +54,10 @@ export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded
             query,
             limit: 3,
           });
-    if (selected.length > 0)
-      await deps.memories.markSurfaced(
-        key.tenant,
-        selected.map((m) => m.id),
-        now,
-      );
-    return buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
+    // Entries failing the prompt-injection scan are dropped by the block, and never marked surfaced.
+    const block = buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
+    if (block.memoryIds.length > 0) await deps.memories.markSurfaced(key.tenant, block.memoryIds, now);
+    return block;
   });
 }
 

@@ -1,0 +1,125 @@
+/**
+ * The counter every pipeline counts with: a count is computed once per content, not once per object.
+ *
+ * Two layers. Per message object (a `WeakMap`, gone with the message): the count with a shallow
+ * picture of what it was computed from (role, name, `meta.agentVisible`, the parts array and each
+ * part's type, name and content field), checked on every hit, so a message changed in place (a part's
+ * text or output replaced, a part added, the message hidden) is counted again. Not seen: a value
+ * changed inside a tool call's `args` object (ctxkit never edits in place; stages build new messages). Per content (a bounded map keyed by the message's JSON): a message rebuilt with the
+ * same content (a stage's copy, a new run's input parsed again) is not counted again. Texts
+ * (`countText`: system prompts, tool schemas, summaries) are cached by content the same way.
+ *
+ * Safe because a counter's count is a function of what the key holds: the role, name, meta and parts
+ * of a message (`TokenCounter` asks no more). Memory: the content keys are copies, so each map holds at
+ * most `maxChars` characters (oldest first out) and content larger than an eighth of that is not kept.
+ */
+import type { Message, Part } from '../messages/types.ts';
+import type { TokenCounter } from '../ports.ts';
+
+export interface CountCacheOptions {
+  /** Characters of content keys each content-keyed map may hold. @default 4_000_000 */
+  maxChars?: number;
+}
+
+/** The field of a part that holds its content (what a counter reads besides the type). */
+function content(p: Part): unknown {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      return p.text;
+    case 'tool-result':
+      return p.output;
+    case 'tool-call':
+      return p.args;
+    default:
+      return p.data ?? p.url;
+  }
+}
+
+/**
+ * What a message's count was computed from, flattened in a fixed order and compared with `===`: the
+ * role, name, meta object and its `agentVisible`, the parts array, its length, and per part the part,
+ * its type, name and content. Direct reads only, so the check on every hit costs nanoseconds.
+ */
+function picture(m: Message): unknown[] {
+  const out: unknown[] = [m.role, m.name, m.meta, m.meta?.agentVisible, m.parts, m.parts.length];
+  for (const p of m.parts) out.push(p, p.type, (p as { name?: string }).name, content(p));
+  return out;
+}
+
+/** `picture(m)` equals `seen`, without building it. */
+function unchanged(m: Message, seen: readonly unknown[]): boolean {
+  const parts = m.parts;
+  if (
+    seen[0] !== m.role ||
+    seen[1] !== m.name ||
+    seen[2] !== m.meta ||
+    seen[3] !== m.meta?.agentVisible ||
+    seen[4] !== parts ||
+    seen[5] !== parts.length
+  )
+    return false;
+  for (let i = 0, j = 6; i < parts.length; i++, j += 4) {
+    const p = parts[i]!;
+    if (
+      seen[j] !== p ||
+      seen[j + 1] !== p.type ||
+      seen[j + 2] !== (p as { name?: string }).name ||
+      seen[j + 3] !== content(p)
+    )
+      return false;
+  }
+  return true;
+}
+
+/** A bounded map from content to count: insertion order, the oldest out past `maxChars` of keys. */
+function contentMap(maxChars: number) {
+  const map = new Map<string, number>();
+  let chars = 0;
+  return {
+    get: (key: string) => map.get(key),
+    set(key: string, n: number) {
+      if (key.length > maxChars / 8 || map.has(key)) return;
+      map.set(key, n);
+      chars += key.length;
+      for (const k of map.keys()) {
+        if (chars <= maxChars) break;
+        map.delete(k);
+        chars -= k.length;
+      }
+    },
+  };
+}
+
+/** Caches `countMessage` and `countText` by content (see the file comment). Idempotent. */
+export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions = {}): TokenCounter {
+  if ((counter as { memoized?: boolean }).memoized) return counter;
+  const maxChars = options.maxChars ?? 4_000_000;
+  const byObject = new WeakMap<Message, { count: number; seen: unknown[] }>();
+  const messages = contentMap(maxChars);
+  const texts = contentMap(maxChars);
+  return {
+    name: counter.name,
+    memoized: true,
+    countText(text) {
+      let n = texts.get(text);
+      if (n === undefined) {
+        n = counter.countText(text);
+        texts.set(text, n);
+      }
+      return n;
+    },
+    countMessage(message) {
+      const hit = byObject.get(message);
+      if (hit && unchanged(message, hit.seen)) return hit.count;
+      const key = JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      let n = messages.get(key);
+      if (n === undefined) {
+        n = counter.countMessage(message);
+        messages.set(key, n);
+      }
+      byObject.set(message, { count: n, seen: picture(message) });
+      return n;
+    },
+  } as TokenCounter;
+}
