@@ -4,10 +4,15 @@ import { describe, expect, it } from 'vitest';
 import {
   checkInvariants,
   fromAnthropic,
+  fromGemini,
   fromOpenAI,
+  fromResponses,
+  type Message,
   repairMessages,
   toAnthropic,
+  toGemini,
   toOpenAI,
+  toResponses,
 } from '../../src/core/index.ts';
 
 const DATA = resolve(import.meta.dirname, '../../../shared/data/trajectories');
@@ -68,6 +73,42 @@ describe.skipIf(!present)('trajectory conversion', () => {
       const again = fromAnthropic(toAnthropic(neutral));
       expect(checkInvariants(again, { dialect: 'anthropic' }), name).toEqual([]);
     }
+  });
+
+  it('round-trips through the Responses and Gemini forms with every text, call and result kept', () => {
+    // What each form carries of a neutral conversation: roles, texts, calls and results (reasoning from
+    // Chat Completions is not sent to either API, so it is left out of the comparison).
+    // Gemini wants an object as a function response: text comes back under `result` (`error` when the
+    // result was an error).
+    const geminiResponse = (p: { output: unknown; isError?: boolean }) =>
+      p.isError
+        ? { error: p.output }
+        : p.output !== null && typeof p.output === 'object' && !Array.isArray(p.output)
+          ? p.output
+          : { result: p.output };
+    const shape = (ms: readonly Message[], gemini = false) =>
+      ms.flatMap((m) =>
+        m.parts.flatMap((p) => {
+          if (p.type === 'text') return [`${m.role}:${p.text}`];
+          if (p.type === 'tool-call') return [`call ${p.id} ${p.name} ${JSON.stringify(p.args)}`];
+          if (p.type === 'tool-result')
+            return [`result ${p.callId} ${JSON.stringify(gemini ? geminiResponse(p) : p.output)}`];
+          return [];
+        }),
+      );
+    let checked = 0;
+    for (const [name, t] of all) {
+      const neutral = fromOpenAI(t.messages);
+      for (const dialect of ['responses', 'gemini'] as const) {
+        const fixed = repairMessages(neutral, { dialect }).messages;
+        const again =
+          dialect === 'responses' ? fromResponses(toResponses(fixed)) : fromGemini(toGemini(fixed));
+        expect(checkInvariants(again, { dialect }), `${name} ${dialect}`).toEqual([]);
+        expect(shape(again), `${name} ${dialect}`).toEqual(shape(fixed, dialect === 'gemini'));
+        checked++;
+      }
+    }
+    expect(checked).toBe(all.length * 2);
   });
 
   it('pairs the reused tool-call ids of tau-bench with the nearest open call', () => {

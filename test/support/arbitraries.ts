@@ -3,7 +3,13 @@
  * (plain, CJK, with an image, sometimes pinned) followed by assistant steps with parallel tool calls
  * (ids drawn from a small pool when `reuseIds`, so ids repeat across the conversation as in τ-bench),
  * their results (short, CJK, JSON, huge, errors), and provider usage on some assistant messages.
- * Histories are valid: every call has its result in the tool messages right after it.
+ * Assistant steps carry reasoning as each provider sends it: plain (Chat Completions), signed
+ * Anthropic thinking, Responses reasoning items with `encrypted_content` (their calls tagged with the
+ * item), Gemini thoughts with a `thoughtSignature` on the first call; some steps hold only reasoning
+ * (as a trimmed or aborted turn leaves them), and some call ids are not accepted by Anthropic
+ * (`functions.bash:0`, `kimi!…!2`).
+ * Histories are valid for the neutral rules: every call has its result in the tool messages right
+ * after it.
  */
 import fc from 'fast-check';
 import type { JsonValue, Message, Part, ToolCallPart } from '../../src/core/messages/types.ts';
@@ -64,10 +70,15 @@ interface CallSpec {
   error: boolean;
 }
 
+type Reasoning = 'none' | 'plain' | 'anthropic' | 'responses' | 'gemini';
+
 interface StepSpec {
   text: boolean;
   calls: CallSpec[];
   usage: number;
+  reasoning: Reasoning;
+  reasoningOnly: boolean;
+  foreignIds: boolean;
 }
 
 interface TurnSpec {
@@ -92,6 +103,9 @@ const stepArb = (huge: boolean): fc.Arbitrary<StepSpec> =>
     text: fc.boolean(),
     calls: fc.array(callArb(huge), { minLength: 0, maxLength: 3 }),
     usage: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 50, max: 40_000 })),
+    reasoning: fc.constantFrom<Reasoning>('none', 'none', 'plain', 'anthropic', 'responses', 'gemini'),
+    reasoningOnly: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
+    foreignIds: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
   });
 
 const turnArb = (huge: boolean): fc.Arbitrary<TurnSpec> =>
@@ -126,13 +140,47 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[]
     if (t.pinned) u.meta = { pinned: true };
     out.push(u);
     for (const s of t.steps) {
+      const step = n;
       const aParts: Part[] = [];
-      if (s.text || s.calls.length === 0) aParts.push({ type: 'text', text: `Working on step ${n}.` });
+      const thought = reasoningPart(s.reasoning, step);
+      if (thought) aParts.push(thought);
+      if (s.reasoningOnly && thought) {
+        out.push({ id: id(), role: 'assistant', parts: aParts });
+        continue;
+      }
+      if (s.text || s.calls.length === 0) aParts.push({ type: 'text', text: `Working on step ${step}.` });
       const calls: ToolCallPart[] = s.calls.map((c, ci) => {
         const name = TOOL_NAMES[c.tool]!;
-        const callId = reuseIds ? `call_${ci}` : `call_${callSeq++}`;
-        return { type: 'tool-call', id: callId, name, args: { path: PATHS[c.path]!, pattern: 'foo' } };
+        const seq = reuseIds ? ci : callSeq++;
+        const callId = s.foreignIds
+          ? ci % 2 === 0
+            ? `functions.${name}:${seq}`
+            : `kimi!7f3a${seq}!${ci}`
+          : `call_${seq}`;
+        const call: ToolCallPart = {
+          type: 'tool-call',
+          id: callId,
+          name,
+          args: { path: PATHS[c.path]!, pattern: 'foo' },
+        };
+        if (s.reasoning === 'responses')
+          call.provider = {
+            responses: {
+              item: { type: 'function_call', id: `fc_${step}_${ci}`, status: 'completed' },
+              reasoning: `rs_${step}`,
+            },
+          };
+        if (s.reasoning === 'gemini' && ci === 0)
+          call.provider = { gemini: { part: { thoughtSignature: `CiQB${step}sig` } } };
+        return call;
       });
+      if (s.reasoning === 'gemini' && calls.length === 0) {
+        const last = aParts.at(-1)!;
+        aParts[aParts.length - 1] = {
+          ...last,
+          provider: { gemini: { part: { thoughtSignature: `EpYB${step}` } } },
+        } as Part;
+      }
       aParts.push(...calls);
       const a: Message = { id: id(), role: 'assistant', parts: aParts };
       if (s.usage > 0) a.usage = { inputTokens: s.usage, outputTokens: 20 };
@@ -149,6 +197,35 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[]
       out.push({ id: id(), role: 'assistant', parts: [{ type: 'text', text: `Done with turn ${ti}.` }] });
   });
   return out;
+}
+
+function reasoningPart(kind: Reasoning, step: number): Part | undefined {
+  const text = `Thinking about step ${step}: read the file, then run the tests.`;
+  switch (kind) {
+    case 'none':
+      return undefined;
+    case 'plain':
+      return { type: 'reasoning', text };
+    case 'anthropic':
+      return { type: 'reasoning', text, signature: `EqQBCkYIBhgC${step}` };
+    case 'responses':
+      return {
+        type: 'reasoning',
+        text,
+        provider: {
+          responses: {
+            item: {
+              type: 'reasoning',
+              id: `rs_${step}`,
+              summary: [{ type: 'summary_text', text }],
+              encrypted_content: `gAAAAABo${step}${'x'.repeat(40)}==`,
+            },
+          },
+        },
+      };
+    case 'gemini':
+      return { type: 'reasoning', text, provider: { gemini: { part: { thought: true } } } };
+  }
 }
 
 /** A valid history with 1…`maxTurns` turns. */

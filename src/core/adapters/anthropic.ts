@@ -191,7 +191,8 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
  * Converts neutral messages to an Anthropic request. Leading system messages become `system`;
  * a system message later in the conversation becomes user text (Anthropic has no mid-conversation
  * system role). Tool messages and the user text right after them merge into one user message, and
- * consecutive messages of the same role merge, as the API requires alternation.
+ * consecutive messages of the same role merge, as the API requires alternation. Reasoning without a
+ * signature is not sent: Anthropic rejects a `thinking` block without one.
  */
 export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
   const request: AnthropicRequest = { messages: [] };
@@ -208,7 +209,12 @@ export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
   for (; i < messages.length; i++) {
     const m = messages[i]!;
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = m.parts.map(partToBlock).filter((b): b is Record<string, JsonValue> => b !== undefined);
+    // Anthropic takes back only its own thinking (signed or redacted); reasoning from other providers
+    // (Chat Completions `reasoning`, Responses summaries, Gemini thoughts) has no signature and is left out.
+    const blocks = m.parts
+      .filter((p) => p.type !== 'reasoning' || p.signature !== undefined)
+      .map(partToBlock)
+      .filter((b): b is Record<string, JsonValue> => b !== undefined);
     if (m.role === 'system')
       for (const b of blocks) if (b.type === 'text') b.text = `[System] ${b.text as string}`;
     const last = request.messages[request.messages.length - 1];

@@ -5,6 +5,7 @@
  * message that leaves is journaled; the session log keeps them all.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
+import { verifiedKey } from '../invariants/reasoning.ts';
 import { isPinned } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import { SESSION_LOG } from './journal.ts';
@@ -21,6 +22,9 @@ export interface OverflowOutcome {
 /**
  * What survives clearing the history (000's give-up path): pinned messages, and `excludeTools` results
  * with their calls — the calling assistant message reduced to those calls (text and other calls go).
+ * Reasoning stays with the calls it belongs to: the reduced message keeps its reasoning parts, any part
+ * holding verified reasoning, and the call carrying the step's Gemini `thoughtSignature` (with its
+ * result), so no kept call loses the signature or reasoning item the provider checks it against.
  */
 function survivors(messages: readonly Message[], exclude: ReadonlySet<string>): Map<number, Message> {
   const kept = new Map<number, Message>();
@@ -28,26 +32,40 @@ function survivors(messages: readonly Message[], exclude: ReadonlySet<string>): 
     if (isPinned(m)) kept.set(i, m);
   });
   if (exclude.size === 0) return kept;
-  const calls = new Map<number, Set<number>>(); // message index → part indices of excluded calls kept
-  for (const pair of pairToolCalls(messages).pairs) {
-    if (!exclude.has(pair.name) || !pair.result) continue;
-    kept.set(pair.result.message, messages[pair.result.message]!);
-    const set = calls.get(pair.call.message) ?? new Set<number>();
-    set.add(pair.call.part);
-    calls.set(pair.call.message, set);
+  const pairs = pairToolCalls(messages).pairs;
+  const calls = new Map<number, Set<number>>(); // message index → part indices of kept calls
+  const keepCall = (ref: { message: number; part: number }) => {
+    const set = calls.get(ref.message) ?? new Set<number>();
+    set.add(ref.part);
+    calls.set(ref.message, set);
+  };
+  for (const pair of pairs) if (exclude.has(pair.name) && pair.result) keepCall(pair.call);
+  for (const pair of pairs)
+    if (pair.result && calls.has(pair.call.message)) {
+      const part = messages[pair.call.message]!.parts[pair.call.part]!;
+      if (verifiedKey(part) !== undefined) keepCall(pair.call);
+    }
+  const results = new Map<number, Set<number>>(); // message index → part indices of kept results
+  for (const pair of pairs) {
+    if (!pair.result || !calls.get(pair.call.message)?.has(pair.call.part)) continue;
+    const set = results.get(pair.result.message) ?? new Set<number>();
+    set.add(pair.result.part);
+    results.set(pair.result.message, set);
   }
   for (const [i, parts] of calls) {
     const m = messages[i]!;
-    if (isPinned(m) || parts.size === m.parts.length) kept.set(i, m);
-    else kept.set(i, { ...m, parts: m.parts.filter((_, pi) => parts.has(pi)) });
+    const keep = m.parts.filter(
+      (p, pi) =>
+        parts.has(pi) || p.type === 'reasoning' || (p.type !== 'tool-call' && verifiedKey(p) !== undefined),
+    );
+    kept.set(i, isPinned(m) || keep.length === m.parts.length ? m : { ...m, parts: keep });
   }
   // A kept tool message may also hold results of other calls: keep only what pairs with kept calls.
-  for (const [i, m] of kept) {
-    if (m.role !== 'tool' || isPinned(m)) continue;
-    const parts = m.parts.filter(
-      (p) => p.type !== 'tool-result' || (p.name !== undefined && exclude.has(p.name)),
-    );
-    if (parts.length > 0 && parts.length !== m.parts.length) kept.set(i, { ...m, parts });
+  for (const [i, parts] of results) {
+    const m = messages[i]!;
+    if (isPinned(m)) continue;
+    const keep = m.parts.filter((p, pi) => p.type !== 'tool-result' || parts.has(pi));
+    kept.set(i, keep.length === m.parts.length ? m : { ...m, parts: keep });
   }
   return kept;
 }

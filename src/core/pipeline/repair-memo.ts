@@ -2,7 +2,8 @@
  * Invariant repair that costs work in the new messages only. When the previous input needed no repair
  * and left no call open, and the new input extends it, the new input needs a repair only if the new
  * messages need one on their own (a result for an old call would be an orphan there, so it is caught),
- * or — for Anthropic — reuse a call id of the prefix, or bring a late system message. Otherwise it is
+ * or — for Anthropic — reuse a call id of the prefix, or bring a late system message (where the
+ * dialect forbids one). Otherwise it is
  * the full `repairMessages`.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
@@ -29,6 +30,8 @@ function callIdsOf(messages: readonly Message[], into: Set<string>): Set<string>
   return into;
 }
 
+const CONTEXT_TURN: Message = { id: '\u0000context', role: 'user', parts: [{ type: 'text', text: '' }] };
+
 /** A repairer remembering the last clean input, one per option set (working context, each dialect). */
 export function createRepairMemo(): Repairer {
   const clean = new Map<string, Clean>();
@@ -38,12 +41,17 @@ export function createRepairMemo(): Repairer {
     if (last && extendsPrefix(messages, last.input)) {
       const added = messages.slice(last.input.length);
       if (added.length === 0) return { messages: messages as Message[], repairs: [] };
-      const local = repairMessages(added, options);
+      // Gemini checks that a function call turn follows a user turn: give the new messages the role
+      // they follow (a placeholder user turn when the prefix ends with one, never returned).
+      const tail = last.input.at(-1)?.role;
+      const context = options.dialect === 'gemini' && (tail === 'user' || tail === 'tool');
+      const local = repairMessages(context ? [CONTEXT_TURN, ...added] : added, options);
       const newIds = callIdsOf(added, new Set());
       const idClash = options.dialect === 'anthropic' && [...newIds].some((id) => last.callIds.has(id));
       const lateSystem =
         options.dialect !== undefined &&
         options.dialect !== 'openai' &&
+        options.dialect !== 'responses' &&
         last.hasNonSystem &&
         added.some((m) => m.role === 'system');
       if (local.repairs.length === 0 && !idClash && !lateSystem && closed(added)) {

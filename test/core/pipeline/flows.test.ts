@@ -186,6 +186,42 @@ describe('Pipeline.recoverOverflow clearing', () => {
   });
 });
 
+describe('Pipeline.recoverOverflow clearing with reasoning', () => {
+  it('keeps the reasoning and the signed call with the excluded call it keeps', async () => {
+    const thinking = { type: 'reasoning' as const, text: 'check memory', signature: 'EqQBsig' };
+    const signed = {
+      ...toolCall('c2', 'bash'),
+      provider: { gemini: { part: { thoughtSignature: 'CiQBsig' } } },
+    };
+    const messages: Message[] = [
+      user('q', { id: 'u1' }),
+      {
+        id: 'a1',
+        role: 'assistant',
+        parts: [
+          thinking,
+          { type: 'text', text: 'looking' },
+          signed,
+          toolCall('c1', 'memory_get'),
+          toolCall('c3', 'grep'),
+        ],
+      },
+      toolResult('c2', 'bash', 'ok', { id: 't2' }),
+      toolResult('c1', 'memory_get', 'remembered', { id: 't1' }),
+      toolResult('c3', 'grep', 'none', { id: 't3' }),
+    ];
+    const p = createPipeline({ preset: 'cowagent', excludeTools: ['memory_get'], summarizer: ok(), ...env });
+    const run = await p.recoverOverflow({ messages, error: 'context length exceeded', attempt: 2 });
+    expect(
+      run.messages.map(
+        (m) => `${m.id}:${m.parts.map((x) => (x.type === 'tool-call' ? x.id : x.type)).join('+')}`,
+      ),
+    ).toEqual(['a1:reasoning+c2+c1', 't2:tool-result', 't1:tool-result']);
+    expect(run.messages[0]!.parts[0]).toBe(thinking);
+    expect(run.messages[0]!.parts[1]).toBe(signed);
+  });
+});
+
 describe('Pipeline.compact', () => {
   it('replaces the history with the two co-cli messages when /compact runs', async () => {
     const run = await createPipeline({ preset: 'co-cli', summarizer: ok(), ...env }).compact({
