@@ -48,6 +48,8 @@ export interface FakeProvider {
   anthropicBase: string;
   requests: ProviderRequest[];
   script(...replies: ProviderReply[]): void;
+  /** Drops the scripted replies not used yet and the recorded requests. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -320,6 +322,10 @@ export async function startFakeProvider(
     requests,
     script: (...replies) => {
       queue.push(...replies);
+    },
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
