@@ -281,7 +281,7 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
       toolCalls: [{ id: 'toolu_new', name: 'read_file', args: { path: 'README.md' } }],
     });
     const body = {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 1024,
       system,
       messages: history,
@@ -298,7 +298,7 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
     firstAnswer = await res.json();
     const sent = fake.requests[0]!.body;
     expect({ model: sent.model, max_tokens: sent.max_tokens, metadata: sent.metadata }).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 1024,
       metadata: { user_id: 'u1' },
     });
@@ -332,7 +332,7 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
     ];
     const res = await post(
       ANTHROPIC,
-      { model: 'claude-sonnet-4-5', max_tokens: 1024, system, messages: next },
+      { model: 'claude-sonnet-4-6', max_tokens: 1024, system, messages: next },
       { 'x-ctxkit-session': 'an-1' },
       'x-api-key',
     );
@@ -357,7 +357,7 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
     const res = await post(
       ANTHROPIC,
       {
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 256,
         stream: true,
         messages: [{ role: 'user', content: 'Open a.ts' }],
@@ -398,7 +398,7 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
     fake.script({ kind: 'overflow' }, { kind: 'answer', text: 'short enough now' });
     const res = await post(
       ANTHROPIC,
-      { model: 'claude-sonnet-4-5', max_tokens: 64, messages: anthropic200() },
+      { model: 'claude-sonnet-4-6', max_tokens: 64, messages: anthropic200() },
       {},
       'x-api-key',
     );
@@ -568,7 +568,7 @@ describe('proxy boundaries', () => {
     for (const c of calls) {
       const res = await post(
         ANTHROPIC,
-        { model: 'claude-sonnet-4-5', max_tokens: 16, ...c },
+        { model: 'claude-sonnet-4-6', max_tokens: 16, ...c },
         { 'x-ctxkit-session': 'key-1', 'x-upstream-api-key': perRequest },
         'x-api-key',
       );
@@ -607,7 +607,7 @@ describe('proxy boundaries', () => {
     await fake.close();
     const down = await post(
       ANTHROPIC,
-      { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
+      { model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
       { 'x-upstream-api-key': perRequest },
       'x-api-key',
     );
