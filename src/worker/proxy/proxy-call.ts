@@ -20,7 +20,7 @@ import { PRESETS, type PresetId } from '../session/settings.ts';
 import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
-import { canonicalMessage, messageDigest, withDigest } from './digest.ts';
+import { canonicalMessage, hashText, messageDigest, withDigest } from './digest.ts';
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
@@ -28,8 +28,8 @@ import { createSseReader } from './sse.ts';
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
 
 /** Most messages (and bytes) sent to the session object before it says where the new part starts. */
-export const TAIL_MESSAGES = 64;
-export const TAIL_BYTES = 512 * 1024;
+export const TAIL_MESSAGES = 16;
+export const TAIL_BYTES = 64 * 1024;
 
 export interface ProxyContext {
   env: Env;
@@ -142,9 +142,9 @@ function relayHeaders(res: Response): Headers {
   return h;
 }
 
-async function digestTail(messages: readonly Message[]) {
+function digestTail(messages: readonly Message[]) {
   const canon = messages.map(canonicalMessage);
-  const digests = await Promise.all(messages.map(messageDigest));
+  const digests = canon.map(hashText);
   let start = messages.length;
   let bytes = 0;
   while (start > 0 && messages.length - start < TAIL_MESSAGES) {
@@ -163,7 +163,7 @@ async function sessionTurn(
   options: ProxyOptions,
   call: { id: string; at: number },
 ): Promise<ProxyTurnResult> {
-  const { digests, start } = await digestTail(request.messages);
+  const { digests, start } = digestTail(request.messages);
   const tagged = request.messages.map((m, i) => withDigest(m, digests[i]!));
   const turnInput = (tailStart: number) => ({
     digests,
@@ -296,7 +296,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as ProxyTurnResult).afterSeq : undefined;
   const record = async (answer: Message | undefined) => {
     if (!stub || !sessionKey || afterSeq === undefined) return;
-    const tagged = answer ? withDigest(answer, await messageDigest(answer)) : undefined;
+    const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;
     const result = await stub.proxyRecord(sessionKey, {
       callId,
       status: res.status,
@@ -323,7 +323,8 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     try {
       answer = protocol.answer(JSON.parse(text));
     } catch {}
-    await record(answer).catch(logFailure);
+    // Logged after the reply like a stream's answer; a next call that brings it back first wins.
+    ctx.waitUntil(record(answer).catch(logFailure));
   }
   return new Response(text, { status: res.status, headers: out });
 }
