@@ -122,7 +122,7 @@ describe('repairMessages', () => {
       toolResult('x', 'f', '2'),
     ];
     const { messages, repairs } = repairMessages(ms, { dialect: 'anthropic' });
-    expect(repairs.map((r) => r.detail)).toEqual(['renamed to x_2']);
+    expect(repairs.map((r) => r.detail)).toEqual(['reused id renamed to x_2']);
     expect(checkInvariants(messages, { dialect: 'anthropic' })).toEqual([]);
   });
 });

@@ -167,7 +167,7 @@ describe('bad requests', () => {
 
   it('answers 400 when the output dialect is unknown', async () => {
     const e = await errorOf(
-      await w.request('/v1/sessions/s/prepare', { method: 'POST', key, json: { dialect: 'gemini' } }),
+      await w.request('/v1/sessions/s/prepare', { method: 'POST', key, json: { dialect: 'cohere' } }),
     );
     expect([e.status, e.path]).toEqual([400, 'dialect']);
   });

@@ -1,16 +1,32 @@
 /**
  * Reads a transcript in any accepted format and returns neutral messages. Formats: OpenAI Chat
  * Completions JSON (an array, or `{ messages }`), Anthropic Messages JSON (`{ system?, messages }`),
- * Claude Code session JSONL, the normalized trajectory format (`{ id, agent, model, messages }`), and
+ * OpenAI Responses JSON (`{ instructions?, input }`, or an item array), Gemini JSON
+ * (`{ systemInstruction?, contents }`), Claude Code session JSONL, the normalized trajectory format (`{ id, agent, model, messages }`), and
  * neutral ctxkit messages. Detected from the content; `format` forces one.
  */
 import { readFile } from 'node:fs/promises';
-import { fromAnthropic, fromOpenAI, type Message, parseMessages } from '../../core/index.ts';
+import {
+  fromAnthropic,
+  fromGemini,
+  fromOpenAI,
+  fromResponses,
+  type Message,
+  parseMessages,
+} from '../../core/index.ts';
 import { parseJsonText } from '../fixture-loader.ts';
 import { CliError } from '../io.ts';
 import { fromClaudeCodeJsonl } from './claude-code.ts';
 
-export const TRANSCRIPT_FORMATS = ['openai', 'anthropic', 'claude-code', 'trajectory', 'neutral'] as const;
+export const TRANSCRIPT_FORMATS = [
+  'openai',
+  'anthropic',
+  'responses',
+  'gemini',
+  'claude-code',
+  'trajectory',
+  'neutral',
+] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
 export interface Transcript {
@@ -39,6 +55,15 @@ function looksAnthropic(messages: unknown[]): boolean {
   );
 }
 
+const RESPONSES_ITEMS = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+]);
+
 /** Guesses the format of a transcript text. */
 export function detectFormat(text: string): TranscriptFormat {
   const trimmed = text.trimStart();
@@ -50,6 +75,9 @@ export function detectFormat(text: string): TranscriptFormat {
   const parsed = parseJsonText(text);
   if ('error' in parsed) throw new CliError(`cannot read transcript: ${parsed.error}`);
   const v = parsed.value;
+  if (isObj(v) && Array.isArray(v.contents)) return 'gemini';
+  if (isObj(v) && Array.isArray(v.input)) return 'responses';
+  if (Array.isArray(v) && v.some((i) => isObj(i) && RESPONSES_ITEMS.has(String(i.type)))) return 'responses';
   const list = Array.isArray(v) ? v : isObj(v) && Array.isArray(v.messages) ? v.messages : undefined;
   if (!list)
     throw new CliError(
@@ -85,6 +113,15 @@ export function parseTranscript(text: string, format?: TranscriptFormat): Transc
       const { messages, events: _events, ...header } = v;
       return { format: f, messages: fromOpenAI(messages), header, notes: [] };
     }
+    case 'responses': {
+      if (Array.isArray(v)) return { format: f, messages: fromResponses(v), notes: [] };
+      if (!isObj(v))
+        throw new CliError('a Responses transcript is { instructions?, input } or an item array');
+      const instructions = typeof v.instructions === 'string' ? { instructions: v.instructions } : {};
+      return { format: f, messages: fromResponses(v.input, instructions), notes: [] };
+    }
+    case 'gemini':
+      return { format: f, messages: fromGemini(v), notes: [] };
     case 'anthropic': {
       const messages = fromAnthropic(v);
       const t: Transcript = { format: f, messages, notes: [] };

@@ -1,11 +1,25 @@
 /** Writes neutral messages back out in a transcript format (the input's family by default). */
-import { type JsonValue, type Message, toAnthropic, toOpenAI } from '../../core/index.ts';
+import {
+  type JsonValue,
+  type Message,
+  toAnthropic,
+  toGemini,
+  toOpenAI,
+  toResponsesRequest,
+} from '../../core/index.ts';
 import type { Transcript } from './load-transcript.ts';
 
-export const OUTPUT_FORMATS = ['neutral', 'openai', 'anthropic', 'trajectory'] as const;
+export const OUTPUT_FORMATS = [
+  'neutral',
+  'openai',
+  'anthropic',
+  'responses',
+  'gemini',
+  'trajectory',
+] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** OpenAI for OpenAI input, Anthropic for Anthropic and Claude Code, trajectory for trajectories. */
+/** The input's own format; Anthropic for Claude Code. */
 export function defaultOutputFormat(input: Transcript['format']): OutputFormat {
   if (input === 'claude-code' || input === 'anthropic') return 'anthropic';
   if (input === 'trajectory') return 'trajectory';
@@ -27,6 +41,12 @@ export function serializeTranscript(
       break;
     case 'anthropic':
       value = toAnthropic(messages);
+      break;
+    case 'responses':
+      value = toResponsesRequest(messages);
+      break;
+    case 'gemini':
+      value = toGemini(messages);
       break;
     case 'trajectory':
       value = { ...header, messages: toOpenAI(messages, { trajectory: true }) as JsonValue };

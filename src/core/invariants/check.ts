@@ -1,6 +1,13 @@
 import { CtxError } from '../errors.ts';
 import type { Dialect, Message } from '../messages/types.ts';
 import { pairToolCalls } from './pairing.ts';
+import {
+  ANTHROPIC_TOOL_ID,
+  isReasoningOnly,
+  separatedCalls,
+  unfollowedReasoning,
+  verifiedKey,
+} from './reasoning.ts';
 
 export type InvariantRule =
   | 'call-without-result'
@@ -12,7 +19,13 @@ export type InvariantRule =
   | 'empty-message'
   | 'order-changed'
   | 'pinned-lost'
-  | 'duplicate-message-id';
+  | 'duplicate-message-id'
+  | 'invalid-call-id'
+  | 'reasoning-only-message'
+  | 'reasoning-not-followed'
+  | 'reasoning-separated'
+  | 'reasoning-changed'
+  | 'response-count-mismatch';
 
 export interface Violation {
   rule: InvariantRule;
@@ -31,7 +44,11 @@ export interface CheckOptions {
 
 /**
  * Checks the invariants of DESIGN.md: every call has its result and every result follows its call;
- * the dialect's adjacency rules; system first; order preserved; pinned messages survive.
+ * a call tagged with the Responses reasoning item it was produced with has that item before it; the
+ * dialect's rules (adjacency, system first, Anthropic ids, reasoning-only messages, Responses reasoning
+ * followed by its item, Gemini N calls answered by N responses); order preserved, pinned messages and
+ * verified reasoning (signatures, encrypted content) kept byte for byte against `before`.
+ * docs/dialects.md lists every rule with the provider error it prevents.
  */
 export function checkInvariants(messages: readonly Message[], options: CheckOptions = {}): Violation[] {
   const out: Violation[] = [];
@@ -58,7 +75,32 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
   for (const r of duplicateResults)
     out.push({ rule: 'duplicate-result', messageId: id(r.message), detail: `second result for ${r.callId}` });
 
+  messages.forEach((m, i) => {
+    for (const pi of separatedCalls(m))
+      out.push({
+        rule: 'reasoning-separated',
+        messageId: id(i),
+        detail: `call ${(m.parts[pi] as { id: string }).id} without the reasoning item it was produced with`,
+      });
+  });
+
   if (options.dialect) {
+    const dialect = options.dialect;
+    messages.forEach((m, i) => {
+      if (isReasoningOnly(m))
+        out.push({
+          rule: 'reasoning-only-message',
+          messageId: id(i),
+          detail: 'assistant message holds only reasoning',
+        });
+      else if (dialect === 'responses')
+        for (const pi of unfollowedReasoning(m))
+          out.push({
+            rule: 'reasoning-not-followed',
+            messageId: id(i),
+            detail: `reasoning part ${pi} has no item after it`,
+          });
+    });
     // Results must sit in the block of tool messages right after the calling message.
     for (const p of pairs) {
       if (!p.result) continue;
@@ -72,7 +114,30 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
           detail: `result for ${p.callId}`,
         });
     }
-    if (options.dialect === 'anthropic') {
+    if (dialect === 'gemini')
+      messages.forEach((m, i) => {
+        const calls = m.role === 'assistant' ? m.parts.filter((p) => p.type === 'tool-call').length : 0;
+        if (calls === 0) return;
+        let results = 0;
+        for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++)
+          results += messages[j]!.parts.filter((p) => p.type === 'tool-result').length;
+        if (results !== calls)
+          out.push({
+            rule: 'response-count-mismatch',
+            messageId: id(i),
+            detail: `${calls} function call(s) answered by ${results} response(s)`,
+          });
+      });
+    if (dialect === 'anthropic') {
+      for (const p of pairs)
+        if (!ANTHROPIC_TOOL_ID.test(p.callId))
+          out.push({
+            rule: 'invalid-call-id',
+            messageId: id(p.call.message),
+            detail: `tool_use id ${p.callId} does not match ^[a-zA-Z0-9_-]+$`,
+          });
+    }
+    if (dialect === 'anthropic') {
       const seen = new Set<string>();
       for (const p of pairs) {
         if (seen.has(p.callId))
@@ -83,14 +148,15 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
           });
         seen.add(p.callId);
       }
+    }
+    if (dialect === 'anthropic' || dialect === 'gemini')
       messages.forEach((m, i) => {
         if (m.parts.length === 0) out.push({ rule: 'empty-message', messageId: id(i), detail: 'no content' });
       });
-    }
     let sawOther = false;
     messages.forEach((m, i) => {
       if (m.role !== 'system') sawOther = true;
-      else if (sawOther && options.dialect !== 'openai')
+      else if (sawOther && dialect !== 'openai' && dialect !== 'responses')
         out.push({
           rule: 'system-not-first',
           messageId: id(i),
@@ -121,6 +187,30 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
     for (const m of options.before) {
       if (m.meta?.pinned === true && !ids.has(m.id))
         out.push({ rule: 'pinned-lost', messageId: m.id, detail: 'pinned message removed' });
+    }
+    // Verified reasoning of a message that is still there: unchanged, on the same kind of part.
+    const now = new Map<string, Message>();
+    for (const m of messages) now.set(m.id, m);
+    for (const m of options.before) {
+      const after = now.get(m.id);
+      if (!after || after === m) continue;
+      const kept = new Map<string, number>();
+      for (const p of after.parts) {
+        const k = verifiedKey(p);
+        if (k !== undefined) kept.set(k, (kept.get(k) ?? 0) + 1);
+      }
+      m.parts.forEach((p, pi) => {
+        const k = verifiedKey(p);
+        if (k === undefined) return;
+        const left = kept.get(k) ?? 0;
+        if (left > 0) kept.set(k, left - 1);
+        else
+          out.push({
+            rule: 'reasoning-changed',
+            messageId: m.id,
+            detail: `part ${pi} (${p.type}) lost or changed its signed or encrypted reasoning`,
+          });
+      });
     }
   }
   return out;

@@ -1,5 +1,6 @@
-import type { Dialect, Message, Part, ToolResultPart } from '../messages/types.ts';
+import type { Dialect, JsonValue, Message, Part, ToolCallPart, ToolResultPart } from '../messages/types.ts';
 import { pairToolCalls } from './pairing.ts';
+import { ANTHROPIC_TOOL_ID, isReasoningOnly, separatedCalls, unfollowedReasoning } from './reasoning.ts';
 
 /** CowAgent's synthesised result text for a call whose result is missing (SEED-RULES §1.12). */
 export const MISSING_RESULT_TEXT =
@@ -11,7 +12,10 @@ export type RepairKind =
   | 'dropped-duplicate-result'
   | 'moved-result'
   | 'renamed-call-id'
-  | 'dropped-empty-message';
+  | 'dropped-empty-message'
+  | 'dropped-reasoning-only-message'
+  | 'dropped-unfollowed-reasoning'
+  | 'detached-call-from-reasoning';
 
 export interface Repair {
   kind: RepairKind;
@@ -33,13 +37,18 @@ export interface RepairOptions {
 
 /**
  * Makes a conversation acceptable to a provider without losing anything silently: every change is
- * reported. Results are re-paired with the nearest preceding open call; orphan and duplicate results
- * are dropped; missing results are synthesised; results are moved into the tool block right after
- * their call; reused ids are renamed for Anthropic; empty messages are dropped. Returns the input
- * itself when nothing needed repair.
+ * reported. For a dialect, assistant messages holding only reasoning are dropped, and for Responses a
+ * reasoning item with no item after it; a call whose Responses reasoning item is gone is detached from
+ * it (its item id, which the API would check, is dropped). Results are re-paired with the nearest
+ * preceding open call; orphan and duplicate results are dropped; missing results are synthesised;
+ * results are moved into the tool block right after their call; for Anthropic, reused ids and ids
+ * outside `^[a-zA-Z0-9_-]+$` are renamed (call and result alike); empty messages are dropped. Signed
+ * and encrypted reasoning is never changed: it is kept whole or dropped with its message. Returns the
+ * input itself when nothing needed repair.
  */
-export function repairMessages(input: readonly Message[], options: RepairOptions = {}): RepairResult {
+export function repairMessages(original: readonly Message[], options: RepairOptions = {}): RepairResult {
   const repairs: Repair[] = [];
+  const input = repairReasoning(original, options.dialect, repairs);
   const { pairs, orphanResults, duplicateResults } = pairToolCalls(input);
   const drop = new Set<string>(); // "m:p" keys of result parts to drop from their place
   for (const r of orphanResults) {
@@ -61,27 +70,34 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
     });
   }
 
-  // Rename reused ids for Anthropic (ids must be unique per request).
+  // Rename ids for Anthropic: reused ones (ids must be unique per request) and those outside
+  // ^[a-zA-Z0-9_-]+$ (Kimi's `kimi!uuid!2`…); the call and its result get the same new id.
   const rename = new Map<string, string>(); // "m:p" → new id, for calls and their results
   if (options.dialect === 'anthropic') {
     const used = new Set(pairs.map((p) => p.callId));
     const seen = new Set<string>();
     for (const p of pairs) {
-      if (!seen.has(p.callId)) {
+      const valid = ANTHROPIC_TOOL_ID.test(p.callId);
+      if (valid && !seen.has(p.callId)) {
         seen.add(p.callId);
         continue;
       }
-      let n = 2;
-      while (used.has(`${p.callId}_${n}`)) n++;
-      const fresh = `${p.callId}_${n}`;
+      const base = valid ? p.callId : p.callId.replace(/[^a-zA-Z0-9_-]/g, '_') || 'call';
+      let fresh = base;
+      if (valid || used.has(base) || seen.has(base)) {
+        let n = 2;
+        while (used.has(`${base}_${n}`)) n++;
+        fresh = `${base}_${n}`;
+      }
       used.add(fresh);
+      seen.add(fresh);
       rename.set(`${p.call.message}:${p.call.part}`, fresh);
       if (p.result) rename.set(`${p.result.message}:${p.result.part}`, fresh);
       repairs.push({
         kind: 'renamed-call-id',
         messageId: input[p.call.message]!.id,
         callId: p.callId,
-        detail: `renamed to ${fresh}`,
+        detail: `${valid ? 'reused id' : 'id not accepted by Anthropic'} renamed to ${fresh}`,
       });
     }
   }
@@ -126,7 +142,7 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
     });
   }
 
-  if (repairs.length === 0) return { messages: input as Message[], repairs };
+  if (repairs.length === 0) return { messages: original as Message[], repairs };
 
   const out: Message[] = [];
   const pendingInsert = (callMsg: number) => {
@@ -177,6 +193,69 @@ export function repairMessages(input: readonly Message[], options: RepairOptions
   });
   if (pendingFor !== undefined) pendingInsert(pendingFor);
   return { messages: out, repairs };
+}
+
+/**
+ * The reasoning rules, before pairing: drops reasoning-only assistant messages and (Responses)
+ * reasoning items with nothing after them, then detaches calls whose reasoning item is gone. Returns
+ * `input` itself when nothing changed.
+ */
+function repairReasoning(
+  input: readonly Message[],
+  dialect: Dialect | undefined,
+  repairs: Repair[],
+): readonly Message[] {
+  let out: Message[] | undefined;
+  input.forEach((m, i) => {
+    let next: Message | undefined = m;
+    if (dialect && isReasoningOnly(m)) {
+      repairs.push({
+        kind: 'dropped-reasoning-only-message',
+        messageId: m.id,
+        detail: 'an assistant message holding only reasoning is rejected by the provider',
+      });
+      next = undefined;
+    } else if (dialect === 'responses') {
+      const unfollowed = new Set(unfollowedReasoning(m));
+      if (unfollowed.size > 0) {
+        repairs.push({
+          kind: 'dropped-unfollowed-reasoning',
+          messageId: m.id,
+          detail: `${unfollowed.size} reasoning item(s) with no item after them`,
+        });
+        const parts = m.parts.filter((_, pi) => !unfollowed.has(pi));
+        next = parts.length > 0 ? { ...m, parts } : undefined;
+      }
+    }
+    if (next) {
+      const separated = new Set(separatedCalls(next));
+      if (separated.size > 0) {
+        const parts = next.parts.map((p, pi) => (separated.has(pi) ? detach(p as ToolCallPart) : p));
+        for (const pi of separated)
+          repairs.push({
+            kind: 'detached-call-from-reasoning',
+            messageId: m.id,
+            callId: (next.parts[pi] as ToolCallPart).id,
+            detail: 'its reasoning item is gone: the call is sent without its item id',
+          });
+        next = { ...next, parts };
+      }
+    }
+    if (next !== m && !out) out = input.slice(0, i);
+    if (out && next) out.push(next);
+  });
+  return out ?? input;
+}
+
+/** The call without its Responses item id and reasoning tag (a client-made call, as the API sees it). */
+function detach(p: ToolCallPart): ToolCallPart {
+  const { reasoning: _r, item, ...data } = p.provider?.responses ?? {};
+  const rest: Record<string, JsonValue> = { ...data };
+  if (item && typeof item === 'object' && !Array.isArray(item)) {
+    const { id: _id, ...itemRest } = item;
+    rest.item = itemRest;
+  }
+  return { ...p, provider: { ...p.provider, responses: rest } };
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

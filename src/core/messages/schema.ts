@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { CtxError, formatPath } from '../errors.ts';
-import type { JsonValue, Message } from './types.ts';
+import type { Dialect, JsonValue, Message } from './types.ts';
+
+/** Every dialect with provider rules (`checkInvariants`, `repairMessages`, the pipeline's `dialect`). */
+export const DIALECTS = ['openai', 'anthropic', 'responses', 'gemini'] as const satisfies readonly Dialect[];
 
 export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
@@ -13,10 +16,17 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 
+const providerBag = z.record(z.string(), jsonValueSchema);
+export const providerDataSchema = z.strictObject({
+  responses: providerBag.optional(),
+  gemini: providerBag.optional(),
+});
+
 export const textPartSchema = z.strictObject({
   type: z.literal('text'),
   text: z.string(),
   extra: z.record(z.string(), jsonValueSchema).optional(),
+  provider: providerDataSchema.optional(),
 });
 
 export const imagePartSchema = z
@@ -26,6 +36,7 @@ export const imagePartSchema = z
     data: z.string().min(1).optional(),
     mediaType: z.string().optional(),
     detail: z.enum(['auto', 'low', 'high']).optional(),
+    provider: providerDataSchema.optional(),
   })
   .refine((p) => p.url !== undefined || p.data !== undefined, { message: 'an image needs a url or data' });
 
@@ -34,6 +45,7 @@ export const reasoningPartSchema = z.strictObject({
   text: z.string(),
   signature: z.string().optional(),
   redacted: z.boolean().optional(),
+  provider: providerDataSchema.optional(),
 });
 
 export const toolCallPartSchema = z.strictObject({
@@ -42,6 +54,7 @@ export const toolCallPartSchema = z.strictObject({
   name: z.string().min(1),
   args: jsonValueSchema,
   argsText: z.string().optional(),
+  provider: providerDataSchema.optional(),
 });
 
 export const toolResultPartSchema = z.strictObject({
@@ -50,6 +63,7 @@ export const toolResultPartSchema = z.strictObject({
   name: z.string().optional(),
   output: z.union([z.string(), jsonValueSchema]),
   isError: z.boolean().optional(),
+  provider: providerDataSchema.optional(),
 });
 
 const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result'] as const;
@@ -98,6 +112,7 @@ export const messageSchema = z.strictObject({
   usage: usageSchema.optional(),
   model: z.string().optional(),
   name: z.string().optional(),
+  provider: providerDataSchema.optional(),
 });
 
 export const messagesSchema = z.array(messageSchema);

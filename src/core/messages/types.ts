@@ -1,16 +1,27 @@
 /**
- * The provider-neutral message model. Adapters at the edge convert from and to
- * OpenAI Chat Completions and Anthropic Messages; everything inside ctxkit speaks this.
+ * The provider-neutral message model. Adapters at the edge convert from and to OpenAI Chat Completions,
+ * OpenAI Responses, Anthropic Messages and Gemini `contents`; everything inside ctxkit speaks this.
  */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * What a provider sent that has no neutral meaning (item ids, `encrypted_content`, `thoughtSignature`,
+ * annotations…), kept under the dialect it belongs to so that its adapter can rebuild the exact input.
+ * Opaque to every stage: a stage that rewrites a part keeps it (spread), one that drops a part drops it.
+ */
+export interface ProviderData {
+  responses?: { [key: string]: JsonValue };
+  gemini?: { [key: string]: JsonValue };
+}
 
 export interface TextPart {
   type: 'text';
   text: string;
   /** Provider extras that have no neutral meaning (e.g. Anthropic `cache_control`), kept for the round trip. */
   extra?: Record<string, JsonValue>;
+  provider?: ProviderData;
 }
 
 export interface ImagePart {
@@ -21,6 +32,7 @@ export interface ImagePart {
   mediaType?: string;
   /** OpenAI `detail`. */
   detail?: 'auto' | 'low' | 'high';
+  provider?: ProviderData;
 }
 
 export interface ReasoningPart {
@@ -29,6 +41,7 @@ export interface ReasoningPart {
   /** Anthropic thinking signature, or `redacted` data for a redacted block. */
   signature?: string;
   redacted?: boolean;
+  provider?: ProviderData;
 }
 
 export interface ToolCallPart {
@@ -42,6 +55,7 @@ export interface ToolCallPart {
    * the way out only while it still parses to `args`; a stage that rewrites `args` may leave it stale.
    */
   argsText?: string;
+  provider?: ProviderData;
 }
 
 export interface ToolResultPart {
@@ -51,6 +65,7 @@ export interface ToolResultPart {
   /** The tool's output: text, or structured JSON (co-cli dict returns). */
   output: string | JsonValue;
   isError?: boolean;
+  provider?: ProviderData;
 }
 
 export type Part = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart;
@@ -93,6 +108,8 @@ export interface Message {
   model?: string;
   /** OpenAI `name` of a user/assistant message. */
   name?: string;
+  provider?: ProviderData;
 }
 
-export type Dialect = 'openai' | 'anthropic' | 'gemini';
+/** The providers whose rules `checkInvariants` / `repairMessages` know (neutral: omit the dialect). */
+export type Dialect = 'openai' | 'anthropic' | 'responses' | 'gemini';

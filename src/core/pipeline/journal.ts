@@ -15,8 +15,14 @@ const REPAIR_RECOVER: Record<Repair['kind'], string> = {
   'dropped-orphan-result': 'read the message from the session log; its call was no longer in the context',
   'dropped-duplicate-result': 'read the message from the session log; its call already had a result',
   'moved-result': 'nothing was lost: the result was moved next to its call',
-  'renamed-call-id': 'nothing was lost: a reused call id was renamed for the provider',
+  'renamed-call-id': 'nothing was lost: a call id the provider would reject was renamed',
   'dropped-empty-message': 'read the message from the session log; it had no content left',
+  'dropped-reasoning-only-message':
+    'read the message from the session log; it held only reasoning, which the provider rejects alone',
+  'dropped-unfollowed-reasoning':
+    'read the message from the session log; its reasoning item had no item after it to go with',
+  'detached-call-from-reasoning':
+    'read the reasoning from the session log; the call was sent without the item id that required it',
 };
 
 /** Journal entries for the invariant repairs applied to what is sent. */

@@ -2,7 +2,8 @@
  * Invariant repair that costs work in the new messages only. When the previous input needed no repair
  * and left no call open, and the new input extends it, the new input needs a repair only if the new
  * messages need one on their own (a result for an old call would be an orphan there, so it is caught),
- * or — for Anthropic — reuse a call id of the prefix, or bring a late system message. Otherwise it is
+ * or — for Anthropic — reuse a call id of the prefix, or bring a late system message (where the
+ * dialect forbids one). Otherwise it is
  * the full `repairMessages`.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
@@ -44,6 +45,7 @@ export function createRepairMemo(): Repairer {
       const lateSystem =
         options.dialect !== undefined &&
         options.dialect !== 'openai' &&
+        options.dialect !== 'responses' &&
         last.hasNonSystem &&
         added.some((m) => m.role === 'system');
       if (local.repairs.length === 0 && !idClash && !lateSystem && closed(added)) {

@@ -1,6 +1,7 @@
 /**
- * Messages in and out of the service: native neutral messages, OpenAI Chat Completions messages or
- * an Anthropic Messages request, converted with the core adapters. Incoming messages get
+ * Messages in and out of the service: native neutral messages, OpenAI Chat Completions messages, an
+ * Anthropic Messages request, OpenAI Responses items or Gemini contents, converted with the core
+ * adapters. Incoming messages get
  * session-unique ids (`m<seq>`) unless they bring their own (neutral form).
  */
 import { z } from 'zod';
@@ -8,15 +9,19 @@ import {
   CtxError,
   type Dialect,
   fromAnthropic,
+  fromGemini,
   fromOpenAI,
+  fromResponses,
   type JsonValue,
   type Message,
   parseMessages,
   toAnthropic,
+  toGemini,
   toOpenAI,
+  toResponsesRequest,
 } from '../../core/index.ts';
 
-export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic'] as const;
+export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic', 'responses', 'gemini'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 export type OutputDialect = InputFormat;
 
@@ -27,7 +32,10 @@ export const appendBodySchema = z.strictObject({
   /** @default 'neutral' */
   format: z.enum(INPUT_FORMATS).optional(),
   messages: z.array(z.unknown()).min(1, 'at least one message').max(MAX_APPEND_MESSAGES),
-  /** Anthropic form only: the request's `system`, stored as a system message. */
+  /**
+   * The request's system prompt, stored as a system message: Anthropic `system` (string or blocks),
+   * Responses `instructions` (string), Gemini `systemInstruction` (string, or its parts).
+   */
   system: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).optional(),
 });
 
@@ -43,10 +51,32 @@ const AUTO = '\u0000auto';
 
 export function parseIncoming(body: AppendBody): ParsedMessages {
   const format = body.format ?? 'neutral';
-  if (body.system !== undefined && format !== 'anthropic')
-    throw new CtxError('invalid_input', 'only the anthropic format takes a separate system', {
-      path: 'system',
-    });
+  if (body.system !== undefined && (format === 'neutral' || format === 'openai'))
+    throw new CtxError(
+      'invalid_input',
+      'only the anthropic, responses and gemini formats take a separate system (neutral and openai: a system message)',
+      { path: 'system' },
+    );
+  if (format === 'responses') {
+    if (body.system !== undefined && typeof body.system !== 'string')
+      throw new CtxError('invalid_input', 'the responses format takes instructions as a string', {
+        path: 'system',
+      });
+    const messages = fromResponses(
+      body.messages,
+      body.system === undefined ? { path: 'messages' } : { path: 'messages', instructions: body.system },
+    );
+    return { messages, autoId: messages.map(() => true) };
+  }
+  if (format === 'gemini') {
+    const request: Record<string, unknown> = { contents: body.messages };
+    if (body.system !== undefined)
+      request.systemInstruction = {
+        parts: typeof body.system === 'string' ? [{ text: body.system }] : body.system,
+      };
+    const messages = fromGemini(request);
+    return { messages, autoId: messages.map(() => true) };
+  }
   if (format === 'openai') {
     const messages = fromOpenAI(body.messages, { path: 'messages' });
     return { messages, autoId: messages.map(() => true) };
@@ -70,16 +100,23 @@ export function assignIds(parsed: ParsedMessages, firstSeq: number): Message[] {
 }
 
 export function toDialect(dialect: OutputDialect | undefined): Dialect | undefined {
-  return dialect === 'openai' || dialect === 'anthropic' ? dialect : undefined;
+  return dialect === undefined || dialect === 'neutral' ? undefined : dialect;
 }
 
 export interface Rendered {
   /** The system prompt ctxkit built (caller's system + memory block). */
   system: string;
-  /** Neutral messages, OpenAI messages (system first), or the Anthropic `messages`. */
+  /**
+   * Neutral messages, OpenAI messages (system first), the Anthropic `messages`, the Responses `input`
+   * items or the Gemini `contents`.
+   */
   messages: JsonValue[];
   /** Anthropic only: the request's `system` (the conversation's own system messages + `system`). */
   anthropicSystem?: JsonValue;
+  /** Responses only: the request's `instructions` (the conversation's own + `system`). */
+  instructions?: string;
+  /** Gemini only: the request's `systemInstruction` (the conversation's own + `system`). */
+  systemInstruction?: JsonValue;
 }
 
 export function renderMessages(
@@ -100,6 +137,24 @@ export function renderMessages(
     } else if (system === '') rendered.anthropicSystem = own as JsonValue;
     else if (typeof own === 'string') rendered.anthropicSystem = `${own}\n\n${system}`;
     else rendered.anthropicSystem = [...(own as JsonValue[]), { type: 'text', text: system }];
+    return rendered;
+  }
+  if (dialect === 'responses') {
+    const request = toResponsesRequest(send);
+    const rendered: Rendered = { system, messages: request.input as JsonValue[] };
+    const instructions = [request.instructions, system].filter((t) => t !== undefined && t !== '');
+    if (instructions.length > 0) rendered.instructions = instructions.join('\n\n');
+    return rendered;
+  }
+  if (dialect === 'gemini') {
+    const request = toGemini(send);
+    const rendered: Rendered = { system, messages: request.contents as unknown as JsonValue[] };
+    const own = request.systemInstruction;
+    if (own || system !== '')
+      rendered.systemInstruction = {
+        ...(own ?? {}),
+        parts: [...(own?.parts ?? []), ...(system === '' ? [] : [{ text: system }])],
+      } as JsonValue;
     return rendered;
   }
   return { system, messages: send as unknown as JsonValue[] };

@@ -1,0 +1,344 @@
+/**
+ * Gemini `generateContent` requests (`{ systemInstruction?, contents }`) ⇄ neutral messages, lossless
+ * on the round trip.
+ *
+ * - A `model` content is an assistant message; a `user` content is a user message, and its
+ *   `functionResponse` parts are a `tool` message (a content mixing both becomes one message per run
+ *   of parts, the later ones marked `continues`, and the way back merges them again).
+ * - `thought: true` text parts are reasoning parts. `thoughtSignature` stays on the part it came on
+ *   (`provider.gemini.part`), never read or changed: Gemini 3 rejects a function call sent back
+ *   without the signature it came with.
+ * - `functionCall` / `functionResponse` keep their `id` when they have one; without one (Gemini 2.x)
+ *   a response is paired with the first unanswered call of the same name in the model turn before it,
+ *   and both get a generated id that is not sent back.
+ */
+import { z } from 'zod';
+import { CtxError, formatPath } from '../errors.ts';
+import { jsonValueSchema, parseWith } from '../messages/schema.ts';
+import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../messages/types.ts';
+
+type Bag = { [key: string]: JsonValue };
+
+const rest = jsonValueSchema;
+const partSchema = z
+  .object({
+    text: z.string().optional(),
+    thought: z.boolean().optional(),
+    inlineData: z
+      .object({ mimeType: z.string().min(1), data: z.string().min(1) })
+      .catchall(rest)
+      .optional(),
+    fileData: z
+      .object({ mimeType: z.string().optional(), fileUri: z.string().min(1) })
+      .catchall(rest)
+      .optional(),
+    functionCall: z
+      .object({
+        id: z.string().min(1).optional(),
+        name: z.string().min(1),
+        args: z.record(z.string(), rest).optional(),
+      })
+      .catchall(rest)
+      .optional(),
+    functionResponse: z
+      .object({
+        id: z.string().min(1).optional(),
+        name: z.string().min(1),
+        response: z.record(z.string(), rest),
+      })
+      .catchall(rest)
+      .optional(),
+  })
+  .catchall(rest);
+const contentSchema = z
+  .object({
+    role: z.enum(['user', 'model'], { error: () => 'role must be user or model' }),
+    parts: z.array(z.unknown()),
+  })
+  .catchall(rest);
+const systemSchema = z.object({ role: z.string().optional(), parts: z.array(z.unknown()) }).catchall(rest);
+const requestSchema = z
+  .object({ systemInstruction: systemSchema.optional(), contents: z.array(z.unknown()) })
+  .catchall(rest);
+
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: Bag[];
+  [key: string]: JsonValue;
+}
+
+export interface GeminiRequest {
+  systemInstruction?: { parts: Bag[]; [key: string]: JsonValue };
+  contents: GeminiContent[];
+}
+
+export interface FromGeminiOptions {
+  /** Prefix of generated message ids (`m` → `m0`, `m1`, …). @default 'm' */
+  idPrefix?: string;
+}
+
+const DATA_KEYS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse'] as const;
+
+function without(obj: Bag, ...keys: string[]): Bag {
+  const out: Bag = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined && !keys.includes(k)) out[k] = v;
+  return out;
+}
+
+/** Part fields that have no neutral meaning (`thoughtSignature`, `thought`, `videoMetadata`…). */
+function partExtras(raw: Bag, key: string): Bag | undefined {
+  const extras = without(raw, key);
+  return Object.keys(extras).length > 0 ? extras : undefined;
+}
+
+function isImage(mime: string | undefined): boolean {
+  return mime === undefined || mime.startsWith('image/');
+}
+
+/** Converts a Gemini request to neutral messages; throws `CtxError('invalid_input')` naming the path. */
+export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Message[] {
+  const prefix = options.idPrefix ?? 'm';
+  const request = parseWith(requestSchema, input, []);
+  const out: Message[] = [];
+  let n = 0;
+  const nextId = () => `${prefix}${n++}`;
+  if (request.systemInstruction) {
+    const sys = request.systemInstruction;
+    const parts = sys.parts.map((raw, pi) => {
+      const path = ['systemInstruction', 'parts', pi];
+      const part = readPart(raw, path);
+      if (part.type !== 'text')
+        throw new CtxError('invalid_input', 'systemInstruction takes text parts only', {
+          path: formatPath(path),
+        });
+      return part;
+    });
+    out.push({
+      id: nextId(),
+      role: 'system',
+      parts,
+      provider: { gemini: { systemInstruction: without(sys as Bag, 'parts') } },
+    });
+  }
+  let lastCalls: Array<{ id: string; name: string; answered: boolean }> = [];
+  request.contents.forEach((rawContent, ci) => {
+    const content = parseWith(contentSchema, rawContent, ['contents', ci]);
+    const contentData = without(content as Bag, 'role', 'parts');
+    const messages: Message[] = [];
+    const start = (role: Message['role']): Message => {
+      const m: Message = { id: nextId(), role, parts: [] };
+      m.provider = { gemini: messages.length === 0 ? { content: contentData } : { continues: true } };
+      if (role === 'tool') m.meta = { kind: 'tool_result' };
+      messages.push(m);
+      return m;
+    };
+    const calls: typeof lastCalls = [];
+    content.parts.forEach((raw, pi) => {
+      const path = ['contents', ci, 'parts', pi];
+      const part = readPart(raw, path);
+      if (content.role === 'model') {
+        if (part.type === 'tool-result')
+          throw new CtxError('invalid_input', 'functionResponse parts belong in user contents', {
+            path: formatPath(path),
+          });
+        if (part.type === 'tool-call') {
+          if (part.id === '') {
+            part.id = `gemini_${ci}_${pi}`;
+            part.provider!.gemini!.noId = true;
+          }
+          calls.push({ id: part.id, name: part.name, answered: false });
+        }
+      } else if (part.type === 'tool-call')
+        throw new CtxError('invalid_input', 'functionCall parts belong in model contents', {
+          path: formatPath(path),
+        });
+      else if (part.type === 'tool-result' && part.callId === '') {
+        const call = lastCalls.find((c) => !c.answered && c.name === part.name);
+        if (call) call.answered = true;
+        part.callId = call?.id ?? `gemini_${ci}_${pi}`;
+        part.provider!.gemini!.noId = true;
+      }
+      const role: Message['role'] =
+        content.role === 'model' ? 'assistant' : part.type === 'tool-result' ? 'tool' : 'user';
+      const current = messages.at(-1);
+      (current && current.role === role ? current : start(role)).parts.push(part);
+    });
+    if (messages.length === 0) start(content.role === 'model' ? 'assistant' : 'user');
+    if (content.role === 'model') lastCalls = calls;
+    out.push(...messages);
+  });
+  return out;
+}
+
+function readPart(raw: unknown, path: PropertyKey[]): Part {
+  const p = parseWith(partSchema, raw, path);
+  const keys = DATA_KEYS.filter((k) => p[k] !== undefined);
+  if (keys.length !== 1)
+    throw new CtxError(
+      'invalid_input',
+      keys.length === 0
+        ? `unsupported part (expected one of ${DATA_KEYS.join(', ')})`
+        : `a part holds one of ${keys.join(', ')}, not several`,
+      { path: formatPath(path) },
+    );
+  const key = keys[0]!;
+  const extras = partExtras(p as Bag, key);
+  const gemini: Bag = extras ? { part: extras } : {};
+  let part: Part;
+  switch (key) {
+    case 'text':
+      part = p.thought === true ? { type: 'reasoning', text: p.text! } : { type: 'text', text: p.text! };
+      break;
+    case 'inlineData':
+    case 'fileData': {
+      const d = (p.inlineData ?? p.fileData)!;
+      if (!isImage(d.mimeType))
+        throw new CtxError('invalid_input', `${key} of type ${d.mimeType} is not supported (images only)`, {
+          path: formatPath([...path, key, 'mimeType']),
+        });
+      const img: ImagePart =
+        key === 'inlineData'
+          ? { type: 'image', data: p.inlineData!.data }
+          : { type: 'image', url: p.fileData!.fileUri };
+      if (d.mimeType !== undefined) img.mediaType = d.mimeType;
+      const more = without(d as Bag, 'mimeType', 'data', 'fileUri');
+      if (Object.keys(more).length > 0) gemini.inner = more;
+      if (key === 'fileData') gemini.fileData = true;
+      part = img;
+      break;
+    }
+    case 'functionCall': {
+      const c = p.functionCall!;
+      part = { type: 'tool-call', id: c.id ?? '', name: c.name, args: (c.args ?? {}) as JsonValue };
+      if (c.args === undefined) gemini.noArgs = true;
+      const more = without(c as Bag, 'id', 'name', 'args');
+      if (Object.keys(more).length > 0) gemini.inner = more;
+      break;
+    }
+    case 'functionResponse': {
+      const r = p.functionResponse!;
+      part = { type: 'tool-result', callId: r.id ?? '', name: r.name, output: r.response as JsonValue };
+      const more = without(r as Bag, 'id', 'name', 'response');
+      if (Object.keys(more).length > 0) gemini.inner = more;
+      break;
+    }
+  }
+  part!.provider = { gemini };
+  return part!;
+}
+
+export interface ToGeminiOptions {
+  /**
+   * A `thoughtSignature` for function calls that came from another provider (they have none), as
+   * Gemini's docs allow when a history is moved to Gemini 3 (e.g. `skip_thought_signature_validator`).
+   * Calls from Gemini keep their own. Unset: none is added.
+   */
+  foreignCallSignature?: string;
+}
+
+function dataOf(p: { provider?: Message['provider'] }): Bag {
+  return p.provider?.gemini ?? {};
+}
+
+function bag(v: JsonValue | undefined): Bag {
+  return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+}
+
+/**
+ * Converts neutral messages to a Gemini request. Leading system messages become `systemInstruction`;
+ * a later one becomes user text (Gemini has no system role in `contents`). Tool messages become
+ * `functionResponse` parts of a user content (all results of a model turn in one content); messages
+ * from elsewhere merge with the content before them when it has the same role. Reasoning that did not
+ * come from Gemini is not sent (Gemini takes only its own thoughts back).
+ */
+export function toGemini(messages: readonly Message[], options: ToGeminiOptions = {}): GeminiRequest {
+  const request: GeminiRequest = { contents: [] };
+  const names = new Map<string, string>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') names.set(p.id, p.name);
+  let i = 0;
+  const system: Bag[] = [];
+  let systemData: Bag = {};
+  for (; i < messages.length && messages[i]!.role === 'system'; i++) {
+    const m = messages[i]!;
+    if (i === 0) systemData = bag(dataOf(m).systemInstruction);
+    for (const p of m.parts) if (p.type === 'text') system.push(partOut(p, names, options));
+  }
+  if (system.length > 0 || messages[0]?.provider?.gemini?.systemInstruction)
+    request.systemInstruction = { ...systemData, parts: system };
+  for (; i < messages.length; i++) {
+    const m = messages[i]!;
+    const role = m.role === 'assistant' ? 'model' : 'user';
+    const data = dataOf(m);
+    const parts: Bag[] = [];
+    for (const p of m.parts) {
+      if (p.type === 'reasoning' && !p.provider?.gemini) continue;
+      const out = partOut(p, names, options);
+      if (m.role === 'system' && typeof out.text === 'string') out.text = `[System] ${out.text}`;
+      parts.push(out);
+    }
+    const last = request.contents.at(-1);
+    const merge = data.continues === true || (data.content === undefined && last?.role === role);
+    if (merge && last && last.role === role) last.parts.push(...parts);
+    else request.contents.push({ ...bag(data.content), role, parts });
+  }
+  return request;
+}
+
+function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions): Bag {
+  const data = dataOf(p);
+  const extras = bag(data.part);
+  const inner = bag(data.inner);
+  switch (p.type) {
+    case 'text':
+      return { ...extras, text: p.text };
+    case 'reasoning':
+      return { thought: true, ...extras, text: p.text };
+    case 'image': {
+      if (
+        data.fileData === true ||
+        (p.data === undefined && p.url !== undefined && !p.url.startsWith('data:'))
+      ) {
+        const fileData: Bag = { ...inner, fileUri: p.url ?? '' };
+        if (p.mediaType !== undefined) fileData.mimeType = p.mediaType;
+        return { ...extras, fileData };
+      }
+      let mimeType = p.mediaType ?? 'image/png';
+      let payload = p.data ?? '';
+      const dataUrl = p.data === undefined ? /^data:([^;,]+)?(?:;base64)?,(.*)$/s.exec(p.url ?? '') : null;
+      if (dataUrl) {
+        mimeType = dataUrl[1] ?? mimeType;
+        payload = dataUrl[2]!;
+      }
+      return { ...extras, inlineData: { ...inner, mimeType, data: payload } };
+    }
+    case 'tool-call': {
+      const call: Bag = { ...inner, name: p.name };
+      if (data.noId !== true) call.id = p.id;
+      if (!(data.noArgs === true && isEmptyObject(p.args))) call.args = p.args;
+      const out: Bag = { ...extras, functionCall: call };
+      if (!p.provider?.gemini && options.foreignCallSignature !== undefined)
+        out.thoughtSignature = options.foreignCallSignature;
+      return out;
+    }
+    case 'tool-result': {
+      const response: Bag = {
+        ...inner,
+        name: p.name ?? names.get(p.callId) ?? 'unknown',
+        response: responseOf(p),
+      };
+      if (data.noId !== true) response.id = p.callId;
+      return { ...extras, functionResponse: response };
+    }
+  }
+}
+
+function isEmptyObject(v: JsonValue): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+}
+
+/** Gemini wants an object: structured output as is, anything else under `result` (or `error`). */
+function responseOf(p: ToolResultPart): Bag {
+  const o = p.output;
+  if (o !== null && typeof o === 'object' && !Array.isArray(o) && !p.isError) return o;
+  return p.isError ? { error: o } : { result: o };
+}
