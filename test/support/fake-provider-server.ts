@@ -1,6 +1,6 @@
 /**
- * A local provider for the proxy's tests: OpenAI Chat Completions (`POST /v1/chat/completions`) and
- * Anthropic Messages (`POST /v1/messages`) on 127.0.0.1, whole or streamed (SSE) answers with text
+ * A local provider for the proxy's tests: OpenAI Chat Completions (`POST /v1/chat/completions`),
+ * OpenAI Responses (`POST /v1/responses`) and Anthropic Messages (`POST /v1/messages`) on 127.0.0.1, whole or streamed (SSE) answers with text
  * and tool calls, the providers' own context-length errors, any other status, and a stream that
  * holds after its first event until the test releases it. Every request is recorded. Replies come
  * from the script in order, then the fallback (an answer "ok").
@@ -30,7 +30,7 @@ export type ProviderReply =
   | { kind: 'status'; status: number; message?: string };
 
 export interface ProviderRequest {
-  protocol: 'openai' | 'anthropic';
+  protocol: 'openai' | 'anthropic' | 'responses';
   path: string;
   headers: IncomingMessage['headers'];
   // biome-ignore lint/suspicious/noExplicitAny: the body is whatever the proxy sent
@@ -274,6 +274,86 @@ async function anthropic(res: ServerResponse, body: Record<string, unknown>, rep
   res.end();
 }
 
+async function responses(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+  const model = (body.model as string) ?? 'fake';
+  if (reply.kind === 'overflow') {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: {
+          message:
+            'Your input exceeds the context window of this model. Please adjust your input and try again.',
+          type: 'invalid_request_error',
+          param: 'input',
+          code: 'context_length_exceeded',
+        },
+      }),
+    );
+    return;
+  }
+  if (reply.kind === 'status') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        error: { message: reply.message ?? `fake ${reply.status}`, type: 'fake', code: null },
+      }),
+    );
+    return;
+  }
+  const usage = reply.usage ?? DEFAULT_USAGE;
+  const output: Array<Record<string, unknown>> = [];
+  if (reply.text !== undefined)
+    output.push({
+      type: 'message',
+      id: 'msg_fake',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    });
+  for (const [i, c] of (reply.toolCalls ?? []).entries())
+    output.push({
+      type: 'function_call',
+      id: `fc_fake_${i}`,
+      call_id: c.id,
+      name: c.name,
+      arguments: JSON.stringify(c.args),
+      status: 'completed',
+    });
+  const response = {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    model,
+    output,
+    usage: {
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+    },
+  };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(JSON.stringify(response));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-fake' });
+  let n = 0;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    sse(res, { type, sequence_number: n++, ...data }, type);
+  ev('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
+  if (reply.hold) await reply.hold;
+  output.forEach((item, output_index) => {
+    ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } });
+    if (item.type === 'message')
+      for (const delta of pieces(reply.text ?? '', reply.chunks ?? 3))
+        ev('response.output_text.delta', { output_index, content_index: 0, item_id: item.id, delta });
+    ev('response.output_item.done', { output_index, item });
+  });
+  ev('response.completed', { response });
+  res.end();
+}
+
 export async function startFakeProvider(
   options: { port?: number; script?: ProviderReply[] } = {},
 ): Promise<FakeProvider> {
@@ -294,7 +374,9 @@ export async function startFakeProvider(
         ? 'openai'
         : path.endsWith('/v1/messages')
           ? 'anthropic'
-          : undefined;
+          : path.endsWith('/v1/responses')
+            ? 'responses'
+            : undefined;
       if (!protocol) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end('{"error":{"message":"no such route"}}');
@@ -302,7 +384,11 @@ export async function startFakeProvider(
       }
       requests.push({ protocol, path, headers: req.headers, body, bytes: raw.length });
       const reply = queue.shift() ?? { kind: 'answer', text: 'ok' };
-      void (protocol === 'openai' ? openai(res, body, reply) : anthropic(res, body, reply));
+      void (protocol === 'openai'
+        ? openai(res, body, reply)
+        : protocol === 'responses'
+          ? responses(res, body, reply)
+          : anthropic(res, body, reply));
     });
   });
   server.on('connection', (s) => {

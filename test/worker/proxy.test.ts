@@ -6,15 +6,23 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkInvariants, fromAnthropic, fromOpenAI } from '../../src/core/index.ts';
+import { checkInvariants, fromAnthropic, fromOpenAI, fromResponses } from '../../src/core/index.ts';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
-import { ANTHROPIC_TOOLS, anthropicHistory, openAIHistory, TOOLS } from './support/proxy-history.ts';
+import {
+  ANTHROPIC_TOOLS,
+  anthropicHistory,
+  openAIHistory,
+  RESPONSES_TOOLS,
+  responsesHistory,
+  TOOLS,
+} from './support/proxy-history.ts';
 
 const ENV_OPENAI_KEY = 'sk-env-secret-0123456789abcdef';
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+const RESPONSES = '/v1/proxy/openai/responses';
 const WINDOW = 16_384;
 
 let w: RunningWorker;
@@ -407,6 +415,134 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
     expect(res.headers.get('x-ctxkit-retried')).toBe('1');
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests[1]!.bytes).toBeLessThan(fake.requests[0]!.bytes);
+  });
+});
+
+describe('POST /v1/proxy/openai/responses', () => {
+  const instructions = 'You are a careful code reader.';
+  const history = [
+    ...responsesHistory(50).slice(0, 199),
+    { role: 'user', content: 'Summarize every module.' },
+  ];
+  let firstOutput: Loose[];
+
+  it('sends a 200-item history of a 16K session under the window, pair-valid, other fields untouched', async () => {
+    fake.script({
+      kind: 'answer',
+      toolCalls: [{ id: 'call_new', name: 'read_file', args: { path: 'README.md' } }],
+    });
+    const body = {
+      model: 'gpt-4.1',
+      instructions,
+      input: history,
+      tools: RESPONSES_TOOLS,
+      store: false,
+      reasoning: { effort: 'low' },
+    };
+    const res = await post(RESPONSES, body, {
+      'x-ctxkit-session': 'rs-1',
+      'x-ctxkit-window': String(WINDOW),
+    });
+    expect(res.status).toBe(200);
+    firstOutput = ((await res.json()) as Loose).output;
+    const sent = fake.requests[0]!.body;
+    expect(fake.requests[0]!.path).toBe('/v1/responses');
+    expect({
+      model: sent.model,
+      instructions: sent.instructions,
+      store: sent.store,
+      reasoning: sent.reasoning,
+    }).toEqual({
+      model: 'gpt-4.1',
+      instructions,
+      store: false,
+      reasoning: { effort: 'low' },
+    });
+    expect(sent.tools).toEqual(RESPONSES_TOOLS);
+    expect(
+      countTokens(JSON.stringify({ instructions: sent.instructions, input: sent.input, tools: sent.tools })),
+    ).toBeLessThan(WINDOW);
+    expect(checkInvariants(fromResponses(sent.input), { dialect: 'responses' })).toEqual([]);
+    expect(res.headers.get('x-ctxkit-appended')).toBe('200');
+    expect(Number(res.headers.get('x-ctxkit-tokens-before'))).toBeGreaterThan(WINDOW);
+  });
+
+  it('appends exactly the 2 new items on the next call', async () => {
+    const next = [
+      ...history,
+      ...firstOutput,
+      { type: 'function_call_output', call_id: 'call_new', output: '# README' },
+      { role: 'user', content: 'What does it say?' },
+    ];
+    const res = await post(
+      RESPONSES,
+      { model: 'gpt-4.1', instructions, input: next },
+      { 'x-ctxkit-session': 'rs-1' },
+    );
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-ctxkit-appended')).toBe('2');
+    expect(await logged('rs-1')).toHaveLength(204);
+  });
+
+  it('relays a streamed answer chunk by chunk and logs it whole with its usage', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    fake.script({
+      kind: 'answer',
+      text: 'Streaming through ctxkit.',
+      chunks: 4,
+      usage: { input: 77, output: 5 },
+      hold,
+    });
+    const res = await post(
+      RESPONSES,
+      { model: 'gpt-4.1', input: 'Say something.', stream: true },
+      { 'x-ctxkit-session': 'rst-1' },
+    );
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const first = decoder.decode((await reader.read()).value);
+    expect(first).toContain('response.created');
+    expect(first).not.toContain('output_text.delta');
+    release();
+    let rest = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += decoder.decode(value, { stream: true });
+    }
+    expect(rest).toContain('response.completed');
+    const rows = await until(
+      () => logged('rst-1'),
+      (r) => r.length === 2,
+    );
+    expect(rows[1].message.parts.map((p: Loose) => p.text)).toEqual(['Streaming through ctxkit.']);
+    expect(rows[1].message.usage).toMatchObject({ inputTokens: 77, outputTokens: 5 });
+  });
+
+  it('recovers from a context-length error and retries once', async () => {
+    fake.script({ kind: 'overflow' }, { kind: 'answer', text: 'after the retry' });
+    const res = await post(
+      RESPONSES,
+      { model: 'gpt-4.1', input: history },
+      { 'x-ctxkit-session': 'rov-1', 'x-ctxkit-window': '200000' },
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Loose).output[0].content[0].text).toBe('after the retry');
+    expect(res.headers.get('x-ctxkit-retried')).toBe('1');
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]!.bytes).toBeLessThan(fake.requests[0]!.bytes);
+  });
+
+  it('refuses previous_response_id, whose history ctxkit cannot see', async () => {
+    const res = await post(RESPONSES, { model: 'gpt-4.1', input: 'hi', previous_response_id: 'resp_1' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Loose).error.path).toBe('previous_response_id');
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

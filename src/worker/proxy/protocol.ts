@@ -29,7 +29,7 @@ export interface AnswerAccumulator {
 
 export interface Protocol {
   id: ProviderId;
-  dialect: Extract<Dialect, 'openai' | 'anthropic'>;
+  dialect: Extract<Dialect, 'openai' | 'anthropic' | 'responses'>;
   /** Path appended to the upstream base URL. */
   path: string;
   /** Validates the body (throws `invalid_input` naming the field) and converts it. */

@@ -7,7 +7,6 @@
  * so that the client's history is appended afresh. The answer is logged later, once, with its usage.
  */
 import type {
-  Dialect,
   JsonValue,
   Message,
   RunEstimate,
@@ -22,7 +21,9 @@ import { finish, load, type SessionDeps } from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
 import type { CallLog, CallRecord } from './call-log.ts';
 import { storedDigest } from './digest.ts';
-import type { ProviderId } from './protocol.ts';
+import type { Protocol, ProviderId } from './protocol.ts';
+
+type ProxyDialect = Protocol['dialect'];
 
 export interface ProxyCallInfo {
   id: string;
@@ -41,7 +42,7 @@ export interface ProxyTurnInput {
   tail: Message[];
   system: string;
   tools?: JsonValue[] | undefined;
-  dialect: Extract<Dialect, 'openai' | 'anthropic'>;
+  dialect: ProxyDialect;
   call: ProxyCallInfo;
 }
 
@@ -194,7 +195,7 @@ export interface ProxyRecoverInput {
   error: string;
   system: string;
   tools?: JsonValue[] | undefined;
-  dialect: Extract<Dialect, 'openai' | 'anthropic'>;
+  dialect: ProxyDialect;
 }
 
 /** A context-length error: the preset's overflow recovery; `retry` says whether to send again. */

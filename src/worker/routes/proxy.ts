@@ -1,5 +1,5 @@
 /**
- * The drop-in proxy: `POST /v1/proxy/openai/chat/completions` and
+ * The drop-in proxy: `POST /v1/proxy/openai/chat/completions`, `POST /v1/proxy/openai/responses` and
  * `POST /v1/proxy/anthropic/v1/messages` speak the providers' own protocols (an SDK changes only its
  * base URL), and `GET /v1/proxy/sessions/:session/calls/:call` reads what one call did (the link in
  * its `x-ctxkit-journal` header). Any other `/v1/proxy/…` path is 404: the upstreams are the
@@ -10,6 +10,7 @@ import { CtxError } from '../../core/index.ts';
 import { type AppContext, type AppEnv, idParam } from '../http/context.ts';
 import { anthropicMessages } from '../proxy/anthropic-messages.ts';
 import { openAIChat } from '../proxy/openai-chat.ts';
+import { openAIResponses } from '../proxy/openai-responses.ts';
 import type { Protocol } from '../proxy/protocol.ts';
 import { proxyCall } from '../proxy/proxy-call.ts';
 import { sessionStub } from '../session/stub.ts';
@@ -32,6 +33,7 @@ function handle(protocol: Protocol) {
 
 export function proxyRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/proxy/openai/chat/completions', handle(openAIChat));
+  app.post('/v1/proxy/openai/responses', handle(openAIResponses));
   app.post('/v1/proxy/anthropic/v1/messages', handle(anthropicMessages));
 
   app.get('/v1/proxy/sessions/:session/calls/:call', async (c) => {
@@ -47,7 +49,7 @@ export function proxyRoutes(app: Hono<AppEnv>): void {
   app.all('/v1/proxy/*', (c) => {
     throw new CtxError(
       'not_found',
-      `no proxy route ${c.req.method} ${new URL(c.req.url).pathname} (the proxy serves POST /v1/proxy/openai/chat/completions and POST /v1/proxy/anthropic/v1/messages)`,
+      `no proxy route ${c.req.method} ${new URL(c.req.url).pathname} (the proxy serves POST /v1/proxy/openai/chat/completions, /v1/proxy/openai/responses and /v1/proxy/anthropic/v1/messages)`,
       { path: 'url' },
     );
   });

@@ -77,3 +77,36 @@ export const ANTHROPIC_TOOLS = [
     input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
   },
 ];
+
+/** `turns × 4` OpenAI Responses input items (function calls and their outputs). */
+export function responsesHistory(turns: number, lines = 60): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (let t = 0; t < turns; t++) {
+    out.push({
+      role: 'user',
+      content: `Step ${t}: read src/module${t}/file.ts and tell me what it exports.`,
+    });
+    out.push({
+      type: 'function_call',
+      call_id: `call_${t}`,
+      name: 'read_file',
+      arguments: JSON.stringify({ path: `src/module${t}/file.ts` }),
+    });
+    out.push({ type: 'function_call_output', call_id: `call_${t}`, output: output(t, lines) });
+    out.push({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: `Module ${t} exports ${lines} values computed from ${t}.` }],
+    });
+  }
+  return out;
+}
+
+export const RESPONSES_TOOLS = [
+  {
+    type: 'function',
+    name: 'read_file',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+];
