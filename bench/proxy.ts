@@ -5,7 +5,8 @@
  * Claude Code session (../shared/data/trajectories/claude-code, tool results up to 44 KB); then the
  * measured call sends the 200-message history (the 198, the logged answer, a new user message) —
  * once straight to the fake provider and once through the proxy, alternately — so the proxy appends
- * 1 message, prepares, forwards, relays and logs the answer. Reported: the added latency per call
+ * 1 message, prepares, forwards, relays and logs the answer (each measurement starts once the answers
+ * logged after earlier replies are in, so none pays for another's logging). Reported: the added latency per call
  * (proxy − direct, paired) p50 / p99 / worst, the same for stateless calls (no session header), and
  * ctxkit's own `POST /prepare` on the same session for comparison (the pipeline's share).
  *
@@ -98,16 +99,34 @@ const bytes = JSON.stringify({
   model: 'gpt-4o',
   messages: [...history, answer, { role: 'user', content: 'go on' }],
 }).length;
+/**
+ * Waits until the session log holds `n` rows: the answer is logged after the reply (waitUntil), in
+ * the same isolate, so a call measured right after another would pay for the other's logging.
+ */
+async function settled(session: string, n: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const res = await fetch(new URL(`/v1/sessions/${session}/messages?after=${n - 1}`, w.url), {
+      headers: auth,
+    });
+    const body = (await res.json()) as { messages?: unknown[] };
+    if ((body.messages?.length ?? 0) > 0) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${session}: the answer was not logged within 2 s`);
+}
+
 try {
   for (let s = 0; s < SESSIONS; s++) {
     const session = { ...auth, 'x-ctxkit-session': `bench-${s}`, 'x-ctxkit-window': String(WINDOW) };
     await timed(proxyUrl, JSON.stringify({ model: 'gpt-4o', messages: history }), session);
+    await settled(`bench-${s}`, history.length + 1);
     const body = JSON.stringify({
       model: 'gpt-4o',
       messages: [...history, answer, { role: 'user', content: `go on (${s})` }],
     });
     const d1 = await timed(directUrl, body, {});
     const p1 = await timed(proxyUrl, body, session);
+    await settled(`bench-${s}`, history.length + 3);
     const d2 = await timed(directUrl, body, {});
     const p2 = await timed(proxyUrl, body, { ...auth, 'x-ctxkit-window': String(WINDOW) });
     prepareRoute.push(
