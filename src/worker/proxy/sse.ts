@@ -33,7 +33,15 @@ export function createSseReader(): SseReader {
     }
     return data.length === 0 && event === undefined ? undefined : { event, data: data.join('\n') };
   };
+  // A `\r` at the end of a chunk may be the first half of `\r\n`: it waits for the next chunk.
+  let held = '';
   const drain = (final: boolean): SseEvent[] => {
+    buffer = held + buffer;
+    held = '';
+    if (!final && buffer.endsWith('\r')) {
+      held = '\r';
+      buffer = buffer.slice(0, -1);
+    }
     buffer = buffer.replace(/\r\n?/g, '\n');
     const out: SseEvent[] = [];
     for (;;) {
