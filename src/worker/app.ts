@@ -14,6 +14,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { blobRoutes } from './routes/blobs.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { memoryRoutes } from './routes/memories.ts';
+import { proxyRoutes } from './routes/proxy.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 
 export function createApp(): Hono<AppEnv> {
@@ -26,6 +27,7 @@ export function createApp(): Hono<AppEnv> {
   blobRoutes(app);
   keyRoutes(app);
   adminRoutes(app);
+  proxyRoutes(app);
   app.notFound(() => errorResponse(new CtxError('not_found', 'no such route', { path: 'url' })));
   app.onError((error) => errorResponse(error));
   return app;

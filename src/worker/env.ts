@@ -26,6 +26,17 @@ export interface Env {
    * `Authorization: Bearer <ADMIN_TOKEN>`. Unset or empty → those routes answer 404. @default unset
    */
   ADMIN_TOKEN?: string;
+  /**
+   * Drop-in proxy upstreams (src/worker/proxy): base URLs from configuration only; `off` or empty
+   * turns one off (404). @default "https://api.openai.com/v1" and "https://api.anthropic.com"
+   */
+  UPSTREAM_OPENAI_BASE_URL?: string;
+  UPSTREAM_ANTHROPIC_BASE_URL?: string;
+  /** Secrets: the upstream keys, unless a request sends its own `x-upstream-api-key`. @default unset */
+  UPSTREAM_OPENAI_API_KEY?: string;
+  UPSTREAM_ANTHROPIC_API_KEY?: string;
+  /** Largest accepted proxy request body in bytes (a whole agent history). @default "33554432" */
+  PROXY_MAX_BODY_BYTES?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

@@ -24,9 +24,20 @@ import {
 import { createR2BlobStore, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
 import { workerEmbedder } from '../embedder.ts';
 import type { Env } from '../env.ts';
+import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
+import {
+  type Prepared,
+  type ProxyRecordInput,
+  type ProxyRecoverInput,
+  type ProxyTurnInput,
+  type ProxyTurnOutcome,
+  proxyRecord,
+  proxyRecover,
+  proxyTurn,
+} from '../proxy/proxy-session.ts';
 import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts';
 import { workerSummarizer } from '../summarizer.ts';
-import { type AppendResult, appendMessages } from './append.ts';
+import { type AppendResult, appendMessages, type KnownIds } from './append.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
 import { d1DocumentAppender } from './memory-documents.ts';
@@ -232,6 +243,58 @@ export class SessionObject extends DurableObject<Env> {
         return { deleted: true as const };
       }),
     );
+  }
+
+  private knownIds(deps: SessionDeps, key: SessionKey): KnownIds {
+    return async () => {
+      this.ids ??= new Set((await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id));
+      return this.ids;
+    };
+  }
+
+  /** Drop-in proxy (src/worker/proxy): new history in, the context to send out. */
+  async proxyTurn(key: SessionKey, input: ProxyTurnInput): Promise<Outcome<ProxyTurnOutcome>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const deps = await this.deps(key);
+        return proxyTurn(deps, key, input, this.knownIds(deps, key), createProxyStorage(this.ctx.storage));
+      }),
+    );
+  }
+
+  async proxyRecover(
+    key: SessionKey,
+    input: ProxyRecoverInput,
+  ): Promise<Outcome<Prepared & { retry: boolean }>> {
+    return outcome(() =>
+      this.serial(async () =>
+        proxyRecover(await this.deps(key), key, input, createProxyStorage(this.ctx.storage).calls),
+      ),
+    );
+  }
+
+  async proxyRecord(key: SessionKey, input: ProxyRecordInput): Promise<Outcome<{ logged: boolean }>> {
+    return outcome(() =>
+      this.serial(async () => {
+        const deps = await this.deps(key);
+        return proxyRecord(
+          deps,
+          key,
+          input,
+          this.knownIds(deps, key),
+          createProxyStorage(this.ctx.storage).calls,
+        );
+      }),
+    );
+  }
+
+  /** Read-only; not queued. */
+  async proxyCall(_key: SessionKey, id: string): Promise<Outcome<CallRecord>> {
+    return outcome(async () => {
+      const record = await createProxyStorage(this.ctx.storage).calls.get(id);
+      if (!record) throw new CtxError('not_found', `call ${id} not found`, { path: 'params.call' });
+      return record;
+    });
   }
 
   /** Read-only; not queued. */

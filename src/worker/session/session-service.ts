@@ -124,7 +124,7 @@ async function persistRun(
   }
 }
 
-async function finish(
+export async function finish(
   deps: SessionDeps,
   key: SessionKey,
   loaded: Loaded,

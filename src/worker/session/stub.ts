@@ -9,7 +9,19 @@ import type { SessionKey } from './wire.ts';
 
 export type SessionApi = Pick<
   SessionObject,
-  'create' | 'append' | 'prepare' | 'compact' | 'recover' | 'clear' | 'remove' | 'stats' | 'daily'
+  | 'create'
+  | 'append'
+  | 'prepare'
+  | 'compact'
+  | 'recover'
+  | 'clear'
+  | 'remove'
+  | 'stats'
+  | 'daily'
+  | 'proxyTurn'
+  | 'proxyRecover'
+  | 'proxyRecord'
+  | 'proxyCall'
 >;
 
 export function sessionStub(env: Env, key: SessionKey): SessionApi {

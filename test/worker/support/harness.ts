@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Miniflare } from 'miniflare';
 import { generateApiKey, insertApiKey } from '../../../src/worker/auth/api-keys.ts';
 import { bundleWorker } from './bundle.ts';
@@ -20,6 +21,8 @@ export interface WorkerOptions {
   migrate?: boolean;
   /** Bind `AI` to a fake Workers AI whose embeddings are letter-trigram counts (384 dims). @default false */
   fakeAi?: boolean;
+  /** Receives the runtime's stdout and stderr (the Worker's console output), chunk by chunk. */
+  onLog?: (text: string) => void;
 }
 
 /** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
@@ -63,8 +66,17 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     r2Buckets: ['BLOBS'],
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
   };
+  const onLog = options.onLog;
   const mf = new Miniflare({
     host: '127.0.0.1',
+    ...(onLog
+      ? {
+          handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+            for (const stream of [stdout, stderr])
+              stream.on('data', (d: Buffer) => onLog(d.toString('utf8')));
+          },
+        }
+      : {}),
     defaultPersistRoot: persistDir,
     workers: options.fakeAi
       ? [

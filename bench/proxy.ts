@@ -1,0 +1,164 @@
+/**
+ * `npm run bench:proxy`: what the drop-in proxy adds to a model call. A local fake provider
+ * (127.0.0.1) answers OpenAI Chat Completions; the Worker runs in workerd (Miniflare) with the fake
+ * as its upstream. For each of N sessions, a warm-up call brings in the first 198 messages of a real
+ * Claude Code session (../shared/data/trajectories/claude-code, tool results up to 44 KB); then the
+ * measured call sends the 200-message history (the 198, the logged answer, a new user message) —
+ * once straight to the fake provider and once through the proxy, alternately — so the proxy appends
+ * 1 message, prepares, forwards, relays and logs the answer (each measurement starts once the answers
+ * logged after earlier replies are in, so none pays for another's logging). Reported: the added latency per call
+ * (proxy − direct, paired) p50 / p99 / worst, the same for stateless calls (no session header), and
+ * ctxkit's own `POST /prepare` on the same session for comparison (the pipeline's share).
+ *
+ *   npm run bench:proxy -- --sessions 40 --window 200000
+ *
+ * Bounded: at most 500 sessions; only 127.0.0.1 is contacted.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startFakeProvider } from '../test/support/fake-provider-server.ts';
+import { startWorker } from '../test/worker/support/harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    sessions: { type: 'string', default: '40' },
+    window: { type: 'string', default: '200000' },
+    port: { type: 'string', default: '8815' },
+  },
+});
+
+function bounded(raw: string, name: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    console.error(`--${name} must be an integer from ${min} to ${max}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const SESSIONS = bounded(values.sessions, 'sessions', 1, 500);
+const WINDOW = bounded(values.window, 'window', 1024, 10_000_000);
+const PORT = bounded(values.port, 'port', 1024, 65535);
+
+const FILE = resolve(
+  import.meta.dirname,
+  '../../shared/data/trajectories/claude-code/258c7280-ae70-4798-800f-63464d01a85d.json',
+);
+if (!existsSync(FILE)) {
+  console.error(
+    `bench:proxy needs the real trajectory ${FILE} (../shared/data is absent); nothing measured.`,
+  );
+  process.exit(0);
+}
+type Raw = { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string };
+const history = (JSON.parse(readFileSync(FILE, 'utf8')) as { messages: Raw[] }).messages
+  .slice(0, 198)
+  .map((m) => ({
+    role: m.role,
+    content: m.content ?? null,
+    ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+    ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+  }));
+if (history.length < 198) {
+  console.error(`${FILE} has fewer than 198 messages`);
+  process.exit(2);
+}
+
+function percentile(sorted: number[], p: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+const fake = await startFakeProvider({ port: PORT });
+const w = await startWorker({ bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase } });
+const key = await w.createKey('bench');
+const answer = { role: 'assistant', content: 'ok' };
+
+async function timed(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  await res.arrayBuffer();
+  const ms = performance.now() - t0;
+  if (!res.ok) throw new Error(`${url} → HTTP ${res.status}`);
+  return ms;
+}
+
+const proxyUrl = new URL('/v1/proxy/openai/chat/completions', w.url).toString();
+const directUrl = `${fake.openaiBase}/chat/completions`;
+const auth = { authorization: `Bearer ${key}` };
+const added: Record<'session' | 'stateless', number[]> = { session: [], stateless: [] };
+const direct: number[] = [];
+/** ctxkit's own `POST /v1/sessions/:id/prepare` on the same session: the pipeline's share of the cost. */
+const prepareRoute: number[] = [];
+const bytes = JSON.stringify({
+  model: 'gpt-4o',
+  messages: [...history, answer, { role: 'user', content: 'go on' }],
+}).length;
+/**
+ * Waits until the session log holds `n` rows: the answer is logged after the reply (waitUntil), in
+ * the same isolate, so a call measured right after another would pay for the other's logging.
+ */
+async function settled(session: string, n: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const res = await fetch(new URL(`/v1/sessions/${session}/messages?after=${n - 1}`, w.url), {
+      headers: auth,
+    });
+    const body = (await res.json()) as { messages?: unknown[] };
+    if ((body.messages?.length ?? 0) > 0) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${session}: the answer was not logged within 2 s`);
+}
+
+try {
+  for (let s = 0; s < SESSIONS; s++) {
+    const session = { ...auth, 'x-ctxkit-session': `bench-${s}`, 'x-ctxkit-window': String(WINDOW) };
+    await timed(proxyUrl, JSON.stringify({ model: 'gpt-4o', messages: history }), session);
+    await settled(`bench-${s}`, history.length + 1);
+    const body = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [...history, answer, { role: 'user', content: `go on (${s})` }],
+    });
+    const d1 = await timed(directUrl, body, {});
+    const p1 = await timed(proxyUrl, body, session);
+    await settled(`bench-${s}`, history.length + 3);
+    const d2 = await timed(directUrl, body, {});
+    const p2 = await timed(proxyUrl, body, { ...auth, 'x-ctxkit-window': String(WINDOW) });
+    prepareRoute.push(
+      await timed(new URL(`/v1/sessions/bench-${s}/prepare`, w.url).toString(), '{"dialect":"openai"}', auth),
+    );
+    direct.push(d1, d2);
+    added.session.push(p1 - d1);
+    added.stateless.push(p2 - d2);
+  }
+} finally {
+  await w.dispose();
+  await fake.close();
+}
+
+const row = (name: string, xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${name.padEnd(28)} p50 ${percentile(s, 50).toFixed(2).padStart(7)} ms   p99 ${percentile(s, 99)
+    .toFixed(2)
+    .padStart(7)} ms   worst ${s.at(-1)!.toFixed(2).padStart(7)} ms`;
+};
+const med = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+console.log(
+  `bench:proxy — ${SESSIONS} sessions, 200-message history (${(bytes / 1024).toFixed(0)} KiB, real Claude Code session), window ${WINDOW}, workerd via Miniflare, fake provider on 127.0.0.1`,
+);
+console.log(row('direct call to the provider', direct));
+console.log(row('added by the proxy, session', added.session));
+console.log(row('added by the proxy, stateless', added.stateless));
+console.log(row('POST /prepare, same session', prepareRoute));
+console.log(
+  `ratio proxy / direct at p50: session ${((med(direct) + med(added.session)) / med(direct)).toFixed(2)}×, stateless ${((med(direct) + med(added.stateless)) / med(direct)).toFixed(2)}×`,
+);

@@ -1,0 +1,183 @@
+/**
+ * Anthropic Messages (`POST {base}/v1/messages`) for the proxy. The request's `system` is the
+ * client's system prompt: forwarded as sent (with the memory block and any summary ctxkit put
+ * first appended), counted, never stored.
+ */
+import * as z from 'zod';
+import {
+  fromAnthropic,
+  type JsonValue,
+  jsonValueSchema,
+  type Message,
+  parseWith,
+  toAnthropic,
+} from '../../core/index.ts';
+import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import { eventJson } from './sse.ts';
+
+const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const requestSchema = z.looseObject({
+  model: z.string().min(1, 'must name a model'),
+  messages: z.array(z.unknown()).min(1, 'at least one message'),
+  system: z.union([z.string(), z.array(textBlock)]).optional(),
+  stream: z.boolean().nullish(),
+  tools: z.array(jsonValueSchema).nullish(),
+});
+
+/** @default the API version the SDKs send */
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+const PASS_HEADERS = ['anthropic-version', 'anthropic-beta', 'accept'] as const;
+/** Answer blocks ctxkit's message model holds; others (server tools, citations-only blocks) are not logged. */
+const KNOWN_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
+
+type Block = Record<string, JsonValue>;
+type SystemValue = string | Block[];
+
+function blocksOf(v: SystemValue): Block[] {
+  return typeof v === 'string' ? [{ type: 'text', text: v }] : v;
+}
+
+/** The client's system, then ctxkit's own leading system text (summaries), then the memory block. */
+function composeSystem(
+  client: SystemValue | undefined,
+  own: SystemValue | undefined,
+  memory: string,
+): SystemValue | undefined {
+  const parts = [client, own, memory === '' ? undefined : memory].filter(
+    (p): p is SystemValue => p !== undefined,
+  );
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0];
+  if (parts.every((p) => typeof p === 'string')) return (parts as string[]).join('\n\n');
+  return parts.flatMap(blocksOf);
+}
+
+function answerMessage(content: unknown, usage: unknown, model: unknown): Message | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const blocks = content.filter((b) => KNOWN_BLOCKS.has((b as { type?: string })?.type ?? ''));
+  if (blocks.length === 0) return undefined;
+  const raw: Record<string, unknown> = { role: 'assistant', content: blocks };
+  if (usage !== null && typeof usage === 'object') raw.usage = usage;
+  if (typeof model === 'string') raw.model = model;
+  try {
+    return fromAnthropic([raw]).find((m) => m.role === 'assistant');
+  } catch {
+    return undefined;
+  }
+}
+
+function accumulator(): AnswerAccumulator {
+  const blocks = new Map<number, Record<string, unknown>>();
+  const json = new Map<number, string>();
+  let usage: Record<string, unknown> = {};
+  let model: unknown;
+  return {
+    push(event) {
+      const e = eventJson(event);
+      if (!e) return;
+      switch (e.type) {
+        case 'message_start': {
+          const m = (e.message ?? {}) as Record<string, unknown>;
+          model = m.model;
+          if (m.usage && typeof m.usage === 'object') usage = { ...(m.usage as object) };
+          break;
+        }
+        case 'content_block_start': {
+          const index = Number(e.index);
+          const block = { ...((e.content_block ?? {}) as Record<string, unknown>) };
+          if (block.type === 'tool_use') json.set(index, '');
+          blocks.set(index, block);
+          break;
+        }
+        case 'content_block_delta': {
+          const index = Number(e.index);
+          const block = blocks.get(index);
+          const d = (e.delta ?? {}) as Record<string, unknown>;
+          if (!block) break;
+          if (d.type === 'text_delta') block.text = `${(block.text as string) ?? ''}${d.text as string}`;
+          else if (d.type === 'thinking_delta')
+            block.thinking = `${(block.thinking as string) ?? ''}${d.thinking as string}`;
+          else if (d.type === 'signature_delta') block.signature = d.signature;
+          else if (d.type === 'input_json_delta')
+            json.set(index, `${json.get(index) ?? ''}${d.partial_json as string}`);
+          break;
+        }
+        case 'message_delta': {
+          const d = (e.delta ?? {}) as Record<string, unknown>;
+          if (e.usage && typeof e.usage === 'object') usage = { ...usage, ...(e.usage as object) };
+          if (typeof d.stop_reason === 'string') usage.stop_reason = d.stop_reason;
+          break;
+        }
+      }
+    },
+    finish() {
+      const content = [...blocks.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([index, block]) => {
+          if (block.type !== 'tool_use') return block;
+          const text = json.get(index) ?? '';
+          try {
+            return { ...block, input: text === '' ? (block.input ?? {}) : JSON.parse(text) };
+          } catch {
+            return undefined;
+          }
+        });
+      if (content.some((b) => b === undefined)) return undefined;
+      return answerMessage(content, usage, model);
+    },
+  };
+}
+
+export const anthropicMessages: Protocol = {
+  id: 'anthropic',
+  dialect: 'anthropic',
+  path: '/v1/messages',
+  parse(body): ProxyRequest {
+    const b = parseWith(requestSchema, body, []);
+    const system = b.system;
+    const systemText =
+      system === undefined
+        ? ''
+        : typeof system === 'string'
+          ? system
+          : system.map((s) => s.text).join('\n\n');
+    return {
+      body: b as Record<string, unknown>,
+      model: b.model,
+      stream: b.stream === true,
+      systemText,
+      tools: b.tools ?? undefined,
+      messages: fromAnthropic(b.messages),
+    };
+  },
+  render(request, send, memory) {
+    const rendered = toAnthropic(send);
+    const { system: _client, ...rest } = request.body;
+    const system = composeSystem(
+      request.body.system as SystemValue | undefined,
+      rendered.system as SystemValue | undefined,
+      memory,
+    );
+    return { ...rest, ...(system === undefined ? {} : { system }), messages: rendered.messages };
+  },
+  answer(json) {
+    const b = json as {
+      content?: unknown;
+      usage?: Record<string, unknown>;
+      model?: unknown;
+      stop_reason?: unknown;
+    };
+    if (!b || typeof b !== 'object') return undefined;
+    const usage =
+      b.usage && typeof b.stop_reason === 'string' ? { ...b.usage, stop_reason: b.stop_reason } : b.usage;
+    return answerMessage(b.content, usage, b.model);
+  },
+  accumulator,
+  upstreamHeaders(client, key) {
+    const h = new Headers({ 'content-type': 'application/json' });
+    if (key) h.set('x-api-key', key);
+    copyHeaders(client, PASS_HEADERS, h);
+    if (!h.has('anthropic-version')) h.set('anthropic-version', DEFAULT_ANTHROPIC_VERSION);
+    return h;
+  },
+};

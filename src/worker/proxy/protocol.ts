@@ -1,0 +1,53 @@
+/**
+ * What the proxy needs from a provider protocol: read a client request into neutral messages (the
+ * rest of the body kept as sent), write the prepared messages back into that body, read the answer
+ * (whole or streamed) into one neutral assistant message with the provider's usage, and tell a
+ * context-length error from any other.
+ */
+import type { Dialect, JsonValue, Message } from '../../core/index.ts';
+import type { SseEvent } from './sse.ts';
+
+export type ProviderId = 'openai' | 'anthropic';
+
+export interface ProxyRequest {
+  /** The client's body, untouched: every field but the messages (and system) is forwarded as is. */
+  body: Record<string, unknown>;
+  model: string;
+  stream: boolean;
+  /** The client's system prompt as text (OpenAI: its leading system/developer messages). */
+  systemText: string;
+  tools: JsonValue[] | undefined;
+  /** The conversation, neutral, without the leading system prompt. */
+  messages: Message[];
+}
+
+export interface AnswerAccumulator {
+  push(event: SseEvent): void;
+  /** The whole answer once the stream ended; `undefined` when it carried no usable answer. */
+  finish(): Message | undefined;
+}
+
+export interface Protocol {
+  id: ProviderId;
+  dialect: Extract<Dialect, 'openai' | 'anthropic' | 'responses'>;
+  /** Path appended to the upstream base URL. */
+  path: string;
+  /** Validates the body (throws `invalid_input` naming the field) and converts it. */
+  parse(body: unknown): ProxyRequest;
+  /** The body to forward: `request.body` with the prepared messages and the memory block. */
+  render(request: ProxyRequest, send: readonly Message[], memory: string): Record<string, unknown>;
+  /** A non-streamed answer → one neutral assistant message (with usage), or `undefined`. */
+  answer(json: unknown): Message | undefined;
+  accumulator(): AnswerAccumulator;
+  /** Headers for the upstream: the provider's auth with `key`, plus the client's protocol headers. */
+  upstreamHeaders(client: Headers, key: string | undefined): Headers;
+}
+
+/** Client headers copied to the upstream when present (never `authorization` or `x-api-key`). */
+export function copyHeaders(client: Headers, names: readonly string[], into: Headers): Headers {
+  for (const name of names) {
+    const v = client.get(name);
+    if (v !== null) into.set(name, v);
+  }
+  return into;
+}

@@ -1,0 +1,350 @@
+/**
+ * One proxied call, as the Worker runs it: read and validate the client's request, get the context
+ * to send (from the session's Durable Object, or a stateless pre-flight without `x-ctxkit-session`),
+ * forward it with every other field untouched, recover once from a context-length error, and relay
+ * the answer as the provider sent it — a stream chunk by chunk, teed so that a copy is logged whole
+ * with its usage when it ends.
+ */
+import {
+  CtxError,
+  createPipeline,
+  isContextOverflowError,
+  isCtxError,
+  type Message,
+  type Pipeline,
+  type RunEstimate,
+} from '../../core/index.ts';
+import type { Env } from '../env.ts';
+import { readJson } from '../http/body.ts';
+import { PRESETS, type PresetId } from '../session/settings.ts';
+import { type SessionApi, sessionStub } from '../session/stub.ts';
+import { type SessionKey, unwrap } from '../session/wire.ts';
+import { workerSummarizer } from '../summarizer.ts';
+import { canonicalMessage, hashText, messageDigest, withDigest } from './digest.ts';
+import type { Protocol, ProxyRequest } from './protocol.ts';
+import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
+import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
+import { createSseReader } from './sse.ts';
+import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
+
+/** Most messages (and bytes) sent to the session object before it says where the new part starts. */
+export const TAIL_MESSAGES = 16;
+export const TAIL_BYTES = 64 * 1024;
+
+export interface ProxyContext {
+  env: Env;
+  tenant: string;
+  request: Request;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+interface Sent {
+  prepared: Prepared;
+  retried: boolean;
+  appended: number;
+  diverged: boolean;
+}
+
+/** Upstream response headers not relayed (hop-by-hop, or invalid once the body is re-sent). */
+const DROP_HEADERS = new Set([
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'set-cookie',
+]);
+
+function defaultPreset(env: Env): PresetId {
+  return PRESETS.includes(env.DEFAULT_PRESET as PresetId) ? (env.DEFAULT_PRESET as PresetId) : 'default';
+}
+
+const pipelines = new Map<string, Pipeline>();
+
+/** Stateless pre-flight pipelines, one per preset and window, kept per isolate. */
+function statelessPipeline(env: Env, options: ProxyOptions): Pipeline {
+  const preset = options.preset ?? defaultPreset(env);
+  const id = `${preset}:${options.window ?? ''}`;
+  let p = pipelines.get(id);
+  if (!p) {
+    p = createPipeline({
+      preset,
+      summarizer: workerSummarizer(env).summarizer,
+      ...(options.window !== undefined ? { budget: { contextWindow: options.window } } : {}),
+    });
+    if (pipelines.size >= 32) pipelines.clear();
+    pipelines.set(id, p);
+  }
+  return p;
+}
+
+function upstreamError(): Response {
+  return Response.json(
+    {
+      error: {
+        code: 'upstream_unreachable',
+        message: 'the upstream provider could not be reached',
+        path: null,
+      },
+    },
+    { status: 502 },
+  );
+}
+
+async function forward(
+  upstream: Upstream,
+  protocol: Protocol,
+  request: ProxyRequest,
+  prepared: Prepared,
+  headers: Headers,
+): Promise<Response> {
+  const body = JSON.stringify(protocol.render(request, prepared.send, prepared.memory));
+  try {
+    return await fetch(`${upstream.base}${protocol.path}`, { method: 'POST', headers, body });
+  } catch (error) {
+    // The message names the configured host at most; the key is in a header and never printed.
+    console.error(`ctxkit proxy: ${upstream.provider} upstream unreachable: ${(error as Error).message}`);
+    throw upstreamFailure;
+  }
+}
+
+const upstreamFailure = new Error('upstream unreachable');
+
+/** The provider's error text (message, type, code) when a failed answer is a context-length error. */
+function overflowText(status: number, text: string): string | undefined {
+  if (status !== 400 && status !== 413) return undefined;
+  let detail = text;
+  try {
+    const e = (JSON.parse(text) as { error?: Record<string, unknown> }).error ?? {};
+    detail = [e.message, e.type, e.code].filter((x) => typeof x === 'string').join(' ') || text;
+  } catch {}
+  return isContextOverflowError(detail) ? detail : undefined;
+}
+
+function ctxkitHeaders(
+  h: Headers,
+  estimate: RunEstimate,
+  first: RunEstimate,
+  extra: Record<string, string>,
+): Headers {
+  h.set('x-ctxkit-tokens-before', String(first.before));
+  h.set('x-ctxkit-tokens-after', String(estimate.after));
+  h.set('x-ctxkit-level', estimate.level);
+  for (const [k, v] of Object.entries(extra)) h.set(k, v);
+  return h;
+}
+
+function relayHeaders(res: Response): Headers {
+  const h = new Headers();
+  res.headers.forEach((v, k) => {
+    if (!DROP_HEADERS.has(k)) h.set(k, v);
+  });
+  return h;
+}
+
+function digestTail(messages: readonly Message[]) {
+  const canon = messages.map(canonicalMessage);
+  const digests = canon.map(hashText);
+  let start = messages.length;
+  let bytes = 0;
+  while (start > 0 && messages.length - start < TAIL_MESSAGES) {
+    bytes += canon[start - 1]!.length;
+    if (bytes > TAIL_BYTES && start < messages.length) break;
+    start--;
+  }
+  return { digests, start };
+}
+
+async function sessionTurn(
+  stub: SessionApi,
+  key: SessionKey,
+  request: ProxyRequest,
+  protocol: Protocol,
+  options: ProxyOptions,
+  call: { id: string; at: number },
+): Promise<ProxyTurnResult> {
+  const { digests, start } = digestTail(request.messages);
+  const tagged = request.messages.map((m, i) => withDigest(m, digests[i]!));
+  const turnInput = (tailStart: number) => ({
+    digests,
+    tailStart,
+    tail: tagged.slice(tailStart),
+    system: request.systemText,
+    tools: request.tools,
+    dialect: protocol.dialect,
+    call: { ...call, provider: protocol.id, model: request.model, stream: request.stream },
+  });
+  let created = false;
+  let tailStart = start;
+  for (;;) {
+    const outcome = await stub.proxyTurn(key, turnInput(tailStart));
+    if (!outcome.ok && outcome.error.code === 'not_found' && !created) {
+      created = true;
+      const settings = {
+        ...(options.preset !== undefined ? { preset: options.preset } : {}),
+        ...(options.window !== undefined ? { budget: { contextWindow: options.window } } : {}),
+      };
+      const made = await stub.create(key, { settings });
+      // Two first calls at once: the other one created it.
+      if (!made.ok && made.error.code !== 'conflict') unwrap(made);
+      continue;
+    }
+    const result = unwrap(outcome);
+    if ('turn' in result) return result.turn;
+    if (result.need >= tailStart) throw new CtxError('conflict', 'the session changed during the call', {});
+    tailStart = result.need;
+  }
+}
+
+export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<Response> {
+  const { env, request: req } = ctx;
+  refuseUpstreamOverride(req.headers);
+  const upstream = upstreamFor(env, protocol.id);
+  const key = upstreamKey(env, protocol.id, req.headers);
+  const raw = await readJson(req, proxyMaxBodyBytes(env));
+  const request = protocol.parse(raw);
+  const options = proxyOptions(req.headers, request.model);
+  const headers = protocol.upstreamHeaders(req.headers, key);
+  const callId = crypto.randomUUID();
+  const sessionKey =
+    options.session === undefined ? undefined : { tenant: ctx.tenant, session: options.session };
+  const stub = sessionKey ? sessionStub(env, sessionKey) : undefined;
+
+  let sent: Sent;
+  let stateless: Pipeline | undefined;
+  let statelessState: Awaited<ReturnType<Pipeline['prepare']>> | undefined;
+  if (stub && sessionKey) {
+    const turn = await sessionTurn(stub, sessionKey, request, protocol, options, {
+      id: callId,
+      at: Date.now(),
+    });
+    sent = { prepared: turn, retried: false, appended: turn.appended, diverged: turn.diverged };
+  } else {
+    stateless = statelessPipeline(env, options);
+    statelessState = await stateless.prepare({
+      messages: request.messages,
+      system: request.systemText,
+      ...(request.tools ? { tools: request.tools } : {}),
+      dialect: protocol.dialect,
+    });
+    sent = {
+      prepared: { send: statelessState.send, memory: '', estimate: statelessState.estimate },
+      retried: false,
+      appended: 0,
+      diverged: false,
+    };
+  }
+  const first = sent.prepared.estimate;
+
+  let res: Response;
+  try {
+    res = await forward(upstream, protocol, request, sent.prepared, headers);
+    if (!res.ok) {
+      const text = await res.text();
+      const overflow = overflowText(res.status, text);
+      let retried: Response | undefined;
+      if (overflow !== undefined) {
+        let recovered: (Prepared & { retry: boolean }) | undefined;
+        if (stub && sessionKey) {
+          recovered = unwrap(
+            await stub.proxyRecover(sessionKey, {
+              callId,
+              error: overflow,
+              system: request.systemText,
+              tools: request.tools,
+              dialect: protocol.dialect,
+            }),
+          );
+        } else if (stateless && statelessState) {
+          const run = await stateless.recoverOverflow({
+            messages: statelessState.messages,
+            system: request.systemText,
+            ...(request.tools ? { tools: request.tools } : {}),
+            state: statelessState.state,
+            error: new Error(overflow),
+            dialect: protocol.dialect,
+          });
+          recovered = { send: run.send, memory: '', estimate: run.estimate, retry: run.retry };
+        }
+        if (recovered?.retry) {
+          sent = { ...sent, prepared: recovered, retried: true };
+          retried = await forward(upstream, protocol, request, recovered, headers);
+        }
+      }
+      if (retried) res = retried;
+      else {
+        // Not an overflow (or nothing left to recover): the provider's error as it sent it.
+        res = new Response(text, { status: res.status, headers: res.headers });
+      }
+    }
+  } catch (error) {
+    if (error === upstreamFailure) return upstreamError();
+    throw error;
+  }
+
+  const extra: Record<string, string> = {
+    'x-ctxkit-call': callId,
+    'x-ctxkit-appended': String(sent.appended),
+  };
+  if (sent.retried) extra['x-ctxkit-retried'] = '1';
+  if (sent.diverged) extra['x-ctxkit-diverged'] = '1';
+  if (sessionKey) {
+    extra['x-ctxkit-session'] = sessionKey.session;
+    extra['x-ctxkit-journal'] = `/v1/proxy/sessions/${sessionKey.session}/calls/${callId}`;
+  }
+  const out = ctxkitHeaders(relayHeaders(res), sent.prepared.estimate, first, extra);
+  const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as ProxyTurnResult).afterSeq : undefined;
+  const record = async (answer: Message | undefined) => {
+    if (!stub || !sessionKey || afterSeq === undefined) return;
+    const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;
+    const result = await stub.proxyRecord(sessionKey, {
+      callId,
+      status: res.status,
+      answer: tagged,
+      afterSeq,
+    });
+    if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
+  };
+
+  const streamed = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+  if (!res.ok || !res.body) {
+    if (stub) ctx.waitUntil(record(undefined).catch(logFailure));
+    return new Response(res.body, { status: res.status, headers: out });
+  }
+  if (streamed) {
+    if (!stub) return new Response(res.body, { status: res.status, headers: out });
+    const [client, copy] = res.body.tee();
+    ctx.waitUntil(accumulate(copy, protocol).then(record).catch(logFailure));
+    return new Response(client, { status: res.status, headers: out });
+  }
+  const text = await res.text();
+  if (stub) {
+    let answer: Message | undefined;
+    try {
+      answer = protocol.answer(JSON.parse(text));
+    } catch {}
+    // Logged after the reply like a stream's answer; a next call that brings it back first wins.
+    ctx.waitUntil(record(answer).catch(logFailure));
+  }
+  return new Response(text, { status: res.status, headers: out });
+}
+
+async function accumulate(
+  stream: ReadableStream<Uint8Array>,
+  protocol: Protocol,
+): Promise<Message | undefined> {
+  const reader = stream.getReader();
+  const sse = createSseReader();
+  const acc = protocol.accumulator();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    for (const e of sse.push(value)) acc.push(e);
+  }
+  for (const e of sse.end()) acc.push(e);
+  return acc.finish();
+}
+
+function logFailure(error: unknown): void {
+  console.error(`ctxkit proxy: logging the answer failed: ${isCtxError(error) ? error.code : 'internal'}`);
+}

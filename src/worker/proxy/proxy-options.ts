@@ -1,0 +1,52 @@
+/**
+ * The proxy's request headers: which session, and for a new one which preset and window. Bad
+ * values are 400s naming the header.
+ */
+import { CtxError } from '../../core/index.ts';
+import type { Env } from '../env.ts';
+import { ID_PATTERN } from '../http/context.ts';
+import { PRESETS, type PresetId } from '../session/settings.ts';
+import { knownWindow } from './model-windows.ts';
+
+/** Smallest and largest accepted `x-ctxkit-window`. */
+export const WINDOW_BOUNDS = { min: 1024, max: 10_000_000 } as const;
+/** @default 32 MiB: a long history with tool outputs is far larger than ctxkit's own routes accept */
+export const DEFAULT_PROXY_MAX_BODY_BYTES = 33_554_432;
+
+export interface ProxyOptions {
+  session: string | undefined;
+  preset: PresetId | undefined;
+  /** From `x-ctxkit-window`, else the model's known window, else the preset's default. */
+  window: number | undefined;
+}
+
+export function proxyOptions(headers: Headers, model: string): ProxyOptions {
+  const session = headers.get('x-ctxkit-session') ?? undefined;
+  if (session !== undefined && !ID_PATTERN.test(session))
+    throw new CtxError('invalid_input', 'must be 1–128 characters of [A-Za-z0-9._-], starting alphanumeric', {
+      path: 'headers.x-ctxkit-session',
+    });
+  const preset = headers.get('x-ctxkit-preset') ?? undefined;
+  if (preset !== undefined && !PRESETS.includes(preset as PresetId))
+    throw new CtxError('invalid_input', `must be one of ${PRESETS.join(', ')}`, {
+      path: 'headers.x-ctxkit-preset',
+    });
+  const rawWindow = headers.get('x-ctxkit-window') ?? undefined;
+  let window: number | undefined;
+  if (rawWindow !== undefined) {
+    window = /^\d{1,9}$/.test(rawWindow) ? Number(rawWindow) : Number.NaN;
+    if (!(window >= WINDOW_BOUNDS.min && window <= WINDOW_BOUNDS.max))
+      throw new CtxError(
+        'invalid_input',
+        `must be an integer from ${WINDOW_BOUNDS.min} to ${WINDOW_BOUNDS.max} (tokens)`,
+        { path: 'headers.x-ctxkit-window' },
+      );
+  }
+  return { session, preset: preset as PresetId | undefined, window: window ?? knownWindow(model) };
+}
+
+export function proxyMaxBodyBytes(env: Env): number {
+  const raw = env.PROXY_MAX_BODY_BYTES;
+  const n = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : Number.NaN;
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_PROXY_MAX_BODY_BYTES;
+}

@@ -1,0 +1,265 @@
+/**
+ * The proxy's work inside a session's Durable Object (run in the object's queue, so two calls on
+ * one session never interleave). A turn: find the longest prefix of the client's history that the
+ * log already holds (by content digest), append only the rest, prepare, and keep a call record.
+ * When the history left the log's path (a regenerated or edited turn), the working context is cut
+ * back to the common prefix, or, when compaction already folded the cut rows into a summary, reset
+ * so that the client's history is appended afresh. The answer is logged later, once, with its usage.
+ */
+import type {
+  JsonValue,
+  Message,
+  RunEstimate,
+  SessionState,
+  StoredMessage,
+  WorkingContext,
+} from '../../core/index.ts';
+import { appendMessages, type KnownIds } from '../session/append.ts';
+import { afterSetState } from '../session/session-cache.ts';
+import { withMemoryBlock } from '../session/session-memory.ts';
+import { finish, load, type SessionDeps } from '../session/session-service.ts';
+import type { SessionKey } from '../session/wire.ts';
+import type { CallLog, CallRecord } from './call-log.ts';
+import { storedDigest } from './digest.ts';
+import type { Protocol, ProviderId } from './protocol.ts';
+
+type ProxyDialect = Protocol['dialect'];
+
+export interface ProxyCallInfo {
+  id: string;
+  at: number;
+  provider: ProviderId;
+  model: string;
+  stream: boolean;
+}
+
+export interface ProxyTurnInput {
+  /** Digest of every message of the client's history (system prompt excluded). */
+  digests: string[];
+  /** Index in the history of `tail[0]`. */
+  tailStart: number;
+  /** The history from `tailStart` on, neutral, each carrying its digest in `meta`. */
+  tail: Message[];
+  system: string;
+  tools?: JsonValue[] | undefined;
+  dialect: ProxyDialect;
+  call: ProxyCallInfo;
+}
+
+export interface Prepared {
+  /** Neutral messages to send, repaired for the dialect. */
+  send: Message[];
+  /** The session's memory block, to add to the system prompt ('' when none). */
+  memory: string;
+  estimate: RunEstimate;
+}
+
+export interface ProxyTurnResult extends Prepared {
+  appended: number;
+  diverged: boolean;
+  /** The log's last seq once the history is in: the answer is logged after it. */
+  afterSeq: number;
+}
+
+/** The tail did not reach back far enough: send the history from `need` on. */
+export type ProxyTurnOutcome = { need: number } | { turn: ProxyTurnResult };
+
+/** The proxy's state in the session object: call records and the seq ranges a divergence took back. */
+export interface ProxyStorage {
+  calls: CallLog;
+  abandoned(): Promise<Array<[number, number]>>;
+  abandon(fromSeq: number, toSeq: number): Promise<void>;
+}
+
+function isAbandoned(ranges: ReadonlyArray<[number, number]>, seq: number): boolean {
+  return ranges.some(([a, b]) => seq >= a && seq <= b);
+}
+
+function commonPrefix(rows: readonly StoredMessage[], digests: readonly string[]): number {
+  const n = Math.min(rows.length, digests.length);
+  let k = 0;
+  while (k < n && storedDigest(rows[k]!.message) === digests[k]) k++;
+  return k;
+}
+
+/**
+ * The working context without the log rows after `keep` (their seqs stay in the log, unseen), or
+ * `undefined` when compaction already folded some of them into a message ctxkit made. `path`: the
+ * log rows on the client's path (rows an earlier divergence took back are not).
+ */
+export function cutWorking(
+  working: WorkingContext | null,
+  path: readonly StoredMessage[],
+  keep: number,
+  lastSeq: number,
+): WorkingContext | undefined {
+  const kept = path.slice(0, keep);
+  const cutoff = kept.length > 0 ? kept[kept.length - 1]!.seq : 0;
+  if (working === null) return { throughSeq: lastSeq, items: kept.map((r) => ({ seq: r.seq })) };
+  if (working.throughSeq <= cutoff)
+    return {
+      throughSeq: lastSeq,
+      items: [
+        ...working.items,
+        ...kept.filter((r) => r.seq > working.throughSeq).map((r) => ({ seq: r.seq })),
+      ],
+    };
+  // Rows after the cut that the working context no longer references went into a summary (or were
+  // dropped): the summary would speak of turns the client took back.
+  const refs = new Set(working.items.flatMap((i) => ('seq' in i ? [i.seq] : [])));
+  const cutRows = path.filter((r) => r.seq > cutoff && r.seq <= working.throughSeq);
+  if (cutRows.some((r) => !refs.has(r.seq))) return undefined;
+  const firstCut = working.items.findIndex((i) => 'seq' in i && i.seq > cutoff);
+  const items = firstCut < 0 ? working.items : working.items.slice(0, firstCut);
+  if (firstCut >= 0 && working.items.slice(firstCut).some((i) => 'message' in i)) return undefined;
+  return { throughSeq: lastSeq, items };
+}
+
+async function setWorking(deps: SessionDeps, key: SessionKey, state: SessionState, working: WorkingContext) {
+  const next = { ...state, working };
+  await deps.sessions.setState(key.tenant, key.session, next);
+  afterSetState(deps.cache, next, deps.clock.now());
+}
+
+function joinSystem(...parts: Array<string | undefined>): string {
+  return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
+}
+
+export async function proxyTurn(
+  deps: SessionDeps,
+  key: SessionKey,
+  input: ProxyTurnInput,
+  known: KnownIds,
+  storage: ProxyStorage,
+): Promise<ProxyTurnOutcome> {
+  const before = await load(deps, key);
+  const abandoned = await storage.abandoned();
+  const path =
+    abandoned.length === 0 ? before.rows : before.rows.filter((r) => !isAbandoned(abandoned, r.seq));
+  let from = commonPrefix(path, input.digests);
+  const diverged = from < path.length;
+  if (diverged) {
+    const lastSeq = before.info.lastSeq;
+    const working = cutWorking(before.state.working, path, from, lastSeq);
+    if (working === undefined) from = 0;
+    if (from < input.tailStart) return { need: from };
+    await setWorking(deps, key, before.state, working ?? { throughSeq: lastSeq, items: [] });
+    await storage.abandon(path[from]!.seq, lastSeq);
+  } else if (from < input.tailStart) return { need: from };
+  const fresh = input.tail.slice(from - input.tailStart);
+  let afterSeq = before.info.lastSeq;
+  if (fresh.length > 0) {
+    const appended = await appendMessages(
+      deps,
+      key,
+      { messages: fresh, autoId: fresh.map(() => true) },
+      known,
+    );
+    afterSeq = appended.lastSeq;
+  }
+  const loaded = await load(deps, key);
+  const { state, block } = await withMemoryBlock(deps, key, loaded);
+  const system = joinSystem(input.system, block.text);
+  const run = await deps.pipeline.prepare({
+    messages: loaded.messages,
+    system,
+    ...(input.tools ? { tools: input.tools } : {}),
+    state: state.pipeline,
+    dialect: input.dialect,
+  });
+  await finish(deps, key, loaded, state, system, { dialect: 'neutral' }, run);
+  const record: CallRecord = {
+    ...input.call,
+    appended: fresh.length,
+    diverged,
+    estimate: run.estimate,
+    reports: run.reports,
+    journal: run.journal,
+  };
+  await storage.calls.put(record);
+  return {
+    turn: {
+      send: run.send,
+      memory: block.text ?? '',
+      estimate: run.estimate,
+      appended: fresh.length,
+      diverged,
+      afterSeq,
+    },
+  };
+}
+
+export interface ProxyRecoverInput {
+  callId: string;
+  /** The provider's error text. */
+  error: string;
+  system: string;
+  tools?: JsonValue[] | undefined;
+  dialect: ProxyDialect;
+}
+
+/** A context-length error: the preset's overflow recovery; `retry` says whether to send again. */
+export async function proxyRecover(
+  deps: SessionDeps,
+  key: SessionKey,
+  input: ProxyRecoverInput,
+  calls: CallLog,
+): Promise<Prepared & { retry: boolean }> {
+  const loaded = await load(deps, key);
+  const memory = loaded.state.memoryBlock?.text ?? '';
+  const system = joinSystem(input.system, memory);
+  const run = await deps.pipeline.recoverOverflow({
+    messages: loaded.messages,
+    system,
+    error: new Error(input.error),
+    ...(input.tools ? { tools: input.tools } : {}),
+    state: loaded.state.pipeline,
+    dialect: input.dialect,
+  });
+  await finish(deps, key, loaded, loaded.state, system, { dialect: 'neutral' }, run);
+  await calls.update(input.callId, {
+    overflow: {
+      error: input.error.slice(0, 2000),
+      retry: run.retry,
+      estimate: run.estimate,
+      journal: run.journal,
+    },
+  });
+  return { send: run.send, memory, estimate: run.estimate, retry: run.retry };
+}
+
+export interface ProxyRecordInput {
+  callId: string;
+  status: number;
+  /** The answer with its digest in `meta` (absent: the upstream failed or sent nothing to log). */
+  answer?: Message | undefined;
+  afterSeq: number;
+}
+
+/** Logs the answer once: a later call that already brought it back in its history wins. */
+export async function proxyRecord(
+  deps: SessionDeps,
+  key: SessionKey,
+  input: ProxyRecordInput,
+  known: KnownIds,
+  calls: CallLog,
+): Promise<{ logged: boolean }> {
+  let logged = false;
+  if (input.answer) {
+    const digest = storedDigest(input.answer);
+    const { rows } = await load(deps, key);
+    const already = rows.some((r) => r.seq > input.afterSeq && storedDigest(r.message) === digest);
+    if (!already) {
+      await appendMessages(deps, key, { messages: [input.answer], autoId: [true] }, known);
+      logged = true;
+    }
+  }
+  await calls.update(input.callId, {
+    upstream: {
+      status: input.status,
+      ...(input.answer?.usage ? { usage: input.answer.usage } : {}),
+      logged,
+    },
+  });
+  return { logged };
+}

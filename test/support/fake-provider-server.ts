@@ -1,0 +1,422 @@
+/**
+ * A local provider for the proxy's tests: OpenAI Chat Completions (`POST /v1/chat/completions`),
+ * OpenAI Responses (`POST /v1/responses`) and Anthropic Messages (`POST /v1/messages`) on 127.0.0.1, whole or streamed (SSE) answers with text
+ * and tool calls, the providers' own context-length errors, any other status, and a stream that
+ * holds after its first event until the test releases it. Every request is recorded. Replies come
+ * from the script in order, then the fallback (an answer "ok").
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type ProviderReply =
+  | {
+      kind: 'answer';
+      text?: string;
+      toolCalls?: FakeToolCall[];
+      usage?: { input: number; output: number };
+      /** Streamed text is cut into this many pieces. @default 3 */
+      chunks?: number;
+      /** Streaming only: after the first event, wait for this before sending the rest. */
+      hold?: Promise<void>;
+    }
+  /** The provider's own "context too long" error (400, each protocol's wording). */
+  | { kind: 'overflow' }
+  | { kind: 'status'; status: number; message?: string };
+
+export interface ProviderRequest {
+  protocol: 'openai' | 'anthropic' | 'responses';
+  path: string;
+  headers: IncomingMessage['headers'];
+  // biome-ignore lint/suspicious/noExplicitAny: the body is whatever the proxy sent
+  body: any;
+  /** Size of the raw body in bytes. */
+  bytes: number;
+}
+
+export interface FakeProvider {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** For `UPSTREAM_OPENAI_BASE_URL`. */
+  openaiBase: string;
+  /** For `UPSTREAM_ANTHROPIC_BASE_URL`. */
+  anthropicBase: string;
+  requests: ProviderRequest[];
+  script(...replies: ProviderReply[]): void;
+  /** Drops the scripted replies not used yet and the recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_USAGE = { input: 100, output: 10 };
+
+function pieces(text: string, n: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / Math.max(1, n)));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function sse(res: ServerResponse, data: unknown, event?: string): void {
+  res.write(
+    `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`,
+  );
+}
+
+async function openai(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+  const model = (body.model as string) ?? 'fake';
+  if (reply.kind === 'overflow') {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: {
+          message:
+            "This model's maximum context length is 16385 tokens. However, your messages resulted in 40000 tokens.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      }),
+    );
+    return;
+  }
+  if (reply.kind === 'status') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        error: { message: reply.message ?? `fake ${reply.status}`, type: 'fake', code: null },
+      }),
+    );
+    return;
+  }
+  const usage = reply.usage ?? DEFAULT_USAGE;
+  const u = {
+    prompt_tokens: usage.input,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+  };
+  const calls = (reply.toolCalls ?? []).map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.args) },
+  }));
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: reply.text ?? null,
+              refusal: null,
+              annotations: [],
+              ...(calls.length > 0 ? { tool_calls: calls } : {}),
+            },
+            finish_reason: finish,
+            logprobs: null,
+          },
+        ],
+        usage: u,
+      }),
+    );
+    return;
+  }
+  const chunk = (delta: Record<string, unknown>, fr: string | null = null) => ({
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: fr }],
+  });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-fake' });
+  sse(res, chunk({ role: 'assistant', content: '' }));
+  if (reply.hold) await reply.hold;
+  for (const p of pieces(reply.text ?? '', reply.chunks ?? 3)) sse(res, chunk({ content: p }));
+  calls.forEach((c, index) => {
+    sse(
+      res,
+      chunk({
+        tool_calls: [
+          { index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } },
+        ],
+      }),
+    );
+    for (const p of pieces(c.function.arguments, 2))
+      sse(res, chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+  });
+  sse(res, chunk({}, finish));
+  const opts = body.stream_options as { include_usage?: boolean } | undefined;
+  if (opts?.include_usage) sse(res, { ...chunk({}), choices: [], usage: u });
+  sse(res, '[DONE]');
+  res.end();
+}
+
+async function anthropic(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+  const model = (body.model as string) ?? 'fake';
+  if (reply.kind === 'overflow') {
+    res.writeHead(400, { 'content-type': 'application/json', 'request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          message: 'prompt is too long: 210000 tokens > 200000 maximum',
+        },
+      }),
+    );
+    return;
+  }
+  if (reply.kind === 'status') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        type: 'error',
+        error: { type: 'api_error', message: reply.message ?? `fake ${reply.status}` },
+      }),
+    );
+    return;
+  }
+  const usage = reply.usage ?? DEFAULT_USAGE;
+  const content: Array<Record<string, unknown>> = [];
+  if (reply.text !== undefined) content.push({ type: 'text', text: reply.text });
+  for (const c of reply.toolCalls ?? [])
+    content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.args });
+  const stop = (reply.toolCalls ?? []).length > 0 ? 'tool_use' : 'end_turn';
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: usage.output },
+      }),
+    );
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req-fake' });
+  sse(
+    res,
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: 1 },
+      },
+    },
+    'message_start',
+  );
+  if (reply.hold) await reply.hold;
+  content.forEach((b, index) => {
+    if (b.type === 'text') {
+      sse(
+        res,
+        { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+        'content_block_start',
+      );
+      for (const p of pieces(b.text as string, reply.chunks ?? 3))
+        sse(
+          res,
+          { type: 'content_block_delta', index, delta: { type: 'text_delta', text: p } },
+          'content_block_delta',
+        );
+    } else {
+      sse(
+        res,
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
+        },
+        'content_block_start',
+      );
+      for (const p of pieces(JSON.stringify(b.input), 2))
+        sse(
+          res,
+          { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } },
+          'content_block_delta',
+        );
+    }
+    sse(res, { type: 'content_block_stop', index }, 'content_block_stop');
+  });
+  sse(
+    res,
+    {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    },
+    'message_delta',
+  );
+  sse(res, { type: 'message_stop' }, 'message_stop');
+  res.end();
+}
+
+async function responses(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+  const model = (body.model as string) ?? 'fake';
+  if (reply.kind === 'overflow') {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: {
+          message:
+            'Your input exceeds the context window of this model. Please adjust your input and try again.',
+          type: 'invalid_request_error',
+          param: 'input',
+          code: 'context_length_exceeded',
+        },
+      }),
+    );
+    return;
+  }
+  if (reply.kind === 'status') {
+    res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(
+      JSON.stringify({
+        error: { message: reply.message ?? `fake ${reply.status}`, type: 'fake', code: null },
+      }),
+    );
+    return;
+  }
+  const usage = reply.usage ?? DEFAULT_USAGE;
+  const output: Array<Record<string, unknown>> = [];
+  if (reply.text !== undefined)
+    output.push({
+      type: 'message',
+      id: 'msg_fake',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    });
+  for (const [i, c] of (reply.toolCalls ?? []).entries())
+    output.push({
+      type: 'function_call',
+      id: `fc_fake_${i}`,
+      call_id: c.id,
+      name: c.name,
+      arguments: JSON.stringify(c.args),
+      status: 'completed',
+    });
+  const response = {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    model,
+    output,
+    usage: {
+      input_tokens: usage.input,
+      output_tokens: usage.output,
+      total_tokens: usage.input + usage.output,
+    },
+  };
+  if (!body.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.end(JSON.stringify(response));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-fake' });
+  let n = 0;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    sse(res, { type, sequence_number: n++, ...data }, type);
+  ev('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
+  if (reply.hold) await reply.hold;
+  output.forEach((item, output_index) => {
+    ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } });
+    if (item.type === 'message')
+      for (const delta of pieces(reply.text ?? '', reply.chunks ?? 3))
+        ev('response.output_text.delta', { output_index, content_index: 0, item_id: item.id, delta });
+    ev('response.output_item.done', { output_index, item });
+  });
+  ev('response.completed', { response });
+  res.end();
+}
+
+export async function startFakeProvider(
+  options: { port?: number; script?: ProviderReply[] } = {},
+): Promise<FakeProvider> {
+  const queue: ProviderReply[] = [...(options.script ?? [])];
+  const requests: ProviderRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+      } catch {}
+      const path = req.url ?? '';
+      const protocol = path.endsWith('/chat/completions')
+        ? 'openai'
+        : path.endsWith('/v1/messages')
+          ? 'anthropic'
+          : path.endsWith('/v1/responses')
+            ? 'responses'
+            : undefined;
+      if (!protocol) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"no such route"}}');
+        return;
+      }
+      requests.push({ protocol, path, headers: req.headers, body, bytes: raw.length });
+      const reply = queue.shift() ?? { kind: 'answer', text: 'ok' };
+      void (protocol === 'openai'
+        ? openai(res, body, reply)
+        : protocol === 'responses'
+          ? responses(res, body, reply)
+          : anthropic(res, body, reply));
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    openaiBase: `${origin}/v1`,
+    anthropicBase: origin,
+    requests,
+    script: (...replies) => {
+      queue.push(...replies);
+    },
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,120 @@
+/** The proxy's pure pieces: the SSE reader across chunk boundaries, digests, answer accumulators. */
+import { describe, expect, it } from 'vitest';
+import { fromOpenAI } from '../../src/core/index.ts';
+import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
+import { messageDigest } from '../../src/worker/proxy/digest.ts';
+import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
+import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
+import { cutWorking } from '../../src/worker/proxy/proxy-session.ts';
+import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
+
+const enc = new TextEncoder();
+
+function readAll(text: string, cut: number): SseEvent[] {
+  const r = createSseReader();
+  const out: SseEvent[] = [];
+  const bytes = enc.encode(text);
+  for (let i = 0; i < bytes.length; i += cut) out.push(...r.push(bytes.slice(i, i + cut)));
+  return [...out, ...r.end()];
+}
+
+describe('createSseReader', () => {
+  const stream =
+    'event: a\ndata: {"x":1}\n\n: comment\r\ndata: line1\r\ndata: line2\r\n\r\ndata: [DONE]\n\ndata: é✓';
+  it('gives the same events whatever the chunk boundaries, multi-byte characters included', () => {
+    const whole = readAll(stream, 10_000);
+    expect(whole).toEqual([
+      { event: 'a', data: '{"x":1}' },
+      { event: undefined, data: 'line1\nline2' },
+      { event: undefined, data: '[DONE]' },
+      { event: undefined, data: 'é✓' },
+    ]);
+    for (const cut of [1, 2, 3, 7]) expect(readAll(stream, cut)).toEqual(whole);
+  });
+});
+
+describe('messageDigest', () => {
+  it('is the same for a rebuilt message and differs when what the model reads differs', () => {
+    const [a] = fromOpenAI([{ role: 'assistant', content: 'hi', refusal: null }]);
+    const [b] = fromOpenAI([{ role: 'assistant', content: 'hi', meta: { x: 1 } }]);
+    const [c] = fromOpenAI([{ role: 'assistant', content: 'hi!' }]);
+    const [d] = fromOpenAI([{ role: 'user', content: 'hi' }]);
+    expect(messageDigest(a!)).toBe(messageDigest(b!));
+    expect(messageDigest(a!)).not.toBe(messageDigest(c!));
+    expect(messageDigest(a!)).not.toBe(messageDigest(d!));
+  });
+});
+
+describe('openAIChat.accumulator', () => {
+  it('joins streamed text and tool-call deltas into one message with the usage', () => {
+    const acc = openAIChat.accumulator();
+    const chunk = (delta: object, extra: object = {}) =>
+      acc.push({
+        event: undefined,
+        data: JSON.stringify({ model: 'm', choices: [{ index: 0, delta }], ...extra }),
+      });
+    chunk({ role: 'assistant', content: 'Let ' });
+    chunk({ content: 'me.' });
+    chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'read', arguments: '{"pa' } }] });
+    chunk({ tool_calls: [{ index: 0, function: { arguments: 'th":"a"}' } }] });
+    acc.push({
+      event: undefined,
+      data: JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }),
+    });
+    acc.push({ event: undefined, data: '[DONE]' });
+    const m = acc.finish()!;
+    expect(m.parts).toEqual([
+      { type: 'text', text: 'Let me.' },
+      { type: 'tool-call', id: 'c1', name: 'read', args: { path: 'a' } },
+    ]);
+    expect(m.usage).toMatchObject({ inputTokens: 9, outputTokens: 3 });
+  });
+});
+
+describe('anthropicMessages.render', () => {
+  it('keeps the client system as sent when nothing is added, and appends the memory block after it', () => {
+    const request = anthropicMessages.parse({
+      model: 'claude-x',
+      system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 5,
+    });
+    expect(anthropicMessages.render(request, request.messages, '').system).toEqual([
+      { type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(anthropicMessages.render(request, request.messages, 'MEM').system).toEqual([
+      { type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'MEM' },
+    ]);
+  });
+});
+
+describe('cutWorking', () => {
+  const rows = [1, 2, 3, 4].map((seq) => ({
+    seq,
+    message: { id: `m${seq}`, role: 'user' as const, parts: [] },
+    createdAt: 0,
+    compacted: false,
+  }));
+  it('keeps the common prefix of a whole-log context', () => {
+    expect(cutWorking(null, rows, 2, 4)).toEqual({ throughSeq: 4, items: [{ seq: 1 }, { seq: 2 }] });
+  });
+  it('refuses to cut inside what a summary already folded', () => {
+    const summary = { message: { id: 's', role: 'user' as const, parts: [] } };
+    expect(cutWorking({ throughSeq: 3, items: [summary, { seq: 3 }] }, rows, 1, 4)).toBeUndefined();
+    expect(cutWorking({ throughSeq: 3, items: [summary, { seq: 3 }] }, rows, 3, 4)).toEqual({
+      throughSeq: 4,
+      items: [summary, { seq: 3 }],
+    });
+  });
+});
+
+describe('knownWindow', () => {
+  it('finds the longest matching model prefix, and nothing for an unknown model', () => {
+    expect(knownWindow('gpt-4o-mini-2024-07-18')).toBe(128_000);
+    expect(knownWindow('gpt-4.1-mini')).toBe(1_047_576);
+    expect(knownWindow('openai/gpt-5')).toBe(400_000);
+    expect(knownWindow('claude-sonnet-4-6')).toBe(200_000);
+    expect(knownWindow('llama-3')).toBeUndefined();
+  });
+});
