@@ -9,6 +9,7 @@
  */
 import {
   documentFiles,
+  flushLabels,
   indexDocument,
   type Message,
   memoryFlushFallback,
@@ -73,7 +74,7 @@ export async function dailyFlush(
     console.warn('ctxkit daily flush: summarizer failed, using the rule-based fallback', error);
   }
   if (daily === '') {
-    daily = memoryFlushFallback(texts);
+    daily = memoryFlushFallback(texts, 10, flushLabels(preset));
     fallback = true;
   }
   const now = deps.clock.now();

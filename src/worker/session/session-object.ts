@@ -145,8 +145,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async deps(key: SessionKey): Promise<SessionDeps> {
-    if (!this.pipeline) this.pipeline = this.buildPipeline(await this.settings(), key.tenant);
+    const settings = await this.settings();
+    if (!this.pipeline) this.pipeline = this.buildPipeline(settings, key.tenant);
     return {
+      memory: settings.memory,
       sessions: createD1SessionStore(this.env.DB),
       memories: createD1MemoryStore(this.env.DB),
       pipeline: this.pipeline,
