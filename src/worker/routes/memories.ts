@@ -52,6 +52,14 @@ const searchSchema = z.strictObject({
   minScore: z.number().min(0).max(1).optional(),
 });
 
+/** Every body and query schema of these routes (walked by the bounds audit). */
+export const memoryRouteSchemas = {
+  create: createSchema,
+  list: listQuery,
+  documents: documentsQuery,
+  search: searchSchema,
+};
+
 export function memoryRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/memories', async (c) => {
     const body = await jsonBody(c, createSchema);

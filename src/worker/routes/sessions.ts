@@ -49,9 +49,25 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 const messagesQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).optional(),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER - 1)
+    .optional(),
   compacted: z.enum(['true', 'false']).optional(),
 });
+
+/** Every body and query schema of these routes (walked by the bounds audit). */
+export const sessionRouteSchemas = {
+  create: createSchema,
+  context: contextSchema,
+  compact: compactSchema,
+  overflow: overflowSchema,
+  clear: clearSchema,
+  list: listQuery,
+  messages: messagesQuery,
+};
 
 /** The answer of a write that may be a replay: `Idempotent-Replayed: true` when it is. */
 function replied<T>(c: AppContext, result: MaybeReplayed<T>, status: 200 | 201): Response {

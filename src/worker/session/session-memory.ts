@@ -37,7 +37,6 @@ function lastUserText(messages: readonly Message[]): string {
 }
 
 /** C0/C1 controls (tab and newline included: an injected line stays one line), DEL, bidi controls. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]+/g;
 /** Longest injected title or text before the block's own clipping (220 characters a line). @default 500 */
 export const INJECTED_MAX_CHARS = 500;
