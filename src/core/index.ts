@@ -35,6 +35,7 @@ export * from './pipeline/stages/historical-truncation.ts';
 export * from './pipeline/stages/kosmokrator-compaction.ts';
 export * from './pipeline/stages/kosmokrator-transcript.ts';
 export * from './pipeline/stages/manual-compact.ts';
+export * from './pipeline/stages/memory-flush.ts';
 export * from './pipeline/stages/output-truncation.ts';
 export * from './pipeline/stages/output-truncation-modes.ts';
 export * from './pipeline/stages/overflow.ts';

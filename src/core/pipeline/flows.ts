@@ -65,9 +65,31 @@ export const coCliFlow: Flow = async (r, s) => {
   await maybe(r, s.slidingWindow);
 };
 
-/** 002 §4.6, exactly, after dedup (which 002 runs on load and after every tool batch). */
+/** Whether the run comes right after a tool batch: the newest message is a tool result. */
+function afterToolBatch(r: Recorder): boolean {
+  return r.messages.at(-1)?.role === 'tool';
+}
+
+/** The same stage with a prefix on its report's detail. */
+function labelled(stage: Stage, label: string): Stage {
+  return {
+    name: stage.name,
+    async run(messages, ctx) {
+      const result = await stage.run(messages, ctx);
+      const detail = result.report.detail ? `${label}: ${result.report.detail}` : label;
+      return { ...result, report: { ...result.report, detail } };
+    },
+  };
+}
+
+/**
+ * 002: after a tool batch the loop runs dedup, then pruning with no threshold check (§4.6, §6 #16);
+ * then (every iteration) the pre-flight of §4.6, exactly. Dedup also runs on load (§4.2); it is
+ * idempotent, so it runs once per pre-flight here.
+ */
 export const kosmokratorFlow: Flow = async (r, s, g) => {
   await maybe(r, s.dedup);
+  if (s.pruning && afterToolBatch(r)) await r.run(labelled(s.pruning, 'after a tool batch (no threshold)'));
   const b = r.context.budget;
   if (below(r.measure, b.warning)) {
     resetBreaker(r);

@@ -148,6 +148,13 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         typeof s.compactionFailures !== 'number')
     )
       throw new CtxError('invalid_input', 'expected a PipelineState', { path: 'state' });
+    if (
+      s?.flushed !== undefined &&
+      !(Array.isArray(s.flushed) && s.flushed.every((k) => typeof k === 'string'))
+    )
+      throw new CtxError('invalid_input', 'expected an array of flushed-text keys', {
+        path: 'state.flushed',
+      });
   };
 
   const start = (input: PrepareInput): Recorder => {

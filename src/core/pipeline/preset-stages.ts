@@ -5,12 +5,17 @@
  */
 import { z } from 'zod';
 import type { ContextBudget } from '../budget/budget.ts';
+import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
 import type { GuardOptions, PresetStages } from './flows.ts';
 import { dedupAffects, historicalAffects, prefixStable } from './incremental.ts';
 import { LIMITS } from './limits.ts';
 import { applyPendingInjections } from './stages/apply-pending-injections.ts';
-import { createToolArchiving, type ToolArchivingOptions } from './stages/archiving.ts';
+import {
+  createToolArchiving,
+  normalizeToolSummaryStrategy,
+  type ToolArchivingOptions,
+} from './stages/archiving.ts';
 import { type CompactionOptions, compaction } from './stages/compaction.ts';
 import { type CowagentTrimOptions, cowagentTrim } from './stages/cowagent-trim.ts';
 import { createDedup, type DedupOptions } from './stages/dedup.ts';
@@ -130,6 +135,29 @@ function renamed(name: string, stage: Stage): Stage {
   };
 }
 
+/**
+ * tiancai's archiving (003 §5.3): cutoff 10 and 003's strategy names — any case, surrounding spaces,
+ * empty or unknown → `llm`; an unknown name is named in every report of the stage.
+ */
+function tiancaiArchiving(options: ToolArchivingOptions | undefined): Stage {
+  const raw: unknown = options?.strategy;
+  if (raw !== undefined && typeof raw !== 'string')
+    throw new CtxError('invalid_config', 'expected a strategy name (llm, heuristic or off)', {
+      path: 'archiving.strategy',
+    });
+  const { strategy, warning } = normalizeToolSummaryStrategy(raw ?? 'llm');
+  const stage = createToolArchiving({ cutoff: 10, ...options, strategy });
+  if (warning === undefined) return stage;
+  return {
+    name: stage.name,
+    async run(messages, ctx) {
+      const result = await stage.run(messages, ctx);
+      const detail = result.report.detail ? `${result.report.detail}; ${warning}` : warning;
+      return { ...result, report: { ...result.report, detail } };
+    },
+  };
+}
+
 export function buildStages(
   preset: string,
   s: StageSections,
@@ -182,7 +210,7 @@ export function buildStages(
     case 'tiancai':
       return {
         preflight: {
-          archiving: createToolArchiving({ cutoff: 10, ...s.archiving }),
+          archiving: tiancaiArchiving(s.archiving),
           compaction: tiancaiCompaction(tiancai),
         },
         outputTruncation: createOutputTruncation({ mode: 'tiancai', ...s.outputTruncation }),

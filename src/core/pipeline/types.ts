@@ -89,6 +89,12 @@ export interface PipelineState {
   lastCompactionTokens?: number;
   /** Overflow recoveries already tried for the current user turn. */
   overflowAttempts: number;
+  /**
+   * Keys of the message texts already flushed to memory, oldest first (000 §2.3, CowAgent's MD5 set;
+   * here the first 16 hex digits of SHA-256, the newest `FLUSHED_LIMIT` kept). A text flushed by a
+   * trim, an overflow or the daily summary is never flushed again. Absent: nothing flushed yet.
+   */
+  flushed?: string[];
 }
 
 export const INITIAL_STATE: PipelineState = {

@@ -34,6 +34,19 @@ export function cjkRuns(text: string): string[] {
   return [...new Set(text.match(CJK_RUN) ?? [])];
 }
 
+/** 000/004's CJK test and runs: `[\u4e00-\u9fff]` only (CJK Unified Ideographs), as CowAgent checks. */
+const COWAGENT_CJK_RUN = /[\u4e00-\u9fff]{2,}/g;
+const COWAGENT_CJK_CHAR = /[\u4e00-\u9fff]/;
+
+export function hasCowagentCjk(text: string): boolean {
+  return COWAGENT_CJK_CHAR.test(text);
+}
+
+/** CowAgent's LIKE terms: every run of ≥ 2 consecutive ideographs, whole (a lone ideograph gives none). */
+export function cowagentCjkRuns(text: string): string[] {
+  return [...new Set(text.match(COWAGENT_CJK_RUN) ?? [])];
+}
+
 /**
  * The overlapping bigrams of every CJK run, for `LIKE '%bigram%'`. Upstream matches whole runs,
  * so a CJK question never matches a text that words it differently; bigrams (the usual CJK

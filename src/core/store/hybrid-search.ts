@@ -5,7 +5,7 @@
  */
 import { CtxError } from '../errors.ts';
 import { cosine, type Embedder } from './embedder.ts';
-import { cjkBigrams, hasCjk, toFtsQuery } from './fts-query.ts';
+import { cjkBigrams, cowagentCjkRuns, hasCjk, hasCowagentCjk, toFtsQuery } from './fts-query.ts';
 import type { ChunkRecord, MemoryScope, MemoryStore } from './memory-store.ts';
 
 export interface SearchOptions extends MemoryScope {
@@ -33,6 +33,13 @@ export interface SearchOptions extends MemoryScope {
   rrfK?: number;
   /** Keyword score of a CJK LIKE-fallback hit containing every bigram of the query. @default 0.5 */
   likeScore?: number;
+  /**
+   * The LIKE fallback when FTS finds nothing for a CJK query. `bigrams`: overlapping bigrams of every
+   * CJK run, scored by the share found (`likeScore × found / all`, a paraphrase still matches);
+   * `runs` (000/004 §2.2, the `cowagent` preset): each run of ≥ 2 ideographs whole, OR-ed, every hit
+   * scoring `likeScore`, in store order; a lone ideograph finds nothing. @default 'bigrams'
+   */
+  cjkFallback?: 'bigrams' | 'runs';
 }
 
 export interface SearchHit {
@@ -51,6 +58,7 @@ export const SEARCH_DEFAULTS = {
   likeScore: 0.5,
   fusion: 'weighted',
   rrfK: 60,
+  cjkFallback: 'bigrams',
 } as const;
 
 /**
@@ -99,6 +107,12 @@ export async function searchMemory(
   ] as const)
     if (!Number.isFinite(v) || v < 0)
       throw new CtxError('invalid_config', 'must be a finite number ≥ 0', { path: name });
+  if (
+    options.cjkFallback !== undefined &&
+    options.cjkFallback !== 'bigrams' &&
+    options.cjkFallback !== 'runs'
+  )
+    throw new CtxError('invalid_config', 'must be "bigrams" or "runs"', { path: 'cjkFallback' });
   const scope: MemoryScope = {};
   if (options.project !== undefined) scope.project = options.project;
   if (options.userId !== undefined) scope.userId = options.userId;
@@ -144,7 +158,16 @@ export async function searchMemory(
       hit(k.chunk).keywordScore = normalizeBm25(k.bm25);
       ranks.set(`k:${k.chunk.id}`, i + 1);
     }
-    if (hits.length === 0 && hasCjk(query)) {
+    const runs = (options.cjkFallback ?? SEARCH_DEFAULTS.cjkFallback) === 'runs';
+    if (hits.length === 0 && runs && hasCowagentCjk(query)) {
+      const terms = cowagentCjkRuns(query);
+      const like = terms.length === 0 ? [] : await store.substringSearch(tenant, terms, scope, pool);
+      const score = options.likeScore ?? SEARCH_DEFAULTS.likeScore;
+      for (const [i, chunk] of like.entries()) {
+        hit(chunk).keywordScore = score;
+        ranks.set(`k:${chunk.id}`, i + 1);
+      }
+    } else if (hits.length === 0 && !runs && hasCjk(query)) {
       const grams = cjkBigrams(query);
       const like = grams.length === 0 ? [] : await store.substringSearch(tenant, grams, scope, pool);
       const base = options.likeScore ?? SEARCH_DEFAULTS.likeScore;

@@ -10,6 +10,7 @@ export * from './fts-query.ts';
 export * from './hybrid-search.ts';
 export * from './in-memory-memory-store.ts';
 export * from './in-memory-session-store.ts';
+export * from './injection-scanner.ts';
 export * from './memory-block.ts';
 export * from './memory-files.ts';
 export * from './memory-index.ts';

@@ -5,6 +5,7 @@
  */
 
 import type { TokenCounter } from '../ports.ts';
+import { type DroppedEntry, screenMemories, screenRecall } from './injection-scanner.ts';
 import { formatMemories, formatSessionRecall } from './memory-injector.ts';
 import type { MemoryRecord } from './memory-store.ts';
 import type { RecallHit, SessionState } from './session-store.ts';
@@ -16,6 +17,8 @@ export interface MemoryBlock {
   recallCount: number;
   tokens: number;
   computedAt: number;
+  /** Entries the prompt-injection scan kept out of the block (absent in blocks stored before it). */
+  dropped?: DroppedEntry[];
 }
 
 export interface BuildMemoryBlockOptions {
@@ -31,8 +34,11 @@ export function buildMemoryBlock(
   options: BuildMemoryBlockOptions,
 ): MemoryBlock {
   const cap = options.maxTokens ?? 1500;
-  let kept = [...memories];
-  let hits = recall.slice(0, 3);
+  // Hostile entries never reach the prompt (002 §4.11); the block records which were dropped.
+  const screened = screenMemories(memories);
+  const screenedRecall = screenRecall(recall);
+  let kept = screened.safe;
+  let hits = screenedRecall.safe.slice(0, 3);
   const render = () => formatMemories(kept) + formatSessionRecall(hits);
   let text = render();
   while (options.counter.countText(text) > cap && (hits.length > 0 || kept.length > 0)) {
@@ -46,6 +52,7 @@ export function buildMemoryBlock(
     recallCount: hits.length,
     tokens: options.counter.countText(text),
     computedAt: options.now,
+    dropped: [...screened.dropped, ...screenedRecall.dropped],
   };
 }
 

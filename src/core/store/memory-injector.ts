@@ -1,7 +1,9 @@
 /**
  * 002 `MemoryInjector::format` (§4.11): the `# Memories` block appended to the system prompt,
- * and the `## Session Recall` block.
+ * and the `## Session Recall` block. Entries failing the prompt-injection scan are left out
+ * (`injection-scanner.ts`); `screenMemories` / `screenRecall` say which and why.
  */
+import { screenMemories, screenRecall } from './injection-scanner.ts';
 import type { MemoryRecord } from './memory-store.ts';
 import type { RecallHit } from './session-store.ts';
 
@@ -18,8 +20,9 @@ function line(m: MemoryRecord, max: number, dated: boolean): string {
   return `- ${m.title}: ${clip(m.content, max)}${dated ? ` (${day(m.createdAt)})` : ''}`;
 }
 
-/** Sections in 002's order; returns `''` when there is nothing to inject. */
-export function formatMemories(memories: readonly MemoryRecord[]): string {
+/** Sections in 002's order, unsafe entries left out; returns `''` when there is nothing to inject. */
+export function formatMemories(input: readonly MemoryRecord[]): string {
+  const memories = screenMemories(input).safe;
   const sections: string[] = [];
   const add = (header: string, lines: string[]) => {
     if (lines.length > 0) sections.push(`${header}\n${lines.join('\n')}`);
@@ -59,9 +62,9 @@ export function formatMemories(memories: readonly MemoryRecord[]): string {
 }
 
 /** `\n\n## Session Recall` + up to 3 lines `- {title|session} [{role}]: {text≤220}`; `''` when none. */
-export function formatSessionRecall(hits: readonly RecallHit[], limit = 3): string {
-  const lines = hits
-    .slice(0, limit)
+export function formatSessionRecall(input: readonly RecallHit[], limit = 3): string {
+  const lines = screenRecall(input)
+    .safe.slice(0, limit)
     .map((h) => `- ${h.title || h.sessionId || 'session'} [${h.role || 'message'}]: ${clip(h.text, 220)}`);
   return lines.length === 0 ? '' : `\n\n## Session Recall\n${lines.join('\n')}`;
 }

@@ -21,11 +21,15 @@ export interface ContextEstimate {
   anchorId?: string;
 }
 
-/** Total of a usage record: the provider's total, else input + output + cache. 0 when unusable. */
+/**
+ * Total of a usage record (003 §5.5 `usageTotalTokens`): the provider's total when it is > 0, else
+ * input + output + cache read + cache write (a reported total of 0 means "not reported"). 0 when unusable.
+ */
 export function usageTotal(usage: Usage): number {
-  if (usage.stopReason === 'aborted' || usage.stopReason === 'error') return 0;
+  const stop = usage.stopReason?.trim().toLowerCase();
+  if (stop === 'aborted' || stop === 'error') return 0;
+  if (usage.totalTokens !== undefined && usage.totalTokens > 0) return usage.totalTokens;
   return (
-    usage.totalTokens ??
     usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
   );
 }

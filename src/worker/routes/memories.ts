@@ -50,6 +50,11 @@ const searchSchema = z.strictObject({
    * and BM25 scores of a small corpus are tiny (idf ≈ 0), so a positive default would drop real hits.
    */
   minScore: z.number().min(0).max(1).optional(),
+  /**
+   * CJK fallback when FTS finds nothing: `bigrams` scores the share of the query's bigrams found;
+   * `runs` is CowAgent's rule (004 §2.2: whole runs of ≥ 2 ideographs, every hit 0.5). @default 'bigrams'
+   */
+  cjkFallback: z.enum(['bigrams', 'runs']).optional(),
 });
 
 /** Every body and query schema of these routes (walked by the bounds audit). */
@@ -125,6 +130,7 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       minScore: body.minScore ?? 0,
       ...(body.project !== undefined ? { project: body.project } : {}),
       ...(body.limit !== undefined ? { maxResults: body.limit } : {}),
+      ...(body.cjkFallback !== undefined ? { cjkFallback: body.cjkFallback } : {}),
     };
     // With Workers AI: hybrid search (0.7 vector / 0.3 keyword). Without: the keyword side carries the
     // whole score, instead of being capped at the 0.3 keyword weight.

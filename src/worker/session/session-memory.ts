@@ -54,7 +54,8 @@ function cleanMemory(m: MemoryRecord): MemoryRecord {
 /**
  * The frozen memory block, computed once per context: the tenant's memories, plus what the session's
  * `memory` setting lets in from other sessions (`## Session Recall`, `## Previous Sessions`; both off
- * by default, and only within the session's project). Every injected text is sanitised.
+ * by default, and only within the session's project). Every injected text is sanitised; entries
+ * failing the prompt-injection scan (002 §4.11) are left out and listed in `block.dropped`.
  */
 export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded: Loaded) {
   const now = deps.clock.now();
@@ -83,13 +84,10 @@ export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded
             title: sanitizeInjected(h.title ?? '', 200),
             text: sanitizeInjected(h.text),
           }));
-    if (selected.length > 0)
-      await deps.memories.markSurfaced(
-        key.tenant,
-        selected.map((m) => m.id),
-        now,
-      );
-    return buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
+    // Entries failing the prompt-injection scan are dropped by the block, and never marked surfaced.
+    const block = buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
+    if (block.memoryIds.length > 0) await deps.memories.markSurfaced(key.tenant, block.memoryIds, now);
+    return block;
   });
 }
 

@@ -7,6 +7,7 @@ import {
   type Clock,
   CtxError,
   clearMemoryBlock,
+  type DroppedEntry,
   type Embedder,
   type IdGenerator,
   type JournalEntry,
@@ -63,6 +64,11 @@ export interface ContextResult extends Rendered {
   memories: string[];
   /** Ids of the messages the agent now sees (neutral ids, for the caller's bookkeeping). */
   contextIds: string[];
+  /**
+   * Memory and recall entries the prompt-injection scan kept out of the session's memory block
+   * (`kind`, `id`, the `issues` found); `[]` when none (or the run appended no block).
+   */
+  memoryDropped: DroppedEntry[];
 }
 
 export async function requireSession(deps: SessionDeps, key: SessionKey): Promise<SessionInfo> {
@@ -142,6 +148,7 @@ async function finish(
     estimate: run.estimate,
     memories,
     contextIds: run.messages.map((m) => m.id),
+    memoryDropped: state.memoryBlock?.dropped ?? [],
   };
 }
 

@@ -153,3 +153,44 @@ describe('createPruning (default)', () => {
     );
   });
 });
+
+describe('createPruning with minSavings 0 (002 HEAD: add, then stop only when minSavings > 0)', () => {
+  const stage = createPruning({ mode: 'kosmokrator', protectTokens: 1000, minSavings: 0 });
+  // Each result is 1000 tokens (3200 chars); walking back, the first stays within the 1000 protected.
+  const results = Array.from({ length: 5 }, (_, i) => call('bash', { command: `z${i}` }, 'z'.repeat(3200)));
+  const input = frozen([user('first'), ...results.flat(), ...tail()]);
+
+  it('prunes every candidate outside the protected region', () => {
+    const r = stage.run(input, makeCtx());
+    const pruned = results.map((_, i) => out(r.messages[2 + 2 * i]) === PRUNE_SHELL_PLACEHOLDER);
+    expect(pruned).toEqual([true, true, true, true, false]);
+    expect(r.report.status).toBe('applied');
+    expect(r.report.detail).toBe('pruned 4 result(s), ~4000 tokens');
+    expect(r.journal).toHaveLength(4);
+  });
+
+  it('reports noop, returning its input, when nothing is left to prune', () => {
+    const once = stage.run(input, makeCtx());
+    const again = stage.run(once.messages, makeCtx());
+    expect(again.report.status).toBe('noop');
+    expect(again.messages).toBe(once.messages);
+    expect(again.journal).toEqual([]);
+  });
+
+  it('reports noop when every result sits inside the protected tokens', () => {
+    const r = createPruning({ mode: 'kosmokrator', protectTokens: 1_000_000, minSavings: 0 }).run(
+      input,
+      makeCtx(),
+    );
+    expect(r.report.status).toBe('noop');
+    expect(r.messages).toBe(input);
+  });
+
+  it('still stops at a positive minimum once it is reached (the crossing candidate included)', () => {
+    const r = createPruning({ mode: 'kosmokrator', protectTokens: 1000, minSavings: 1500 }).run(
+      input,
+      makeCtx(),
+    );
+    expect(r.report.detail).toBe('pruned 2 result(s), ~2000 tokens');
+  });
+});

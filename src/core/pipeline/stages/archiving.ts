@@ -49,6 +49,26 @@ export const toolArchivingOptionsSchema = z.strictObject({
 
 export type ToolArchivingOptions = z.input<typeof toolArchivingOptionsSchema>;
 
+export type ToolSummaryStrategy = 'llm' | 'heuristic' | 'off';
+
+/**
+ * 003's `normalizeToolSummaryStrategy` (§5.3): trimmed and case-insensitive; empty or unknown → `llm`.
+ * `warning` says when a non-empty name was not recognised. The `tiancai` preset reads its
+ * `archiving.strategy` through this; the stage's own option (and the `default` preset) stays strict.
+ */
+export function normalizeToolSummaryStrategy(name: string): {
+  strategy: ToolSummaryStrategy;
+  warning?: string;
+} {
+  const key = name.trim().toLowerCase();
+  if (key === 'llm' || key === 'heuristic' || key === 'off') return { strategy: key };
+  if (key === '') return { strategy: 'llm' };
+  return {
+    strategy: 'llm',
+    warning: `unknown tool summary strategy ${JSON.stringify(name)}; using llm (003 default)`,
+  };
+}
+
 export const TOOL_ARCHIVING_DEFAULTS = {
   cutoff: 10,
   batchSize: 4,

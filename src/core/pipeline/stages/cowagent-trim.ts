@@ -86,6 +86,8 @@ interface Work {
   injections: PendingInjection[];
   details: string[];
   errors: string[];
+  /** The flushed-text record (000 §2.3), updated by every flush of this run. */
+  flushed: string[] | undefined;
 }
 
 function turnsOf(messages: readonly Message[]): { lead: number; turns: Turn[] } {
@@ -128,7 +130,10 @@ async function dropOldest(
     .find((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text'));
   let summaryText: string | undefined;
   if (flush) {
-    const outcome = await flushToMemory(dropped, ctx, 'trim');
+    const attempt = await flushToMemory(dropped, ctx, 'trim', w.flushed);
+    w.flushed = attempt.flushed;
+    const outcome = attempt.outcome;
+    if (attempt.repeated > 0) w.details.push(`${trigger}: ${attempt.repeated} text(s) already flushed`);
     if (outcome) {
       w.flushes.push(outcome.flush);
       w.memories.push(...outcome.memories);
@@ -236,6 +241,7 @@ export function cowagentTrim(options: CowagentTrimOptions = {}): Stage {
         injections: [],
         details: [],
         errors: [],
+        flushed: ctx.state.flushed,
       };
       const n = turnsOf(input).turns.length;
       if (n > o.maxContextTurns) await dropOldest(w, Math.floor(n / 2), 'turn-limit', ctx, o.memoryFlush);
@@ -265,6 +271,7 @@ export function cowagentTrim(options: CowagentTrimOptions = {}): Stage {
         events: w.events,
         state: { ...ctx.state, pendingInjections: pending },
       };
+      if (w.flushed !== undefined) result.state!.flushed = w.flushed;
       if (w.memories.length > 0) {
         result.memories = w.memories;
         w.events.push({ type: 'memory-extracted', stage: NAME, count: w.memories.length });

@@ -52,7 +52,10 @@ interface Acc {
 }
 
 async function flush(acc: Acc, ctx: StageContext): Promise<void> {
-  const outcome = await flushToMemory(acc.messages, ctx, 'overflow');
+  const attempt = await flushToMemory(acc.messages, ctx, 'overflow', acc.state.flushed);
+  if (attempt.flushed !== undefined) acc.state = { ...acc.state, flushed: attempt.flushed };
+  if (attempt.repeated > 0) acc.details.push(`${attempt.repeated} text(s) already flushed`);
+  const outcome = attempt.outcome;
   if (!outcome) return;
   acc.flushes.push(outcome.flush);
   acc.memories.push(...outcome.memories);
@@ -154,7 +157,7 @@ export async function recoverFromOverflow(
       break;
     case 'tiancai':
       if (attempt === 1) {
-        const r = await runStage(acc, tiancaiCompaction({ trigger: 'always' }), ctx);
+        const r = await runStage(acc, tiancaiCompaction({ trigger: 'recovery' }), ctx);
         if (r.report.status === 'applied') verdict = 'retry';
       }
       break;

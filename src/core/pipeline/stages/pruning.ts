@@ -4,7 +4,8 @@
  * of tool output before it (walking back, stopping at a system message, `ceil(code points / 3.2)` per
  * result). Older results are candidates; they are scored (tool priority minus references from later
  * assistant messages, floor 0), sorted by score descending, and pruned in that order only until the
- * savings reach `minSavings`. Nothing happens when all candidates together save less than that.
+ * savings reach `minSavings` (each candidate is added before the check, so `0` prunes every one).
+ * Nothing happens when all candidates together save less than that; a run that replaces nothing is `noop`.
  *
  * `kosmokrator` mode emits 002's five placeholder strings exactly; `default` mode's placeholders name
  * the tool, its target, the size and where to get the content back, and also know Claude Code's names.
@@ -320,17 +321,20 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
         });
       }
       const total = candidates.reduce((n, c) => n + c.tokens, 0);
-      if (candidates.length === 0 || total < minSavings)
+      if (candidates.length === 0)
+        return noop(name, messages, ctx, `no tool result beyond the ${protect} protected tokens`);
+      if (total < minSavings)
         return noop(name, messages, ctx, `candidates save ${total} < ${minSavings} tokens`);
       const refs = new References(messages, boundary);
       for (const c of candidates) c.score = score(refs, c);
       candidates.sort((a, b) => b.score - a.score); // stable: ties keep walk order (newest first)
+      // 002 HEAD: add first, then stop once a positive minimum is reached; `minSavings: 0` prunes them all.
       const selected: Candidate[] = [];
       let saved = 0;
       for (const c of candidates) {
-        if (saved >= minSavings) break;
         selected.push(c);
         saved += c.tokens;
+        if (minSavings > 0 && saved >= minSavings) break;
       }
       const byMessage = new Map<number, Map<number, ToolResultPart>>();
       for (const c of selected) {

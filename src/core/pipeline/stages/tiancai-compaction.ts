@@ -66,8 +66,12 @@ export interface TiancaiCompactionOptions {
   toolCallCutoff?: number;
   /** @default true */
   autoCompact?: boolean;
-  /** `auto`: 003's `ShouldCompact`; `always`: compact whenever run (overflow recovery). @default 'auto' */
-  trigger?: 'auto' | 'always';
+  /**
+   * `auto`: 003's `ShouldCompact` (events say `context-limit`); `always`: compact whenever run (manual,
+   * events say `forced`); `recovery`: compact whenever run, for a context-length error, with 003's event
+   * trigger `context_limit_recovery` (§5.4). @default 'auto'
+   */
+  trigger?: 'auto' | 'always' | 'recovery';
   /** `safe`: move the boundary to keep tool pairs together; `none`: 003's raw cut. @default 'safe' */
   pairing?: 'safe' | 'none';
   /** Runes of each old tool result given to the summarizer. @default 1800 */
@@ -84,7 +88,7 @@ export const tiancaiCompactionOptionsSchema = z.strictObject({
   keepRecentTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.keepRecentTokens),
   toolCallCutoff: int.default(TIANCAI_COMPACTION_DEFAULTS.toolCallCutoff),
   autoCompact: z.boolean().default(TIANCAI_COMPACTION_DEFAULTS.autoCompact),
-  trigger: z.enum(['auto', 'always']).default(TIANCAI_COMPACTION_DEFAULTS.trigger),
+  trigger: z.enum(['auto', 'always', 'recovery']).default(TIANCAI_COMPACTION_DEFAULTS.trigger),
   pairing: z.enum(['safe', 'none']).default(TIANCAI_COMPACTION_DEFAULTS.pairing),
   toolResultRunes: z
     .number()
@@ -95,6 +99,12 @@ export const tiancaiCompactionOptionsSchema = z.strictObject({
 });
 
 const NAME = 'tiancai-compaction';
+/** The `trigger` of the compaction events, per option (003 labels the overflow recovery's). */
+const EVENT_TRIGGER = {
+  auto: 'context-limit',
+  always: 'forced',
+  recovery: 'context_limit_recovery',
+} as const;
 export const PREVIOUS_SUMMARY_PREFIX = '[Previous conversation summary]\n\n';
 
 /**
@@ -212,13 +222,7 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
           error,
         }),
         journal: [],
-        events: compactionEvents(
-          NAME,
-          o.trigger === 'auto' ? 'context-limit' : 'forced',
-          before,
-          before,
-          error,
-        ),
+        events: compactionEvents(NAME, EVENT_TRIGGER[o.trigger], before, before, error),
         state: { ...ctx.state, compactionFailures: ctx.state.compactionFailures + 1 },
       });
       if (visible.length === 0 && ctx.state.lastSummary === undefined)
@@ -273,7 +277,7 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
         messages: out,
         report: report(NAME, 'applied', tokensBefore, tokensAfter, extra),
         journal,
-        events: compactionEvents(NAME, o.trigger === 'auto' ? 'context-limit' : 'forced', before, {
+        events: compactionEvents(NAME, EVENT_TRIGGER[o.trigger], before, {
           messages: out.length,
           tokens: tokensAfter,
         }),
