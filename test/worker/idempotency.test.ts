@@ -115,3 +115,66 @@ describe('Idempotency-Key', () => {
     expect(await messageCount('durable')).toBe(2);
   });
 });
+
+describe('client message ids in every format', () => {
+  async function ids(session: string): Promise<string[]> {
+    const res = await w.request(`/v1/sessions/${session}/messages`, { key });
+    return (JSON.parse(await res.text()) as { messages: Array<{ message: { id: string } }> }).messages.map(
+      (r) => r.message.id,
+    );
+  }
+
+  it('keeps OpenAI message ids, and a resent id is a 409 that stores nothing', async () => {
+    await post('/v1/sessions', { id: 'oa-ids' });
+    const turn = {
+      format: 'openai',
+      messages: [
+        { id: 'client-u1', role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+      ],
+    };
+    const first = await post('/v1/sessions/oa-ids/messages', turn);
+    expect(first.status).toBe(201);
+    expect(await ids('oa-ids')).toEqual(['client-u1', 'm2']);
+    const retry = await post('/v1/sessions/oa-ids/messages', turn);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.path).toBe('messages[0].id');
+    expect(await ids('oa-ids')).toEqual(['client-u1', 'm2']);
+  });
+
+  it('keeps Anthropic message ids, numbering the pieces of a split message', async () => {
+    await post('/v1/sessions', { id: 'an-ids' });
+    const res = await post('/v1/sessions/an-ids/messages', {
+      format: 'anthropic',
+      system: 'be brief',
+      messages: [
+        { id: 'a-u1', role: 'user', content: 'list files' },
+        {
+          id: 'a-a1',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'tu1', name: 'ls', input: {} }],
+        },
+        {
+          id: 'a-u2',
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'tu1', content: 'a.ts' },
+            { type: 'text', text: 'and now?' },
+          ],
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    expect(await ids('an-ids')).toEqual(['m1', 'a-u1', 'a-a1', 'a-u2', 'a-u2.1']);
+  });
+
+  it('rejects an id that is not a string (400 naming it)', async () => {
+    await post('/v1/sessions', { id: 'bad-ids' });
+    const res = await post('/v1/sessions/bad-ids/messages', {
+      format: 'openai',
+      messages: [{ id: 7, role: 'user', content: 'x' }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.path).toBe('messages[0].id');
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Messages in and out of the service: native neutral messages, OpenAI Chat Completions messages or
  * an Anthropic Messages request, converted with the core adapters. Incoming messages get
- * session-unique ids (`m<seq>`) unless they bring their own (neutral form).
+ * session-unique ids (`m<seq>`) unless they bring their own `id` (every format: `client-ids.ts`).
  */
 import { z } from 'zod';
 import {
@@ -15,6 +15,7 @@ import {
   toAnthropic,
   toOpenAI,
 } from '../../core/index.ts';
+import { anthropicWithIds, clientIds, withOpenAIIds } from './client-ids.ts';
 
 export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -49,9 +50,11 @@ export function parseIncoming(body: AppendBody): ParsedMessages {
     });
   if (format === 'openai') {
     const messages = fromOpenAI(body.messages, { path: 'messages' });
-    return { messages, autoId: messages.map(() => true) };
+    return withOpenAIIds({ messages, autoId: messages.map(() => true) }, clientIds(body.messages));
   }
   if (format === 'anthropic') {
+    const withIds = anthropicWithIds(body.messages, body.system, clientIds(body.messages));
+    if (withIds) return withIds;
     const messages = fromAnthropic(
       body.system === undefined ? body.messages : { system: body.system, messages: body.messages },
     );
