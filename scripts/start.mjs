@@ -3,10 +3,23 @@
  * `npm start`: the edge service on this machine, offline. Applies the D1 migrations to the local
  * database (`wrangler d1 migrations apply DB --local`), makes sure a development API key exists for
  * the tenant `dev` (only its SHA-256 is stored; the key itself is kept in `.wrangler/ctxkit-dev-key`
- * so that it survives restarts), prints it, then runs `wrangler dev`. Extra arguments go to
- * `wrangler dev` (e.g. `npm start -- --port 9000`). The operator routes (`/v1/admin/*`) exist only
- * when `ADMIN_TOKEN` is set, which `wrangler dev` reads from `.dev.vars` (git-ignored); this script
- * only says whether it is, and how to set it.
+ * so that it survives restarts), prints it, then bundles the Worker (esbuild, as wrangler does) and
+ * runs it in workerd through Miniflare with the bindings of `wrangler.toml`, on the same local state
+ * as `wrangler dev` (`.wrangler/state/v3`).
+ *
+ * Why not `wrangler dev`: its dev proxy (a second workerd in front of the Worker) loses pooled
+ * connections to the Worker under concurrent requests ("Network connection lost"), and it reports
+ * any such failure of a request whose path is not `/` as "Your worker restarted mid-request" (a 503
+ * text/plain; it compares the request's URL with the Worker's base URL). 100 concurrent creates lost
+ * up to 80 requests that way; the same Worker without the proxy answered all of them. See
+ * docs/decisions/0005-edge-service.md.
+ *
+ * Options: `--port N` (default 8787), `--ip A` (default 127.0.0.1), `--persist-to DIR` (default
+ * `.wrangler/state`, as wrangler), `--wrangler` (run `wrangler dev` instead, as before: live reload,
+ * but its proxy drops requests under load; kept for comparison by `npm run bench:service`).
+ * The cron triggers can be run by hand: `curl "http://127.0.0.1:8787/cdn-cgi/handler/scheduled?cron=55+23+*+*+*"`.
+ * The operator routes (`/v1/admin/*`) exist only when `ADMIN_TOKEN` is set in `.dev.vars`
+ * (git-ignored). SIGINT/SIGTERM stop workerd and exit.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -45,8 +58,43 @@ if (!existsSync(wrangler)) {
   process.exit(1);
 }
 
+/** `--port N`, `--ip A`, `--persist-to DIR`, `--wrangler`; anything else is refused (exit 2). */
+function parseArgs(argv) {
+  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false };
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i];
+    if (name === '--wrangler') {
+      out.wrangler = true;
+      continue;
+    }
+    if (name !== '--port' && name !== '--ip' && name !== '--persist-to') {
+      console.error(
+        `ctxkit: unknown argument ${name} (known: --port N, --ip A, --persist-to DIR, --wrangler)`,
+      );
+      process.exit(2);
+    }
+    const value = argv[++i];
+    if (value === undefined || value.startsWith('--')) {
+      console.error(`ctxkit: ${name} needs a value`);
+      process.exit(2);
+    }
+    out[name.slice(2)] = value;
+  }
+  return out;
+}
+const parsed = parseArgs(process.argv.slice(2));
+const port = Number(parsed.port);
+if (!/^\d+$/.test(parsed.port) || port < 1 || port > 65535) {
+  console.error(`ctxkit: --port must be an integer in 1..65535, got ${parsed.port}`);
+  process.exit(2);
+}
+const host = parsed.ip;
+/** Local state, as `wrangler dev --persist-to`: the databases live in `<dir>/v3`. */
+const persistTo = resolve(parsed['persist-to'] ?? join(root, '.wrangler', 'state'));
+const persistArgs = ['--persist-to', persistTo];
+
 console.log('ctxkit: applying D1 migrations to the local database…');
-run(['d1', 'migrations', 'apply', 'DB', '--local'], 'migrations');
+run(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs], 'migrations');
 
 let key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
 if (!/^ctx_[a-z0-9]{12}_[A-Za-z0-9_-]{32,128}$/.test(key)) {
@@ -58,19 +106,16 @@ const id = key.split('_')[1];
 const hash = createHash('sha256').update(key).digest('hex');
 // Only [a-z0-9] and hex reach the SQL text.
 const sql = `INSERT OR REPLACE INTO api_keys (id, tenant, hash, label, created_at) VALUES ('${id}', '${TENANT}', '${hash}', 'development', ${Date.now()});`;
-run(['d1', 'execute', 'DB', '--local', '--command', sql], 'storing the development key');
+run(['d1', 'execute', 'DB', '--local', ...persistArgs, '--command', sql], 'storing the development key');
 
 const devVars = join(root, '.dev.vars');
 const hasAdminToken = existsSync(devVars) && /^\s*ADMIN_TOKEN\s*=\s*\S/m.test(readFileSync(devVars, 'utf8'));
 
-const args = process.argv.slice(2);
-const portIndex = args.indexOf('--port');
-const port = portIndex >= 0 ? args[portIndex + 1] : '8787';
 console.log(`
 ctxkit: development API key for tenant "${TENANT}" (stored hashed; kept in .wrangler/ctxkit-dev-key):
 
   export CTXKIT_KEY=${key}
-  curl -s -H "authorization: Bearer $CTXKIT_KEY" http://127.0.0.1:${port}/v1/sessions
+  curl -s -H "authorization: Bearer $CTXKIT_KEY" http://${host}:${port}/v1/sessions
 `);
 console.log(
   hasAdminToken
@@ -80,16 +125,110 @@ console.log(
   echo "ADMIN_TOKEN=$(openssl rand -hex 32)" >> .dev.vars
 `,
 );
-console.log('Starting wrangler dev…\n');
 
-const child = spawn(
-  wrangler,
-  ['dev', '--ip', '127.0.0.1', ...(portIndex >= 0 ? [] : ['--port', port]), ...args],
-  {
+/** `KEY=value` lines of `.dev.vars` (as wrangler reads them: `#` comments, optional quotes). */
+function readDevVars() {
+  if (!existsSync(devVars)) return {};
+  const vars = {};
+  for (const line of readFileSync(devVars, 'utf8').split(/\r?\n/)) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m) continue;
+    const raw = m[2];
+    vars[m[1]] = /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw;
+  }
+  return vars;
+}
+
+if (parsed.wrangler) {
+  // The old way, for comparison (`npm run bench:service -- --wrangler`) and for live reload while
+  // editing: `wrangler dev`, behind its dev proxy. Its own process group, so that a stop ends all of it.
+  console.log('Starting wrangler dev (with its dev proxy; it may drop requests under concurrency)…\n');
+  const child = spawn(wrangler, ['dev', '--ip', host, '--port', String(port), ...persistArgs], {
     cwd: root,
     env,
     stdio: 'inherit',
-  },
-);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+    detached: true,
+  });
+  const stopChild = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {}
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stopChild('SIGTERM'));
+  const parentPid = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parentPid) stopChild('SIGTERM');
+  }, 250).unref();
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else await startMiniflare();
+
+async function startMiniflare() {
+  const { build } = await import('esbuild');
+  const { Miniflare, Log, LogLevel } = await import('miniflare');
+  const { unstable_getMiniflareWorkerOptions } = await import('wrangler');
+
+  const outdir = join(root, '.wrangler', 'ctxkit-start');
+  mkdirSync(outdir, { recursive: true });
+  const scriptPath = join(outdir, 'worker.mjs');
+  await build({
+    entryPoints: [join(root, 'src/worker/index.ts')],
+    outfile: scriptPath,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['cloudflare:*', 'node:*'],
+    logLevel: 'error',
+  });
+
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, 'wrangler.toml'));
+  const mf = new Miniflare({
+    host,
+    port,
+    defaultPersistRoot: join(persistTo, 'v3'),
+    // `/cdn-cgi/handler/scheduled?cron=…` runs a cron trigger, as under `wrangler dev`.
+    unsafeTriggerHandlers: true,
+    // Offline: the placeholder `request.cf` instead of fetching one from Cloudflare.
+    cf: false,
+    log: new Log(LogLevel.WARN),
+    workers: [
+      {
+        ...workerOptions,
+        name: 'ctxkit',
+        modules: true,
+        scriptPath,
+        modulesRoot: outdir,
+        modulesRules: undefined,
+        bindings: { ...workerOptions.bindings, ...readDevVars() },
+      },
+    ],
+  });
+
+  let stopping = false;
+  async function stop(signal) {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\nctxkit: ${signal}: stopping…`);
+    // workerd is our child: dispose() ends it; give up waiting after 4 s (the process exit ends it too).
+    const timer = setTimeout(() => process.exit(1), 4000);
+    timer.unref();
+    try {
+      await mf.dispose();
+    } finally {
+      process.exit(0);
+    }
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop(signal));
+  // `npm start` runs this script under `sh -c`, and a SIGTERM to npm ends the shell without passing the
+  // signal on: an orphaned script would keep workerd answering. A change of parent means it is gone.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop('parent exited');
+  }, 250).unref();
+
+  const url = await mf.ready;
+  console.log(
+    `ctxkit: ready on ${url.origin} (run the daily cron: curl "${url.origin}/cdn-cgi/handler/scheduled?cron=55+23+*+*+*")`,
+  );
+}

@@ -22,6 +22,7 @@ export type * from './messages/types.ts';
 export * from './messages/visibility.ts';
 export * from './pipeline/estimate.ts';
 export * from './pipeline/journal.ts';
+export * from './pipeline/limits.ts';
 export * from './pipeline/pipeline.ts';
 export * from './pipeline/presets.ts';
 export * from './pipeline/runner.ts';

@@ -17,6 +17,24 @@ import { memoryRoutes } from './routes/memories.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 
+/** The methods of the routes (not middleware) whose pattern matches a path, computed from the app. */
+function allowedMethods(app: Hono<AppEnv>): (path: string) => string[] {
+  const routes = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({
+      method: r.method,
+      re: new RegExp(
+        `^${r.path
+          .split('/')
+          .map((seg) =>
+            seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+          )
+          .join('/')}$`,
+      ),
+    }));
+  return (path) => [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))].sort();
+}
+
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', (c) => c.json({ ok: true, service: 'ctxkit' }));
@@ -28,7 +46,17 @@ export function createApp(): Hono<AppEnv> {
   keyRoutes(app);
   adminRoutes(app);
   proxyRoutes(app);
-  app.notFound(() => errorResponse(new CtxError('not_found', 'no such route', { path: 'url' })));
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    // A known path with another method is a 405 that says which methods it has.
+    const methods = allowed(new URL(c.req.url).pathname);
+    if (methods.length === 0)
+      return errorResponse(new CtxError('not_found', 'no such route', { path: 'url' }));
+    const message = `${c.req.method} is not allowed here; use ${methods.join(', ')}`;
+    return c.json({ error: { code: 'method_not_allowed', message, path: 'method' } }, 405, {
+      allow: methods.join(', '),
+    });
+  });
   app.onError((error) => errorResponse(error));
   return app;
 }

@@ -1,19 +1,27 @@
 /**
  * The cron triggers (`wrangler.toml`): at 23:55 UTC the daily summary of every session active in the
- * last 24 hours (each through its Durable Object, skipped there when nothing changed); at the
+ * last 24 hours (each through its Durable Object, skipped there when nothing changed; in batches of
+ * `DAILY_PARALLEL`, with a turn of the event loop between batches so that requests served by the
+ * same isolate are never held behind the cron; each shared memory document is re-indexed once at
+ * the end instead of once per session); at the
  * clean-up time, sessions idle for more than `SESSION_IDLE_DAYS` (30), expired memories (pinned
  * ones never) and spilled outputs older than `BLOB_RETENTION_DAYS` (7).
  */
-import { consolidateMemories } from '../core/index.ts';
+import { consolidateMemories, systemClock } from '../core/index.ts';
 import { createR2BlobStore } from './blobs/r2-blob-store.ts';
+import { workerEmbedder } from './embedder.ts';
 import type { Env } from './env.ts';
+import { indexMemoryDocument } from './session/daily-flush.ts';
 import { sessionStub } from './session/stub.ts';
 import { unwrap } from './session/wire.ts';
 import { createD1MemoryStore, createD1SessionStore } from './store/d1-stores.ts';
 
 export const DAILY_CRON = '55 23 * * *';
-/** Sessions summarised at once by the daily cron. @default 8 */
-export const DAILY_PARALLEL = 8;
+/**
+ * Sessions summarised at once by the daily cron. Under `npm start` every object shares workerd's one
+ * thread: 8 at once held `/health` for ~400 ms, 2 keep it under 100 ms. @default 2
+ */
+export const DAILY_PARALLEL = 2;
 const DAY = 86_400_000;
 
 function days(raw: unknown, fallback: number): number {
@@ -26,26 +34,47 @@ export interface DailyReport {
   flushed: number;
   unchanged: number;
   failed: number;
+  /** Memory documents re-indexed (once each). */
+  indexed: number;
 }
+
+/** Lets everything else waiting on this isolate run (a request, another object's call). */
+const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export async function runDailySummaries(env: Env, now: number): Promise<DailyReport> {
   // Across tenants: the cron's work list.
   const results = await createD1SessionStore(env.DB).active(now - DAY);
-  const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0 };
+  const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0, indexed: 0 };
+  /** tenant + '\n' + path → the project of the last session that wrote it (as when indexed per flush). */
+  const written = new Map<string, { tenant: string; path: string; project: string }>();
   const flushOne = async (row: { tenant: string; id: string }) => {
     const key = { tenant: row.tenant, session: row.id };
     try {
       const result = unwrap(await sessionStub(env, key).daily(key, now));
-      if (result.status === 'flushed') report.flushed++;
-      else report.unchanged++;
+      if (result.status === 'flushed') {
+        report.flushed++;
+        for (const path of result.paths)
+          written.set(`${row.tenant}\n${path}`, { tenant: row.tenant, path, project: result.project });
+      } else report.unchanged++;
     } catch (error) {
       report.failed++;
       console.error(`ctxkit daily summary failed for ${row.tenant}:${row.id}`, error);
     }
   };
   // Each session's object summarises on its own; a few at a time keeps the cron inside its limits.
-  for (let i = 0; i < results.length; i += DAILY_PARALLEL)
+  for (let i = 0; i < results.length; i += DAILY_PARALLEL) {
     await Promise.all(results.slice(i, i + DAILY_PARALLEL).map(flushOne));
+    await yieldTurn();
+  }
+  const deps = { memories: createD1MemoryStore(env.DB), embedder: workerEmbedder(env), clock: systemClock };
+  for (const doc of written.values()) {
+    try {
+      if (await indexMemoryDocument(deps, doc.tenant, doc.path, doc.project)) report.indexed++;
+    } catch (error) {
+      console.error(`ctxkit daily summary: indexing ${doc.tenant}:${doc.path} failed`, error);
+    }
+    await yieldTurn();
+  }
   return report;
 }
 

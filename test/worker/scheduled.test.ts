@@ -149,3 +149,38 @@ describe('scheduled: clean-up', () => {
     expect((await api.get(`/v1/memories/${lasting}`)).status).toBe(200);
   });
 });
+
+describe('scheduled: the daily cron never holds up requests', () => {
+  it('answers /health and a prepare promptly while the cron summarises 60 sessions', async () => {
+    const busy = client(w, await w.createKey('cron-load'));
+    for (let i = 0; i < 60; i++) {
+      await busy.post('/v1/sessions', { id: `c${i}` });
+      await busy.post(`/v1/sessions/c${i}/messages`, chat(`Load topic ${i}`, `Reply ${i}.`));
+    }
+    const worker = await w.mf.getWorker();
+    let done = false;
+    const cronRun = worker.scheduled({ cron: '55 23 * * *', scheduledTime: new Date() }).finally(() => {
+      done = true;
+    });
+    const health: number[] = [];
+    const prepares: number[] = [];
+    while (!done) {
+      let started = performance.now();
+      expect((await w.request('/health')).status).toBe(200);
+      health.push(performance.now() - started);
+      started = performance.now();
+      expect((await busy.post('/v1/sessions/c0/prepare', {})).status).toBe(200);
+      prepares.push(performance.now() - started);
+    }
+    expect((await cronRun).outcome).toBe('ok');
+    // Several samples were taken while the cron ran, and none waited for it to finish.
+    expect(health.length).toBeGreaterThanOrEqual(3);
+    health.sort((a, b) => a - b);
+    prepares.sort((a, b) => a - b);
+    // Generous for a loaded CI box; with 8 flushes at once and per-flush re-indexing the median was ~370 ms.
+    expect(health[Math.floor(health.length / 2)]).toBeLessThan(150);
+    expect(prepares[Math.floor(prepares.length / 2)]).toBeLessThan(300);
+    const daily = (await busy.get('/v1/memory-documents?prefix=memory/')).body.documents[0].content as string;
+    expect(daily.match(/## Daily Summary/g)).toHaveLength(60);
+  }, 120_000);
+});

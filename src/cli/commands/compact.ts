@@ -1,7 +1,10 @@
 /**
  * `ctxcheck compact <transcript> --preset X --window N`: runs the pre-flight (or, with `--force`, a
  * manual compaction) on a transcript and writes the compacted conversation and the journal.
- * Spilled tool outputs go to the filesystem blob store (`--blobs`).
+ * Spilled tool outputs go to the filesystem blob store (`--blobs`). Exits 1 when the result is still
+ * at the `block` level (it would not fit; `--allow-block` accepts it). The providers' `usage` records
+ * are dropped from the output: they counted the uncompacted context, and read back as the anchor of
+ * the compacted one they would be wrong (`inspect` reported 88 tokens for a 5,336-token result).
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -30,6 +33,7 @@ export interface CompactOptions {
   force?: boolean;
   instructions?: string;
   llm?: boolean;
+  allowBlock?: boolean;
 }
 
 async function blobStore(dir: string | undefined) {
@@ -74,7 +78,14 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
   } else run = await pipeline.prepare(input);
 
   const format = options.to ?? defaultOutputFormat(transcript.format);
-  const text = serializeTranscript(run.messages, format, transcript.header);
+  // Provider usage describes the context it was measured on, not this one: dropped, never re-shaped.
+  const dropped = run.messages.filter((m) => m.usage !== undefined).length;
+  const messages = run.messages.map((m) => {
+    if (m.usage === undefined) return m;
+    const { usage: _, ...rest } = m;
+    return rest;
+  });
+  const text = serializeTranscript(messages, format, transcript.header);
   if (options.out) await writeFile(resolve(io.cwd, options.out), text);
   else io.out(text);
   const journalFile = options.journal ?? (options.out ? `${options.out}.journal.json` : undefined);
@@ -102,6 +113,14 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
   log(
     `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : ''}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
   );
+  if (dropped > 0) log(`provider usage of ${dropped} messages dropped (it counted the uncompacted context)`);
+  if (run.estimate.level === 'block' && options.allowBlock !== true) {
+    io.err(
+      `ctxcheck compact: the result is still at the block level (${run.estimate.after} tokens for a ${options.window}-token window); pass --allow-block to accept it`,
+    );
+    env.exit(EXIT.failed);
+    return;
+  }
   env.exit(EXIT.ok);
 }
 
@@ -147,6 +166,10 @@ export function compactCommand(env: CliEnv): CommandModule<object, CompactOption
         .option('llm', {
           type: 'boolean',
           describe: 'Summarize with the LLM configured in the environment',
+        })
+        .option('allow-block', {
+          type: 'boolean',
+          describe: 'Exit 0 even when the result is still at the block level',
         }) as unknown as Argv<CompactOptions>,
     handler: (argv) => compact(argv, env),
   };

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { parseWith } from '../messages/schema.ts';
+import { LIMITS } from '../pipeline/limits.ts';
 
 export type BudgetLevel = 'ok' | 'warn' | 'compact' | 'block';
 
@@ -28,9 +29,9 @@ export const BUDGET_DEFAULTS = {
   blockingBuffer: 3_000,
 } as const satisfies BudgetConfig;
 
-const tokens = z.number().int().nonnegative();
+const tokens = z.number().int().nonnegative().max(LIMITS.tokens);
 export const budgetConfigSchema = z.strictObject({
-  contextWindow: z.number().int().positive().optional(),
+  contextWindow: z.number().int().positive().max(LIMITS.tokens).optional(),
   reserveOutput: tokens.optional(),
   warningBuffer: tokens.optional(),
   autoCompactBuffer: tokens.optional(),

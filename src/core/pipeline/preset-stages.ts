@@ -9,6 +9,7 @@ import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
 import type { GuardOptions, PresetStages } from './flows.ts';
 import { dedupAffects, historicalAffects, prefixStable } from './incremental.ts';
+import { LIMITS } from './limits.ts';
 import { applyPendingInjections } from './stages/apply-pending-injections.ts';
 import {
   createToolArchiving,
@@ -166,7 +167,8 @@ export function buildStages(
   const kosmo = (s.compaction ?? {}) as KosmokratorCompactionOptions;
   const tiancai = (s.compaction ?? {}) as TiancaiCompactionOptions;
   const def = (s.compaction ?? {}) as CompactionOptions;
-  const never = Number.MAX_SAFE_INTEGER;
+  // The breaker's largest threshold: 1,000 failures in a row, never reached in practice.
+  const never = LIMITS.small;
   switch (preset) {
     case 'cowagent':
       return {

@@ -23,6 +23,7 @@ import {
   createKosmokratorCounter,
 } from '../tokens/estimators.ts';
 import { GUARD_DEFAULTS, type GuardOptions } from './flows.ts';
+import { LIMITS } from './limits.ts';
 import { buildStages, type PresetStageKit, type StageSections, stageSectionSchema } from './preset-stages.ts';
 
 export const PRESET_NAMES = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'tiancai'] as const;
@@ -56,13 +57,14 @@ const SECTIONS: Record<PresetName, ReadonlyArray<keyof StageSections>> = {
   tiancai: ['outputTruncation', 'archiving', 'compaction'],
 };
 
-function configSchema(preset: PresetName) {
+/** The `config` object a preset accepts (sections are validated by their stages). */
+export function presetConfigSchema(preset: PresetName) {
   const shape: Record<string, z.ZodType> = {
     anchor: z.boolean().optional(),
-    breakerThreshold: z.number().int().positive().optional(),
+    breakerThreshold: z.number().int().positive().max(LIMITS.small).optional(),
   };
   if (preset === 'default') shape.loopGuardRatio = z.number().gt(0).lte(1).optional();
-  if (preset === 'tiancai') shape.maxTokens = z.number().int().optional();
+  if (preset === 'tiancai') shape.maxTokens = z.number().int().min(0).max(LIMITS.tokens).optional();
   for (const key of SECTIONS[preset]) shape[key] = stageSectionSchema.optional();
   return z.strictObject(shape);
 }
@@ -121,7 +123,7 @@ export function resolvePreset(
   counter: TokenCounter | undefined,
 ): ResolvedPreset {
   parseConfig(z.enum(PRESET_NAMES), name, 'preset');
-  const c = parseConfig(configSchema(name), config ?? {}, 'config') as PresetConfig;
+  const c = parseConfig(presetConfigSchema(name), config ?? {}, 'config') as PresetConfig;
   const b = parseConfig(budgetConfigSchema, budgetInput ?? {}, 'budget') as Partial<BudgetConfig>;
   const guards: GuardOptions = {
     breakerThreshold: c.breakerThreshold ?? GUARD_DEFAULTS.breakerThreshold,

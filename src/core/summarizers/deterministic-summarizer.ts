@@ -17,7 +17,7 @@ import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
 import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
-import { memoryFlushFallback } from './flush-fallback.ts';
+import { flushLabels, memoryFlushFallback } from './flush-fallback.ts';
 import {
   distinctReferences,
   fitReferences,
@@ -348,7 +348,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
       const memories = memoriesOf(now);
       if (request.purpose === 'memory-flush') {
         const result: SummarizeResult = {
-          summary: memoryFlushFallback(request.messages).slice(0, max),
+          summary: memoryFlushFallback(request.messages, 10, flushLabels(request.preset)).slice(0, max),
           model: 'deterministic',
         };
         if (memories.length > 0) result.memories = memories;

@@ -1,6 +1,7 @@
 /**
  * CowAgent's rule-based memory-flush fallback (SEED-RULES §2.3): at most 10 lines
  * `- 用户: {user≤120} → 回复: {first meaningful assistant line≤120}`, user texts of ≤ 3 chars skipped.
+ * The labels are CowAgent's for the `cowagent` preset and English for every other (`flushLabels`).
  */
 import { messageText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
@@ -19,7 +20,25 @@ function firstMeaningfulLine(text: string): string | undefined {
   return undefined;
 }
 
-export function memoryFlushFallback(messages: readonly Message[], maxLines = 10): string {
+export interface FlushLabels {
+  user: string;
+  reply: string;
+}
+
+/** CowAgent's labels (SEED-RULES §2.3). */
+export const COWAGENT_FLUSH_LABELS: FlushLabels = { user: '用户', reply: '回复' };
+export const ENGLISH_FLUSH_LABELS: FlushLabels = { user: 'User', reply: 'Reply' };
+
+/** The labels of a preset's daily memory: CowAgent's for `cowagent`, English for the others. */
+export function flushLabels(preset: string | undefined): FlushLabels {
+  return preset === 'cowagent' || preset === undefined ? COWAGENT_FLUSH_LABELS : ENGLISH_FLUSH_LABELS;
+}
+
+export function memoryFlushFallback(
+  messages: readonly Message[],
+  maxLines = 10,
+  labels: FlushLabels = COWAGENT_FLUSH_LABELS,
+): string {
   const lines: string[] = [];
   for (let i = 0; i < messages.length && lines.length < maxLines; i++) {
     const m = messages[i]!;
@@ -34,7 +53,9 @@ export function memoryFlushFallback(messages: readonly Message[], maxLines = 10)
       if (reply) break;
     }
     const u = clipChars(userText.replace(/\s+/g, ' '), 120);
-    lines.push(reply ? `- 用户: ${u} → 回复: ${clipChars(reply, 120)}` : `- 用户: ${u}`);
+    lines.push(
+      reply ? `- ${labels.user}: ${u} → ${labels.reply}: ${clipChars(reply, 120)}` : `- ${labels.user}: ${u}`,
+    );
   }
   return lines.join('\n');
 }

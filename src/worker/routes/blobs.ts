@@ -8,10 +8,16 @@ import { CtxError } from '../../core/index.ts';
 import { createR2BlobStore, headBlob, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
 import { type AppEnv, queryParams } from '../http/context.ts';
 
+/** Largest byte offset of a spilled output (R2 objects stop at 5 TiB). */
+const MAX_BLOB_OFFSET = 5 * 1024 ** 4;
+
 const rangeQuery = z.strictObject({
-  start: z.coerce.number().int().min(0).optional(),
-  end: z.coerce.number().int().min(0).optional(),
+  start: z.coerce.number().int().min(0).max(MAX_BLOB_OFFSET).optional(),
+  end: z.coerce.number().int().min(0).max(MAX_BLOB_OFFSET).optional(),
 });
+
+/** Every query schema of these routes (walked by the bounds audit). */
+export const blobRouteSchemas = { range: rangeQuery };
 
 /** `bytes=a-b` → `[a, b + 1)`; `bytes=a-` → `[a, size)`; `bytes=-n` → the last n bytes. */
 export function parseRange(header: string, size: number): { start: number; end: number } {

@@ -20,6 +20,9 @@ const revokeQuery = z.strictObject({
   self: z.enum(['true', 'false']).optional(),
 });
 
+/** Every body and query schema of these routes (walked by the bounds audit). */
+export const keyRouteSchemas = { create: createKeySchema, revoke: revokeQuery };
+
 function keyIdParam(c: AppContext): string {
   const id = c.req.param('id') ?? '';
   if (!KEY_ID_PATTERN.test(id))

@@ -61,6 +61,14 @@ const searchSchema = z.strictObject({
   cjkFallback: z.enum(['bigrams', 'runs']).optional(),
 });
 
+/** Every body and query schema of these routes (walked by the bounds audit). */
+export const memoryRouteSchemas = {
+  create: createSchema,
+  list: listQuery,
+  documents: documentsQuery,
+  search: searchSchema,
+};
+
 export function memoryRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/memories', async (c) => {
     const body = await jsonBody(c, createSchema);

@@ -15,6 +15,7 @@ import {
   queryParams,
 } from '../http/context.ts';
 import { appendBodySchema, INPUT_FORMATS } from '../session/formats.ts';
+import { idempotencyOf, type MaybeReplayed, sessionIdFor } from '../session/idempotency.ts';
 import { settingsSchema } from '../session/settings.ts';
 import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
@@ -48,9 +49,31 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).optional(),
 });
 const messagesQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).optional(),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER - 1)
+    .optional(),
   compacted: z.enum(['true', 'false']).optional(),
 });
+
+/** Every body and query schema of these routes (walked by the bounds audit). */
+export const sessionRouteSchemas = {
+  create: createSchema,
+  context: contextSchema,
+  compact: compactSchema,
+  overflow: overflowSchema,
+  clear: clearSchema,
+  list: listQuery,
+  messages: messagesQuery,
+};
+
+/** The answer of a write that may be a replay: `Idempotent-Replayed: true` when it is. */
+function replied<T>(c: AppContext, result: MaybeReplayed<T>, status: 200 | 201): Response {
+  if (result.replayed) c.header('idempotent-replayed', 'true');
+  return c.json(result.value as object, status);
+}
 
 function sessionKey(c: AppContext): SessionKey {
   return { tenant: c.get('tenant'), session: idParam(c, 'session') };
@@ -64,15 +87,22 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/sessions', async (c) => {
     const body = await optionalJsonBody(c, createSchema);
     const { id, title, project, ...settings } = body;
-    const key = { tenant: c.get('tenant'), session: id ?? crypto.randomUUID() };
-    const info = unwrap(
-      await sessionObject(c, key).create(key, {
-        settings,
-        ...(title !== undefined ? { title } : {}),
-        ...(project !== undefined ? { project } : {}),
-      }),
+    const idem = await idempotencyOf(c.req.header('idempotency-key'), 'create', body);
+    // Without an id, a keyed create gets one derived from the key, so that its retry reaches the same object.
+    const session = id ?? (idem ? await sessionIdFor(c.get('tenant'), idem.key) : crypto.randomUUID());
+    const key = { tenant: c.get('tenant'), session };
+    const result = unwrap(
+      await sessionObject(c, key).create(
+        key,
+        {
+          settings,
+          ...(title !== undefined ? { title } : {}),
+          ...(project !== undefined ? { project } : {}),
+        },
+        idem,
+      ),
     );
-    return c.json({ session: info, settings }, 201);
+    return replied(c, { value: { session: result.value, settings }, replayed: result.replayed }, 201);
   });
 
   app.get('/v1/sessions', async (c) => {
@@ -100,7 +130,8 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/sessions/:session/messages', async (c) => {
     const key = sessionKey(c);
     const body = await jsonBody(c, appendBodySchema);
-    return c.json(unwrap(await sessionObject(c, key).append(key, body)), 201);
+    const idem = await idempotencyOf(c.req.header('idempotency-key'), `append ${key.session}`, body);
+    return replied(c, unwrap(await sessionObject(c, key).append(key, body, idem)), 201);
   });
 
   app.get('/v1/sessions/:session/messages', async (c) => {
@@ -124,7 +155,8 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/sessions/:session/compact', async (c) => {
     const key = sessionKey(c);
     const body = await optionalJsonBody(c, compactSchema);
-    return c.json(unwrap(await sessionObject(c, key).compact(key, body)));
+    const idem = await idempotencyOf(c.req.header('idempotency-key'), `compact ${key.session}`, body);
+    return replied(c, unwrap(await sessionObject(c, key).compact(key, body, idem)), 200);
   });
 
   app.post('/v1/sessions/:session/overflow', async (c) => {

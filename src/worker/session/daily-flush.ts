@@ -1,13 +1,17 @@
 /**
  * The 23:55 daily summary of one session (004, SEED-RULES §2.3): the session's new user/assistant
  * text since the last daily flush is summarised (`memory-flush`) into the tenant's daily memory
- * document `memory/YYYY-MM-DD.md` (`## Daily Summary (HH:MM)`), long-term lines into `MEMORY.md`,
- * and both are re-indexed for search. Skipped when nothing changed (same SHA-256 of the text).
- * Texts that a trim or an overflow already flushed are left out, and the texts flushed here are
- * recorded in the session's pipeline state (`flushed`), so no later flush writes them again.
+ * document `memory/YYYY-MM-DD.md` (`## Daily Summary (HH:MM)`), long-term lines into `MEMORY.md`.
+ * Skipped when nothing changed (same SHA-256 of the text). Texts that a trim or an overflow already
+ * flushed are left out, and the texts flushed here are recorded in the session's pipeline state
+ * (`flushed`), so no later flush writes them again. The documents are shared by the tenant's
+ * sessions, so they are not re-indexed here: the cron re-indexes each written document once, after
+ * every session has flushed (`indexMemoryDocument`). Re-indexing the whole growing document after
+ * each of N sessions was O(N²) work that held the isolate for seconds (issue 17).
  */
 import {
   documentFiles,
+  flushLabels,
   indexDocument,
   type Message,
   memoryFlushFallback,
@@ -32,7 +36,15 @@ export interface DailyMark {
 
 export type DailyFlushResult =
   | { status: 'unchanged'; mark: DailyMark | null }
-  | { status: 'flushed'; mark: DailyMark; paths: string[]; fallback: boolean };
+  | {
+      status: 'flushed';
+      mark: DailyMark;
+      /** Documents written, to be re-indexed by the caller (`indexMemoryDocument`). */
+      paths: string[];
+      fallback: boolean;
+      /** The session's project: the chunks of its documents are indexed under it. */
+      project: string;
+    };
 
 function utcStamp(ms: number): { date: string; time: string } {
   const iso = new Date(ms).toISOString();
@@ -72,11 +84,10 @@ export async function dailyFlush(
     console.warn('ctxkit daily flush: summarizer failed, using the rule-based fallback', error);
   }
   if (daily === '') {
-    daily = memoryFlushFallback(fresh);
+    daily = memoryFlushFallback(fresh, 10, flushLabels(preset));
     fallback = true;
   }
   const now = deps.clock.now();
-  const files = documentFiles(deps.memories, key.tenant, deps.clock);
   const paths = await appendFlush(
     deps.documents,
     key.tenant,
@@ -90,16 +101,24 @@ export async function dailyFlush(
   };
   await deps.sessions.setState(key.tenant, key.session, next);
   afterSetState(deps.cache, next, now);
-  for (const path of paths) {
-    const content = await files.read(path);
-    if (content !== undefined)
-      await withVectors(deps.embedder, (embedder) =>
-        indexDocument(deps.memories, path, content, {
-          tenant: key.tenant,
-          project: info.project,
-          ...(embedder ? { embedder } : {}),
-        }),
-      );
-  }
-  return { status: 'flushed', mark, paths, fallback };
+  return { status: 'flushed', mark, paths, fallback, project: info.project };
+}
+
+/** Re-indexes one memory document for search (chunks, BM25 terms, vectors when Workers AI is bound). */
+export async function indexMemoryDocument(
+  deps: Pick<SessionDeps, 'memories' | 'embedder' | 'clock'>,
+  tenant: string,
+  path: string,
+  project: string,
+): Promise<boolean> {
+  const content = await documentFiles(deps.memories, tenant, deps.clock).read(path);
+  if (content === undefined) return false;
+  await withVectors(deps.embedder, (embedder) =>
+    indexDocument(deps.memories, path, content, {
+      tenant,
+      project,
+      ...(embedder ? { embedder } : {}),
+    }),
+  );
+  return true;
 }

@@ -1,8 +1,8 @@
 /**
  * Messages in and out of the service: native neutral messages, OpenAI Chat Completions messages, an
  * Anthropic Messages request, OpenAI Responses items or Gemini contents, converted with the core
- * adapters. Incoming messages get
- * session-unique ids (`m<seq>`) unless they bring their own (neutral form).
+ * adapters. Incoming messages get session-unique ids (`m<seq>`) unless they bring their own `id`
+ * (neutral, OpenAI and Anthropic forms: `client-ids.ts`).
  */
 import * as z from 'zod';
 import {
@@ -20,6 +20,7 @@ import {
   toOpenAI,
   toResponsesRequest,
 } from '../../core/index.ts';
+import { anthropicWithIds, clientIds, withOpenAIIds } from './client-ids.ts';
 
 export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic', 'responses', 'gemini'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -79,9 +80,11 @@ export function parseIncoming(body: AppendBody): ParsedMessages {
   }
   if (format === 'openai') {
     const messages = fromOpenAI(body.messages, { path: 'messages' });
-    return { messages, autoId: messages.map(() => true) };
+    return withOpenAIIds({ messages, autoId: messages.map(() => true) }, clientIds(body.messages));
   }
   if (format === 'anthropic') {
+    const withIds = anthropicWithIds(body.messages, body.system, clientIds(body.messages));
+    if (withIds) return withIds;
     const messages = fromAnthropic(
       body.system === undefined ? body.messages : { system: body.system, messages: body.messages },
     );

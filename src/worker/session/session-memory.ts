@@ -11,6 +11,7 @@ import {
   ensureMemoryBlock,
   indexDocument,
   type MemoryFlush,
+  type MemoryRecord,
   type Message,
   messageText,
   type PipelineRun,
@@ -35,25 +36,54 @@ function lastUserText(messages: readonly Message[]): string {
   return '';
 }
 
+/** C0/C1 controls (tab and newline included: an injected line stays one line), DEL, bidi controls. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]+/g;
+/** Longest injected title or text before the block's own clipping (220 characters a line). @default 500 */
+export const INJECTED_MAX_CHARS = 500;
+
+/** Text of another session or of a stored memory made safe for one line of the system prompt. */
+export function sanitizeInjected(text: string, max = INJECTED_MAX_CHARS): string {
+  const flat = text.replace(UNSAFE, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? flat.slice(0, max) : flat;
+}
+
+function cleanMemory(m: MemoryRecord): MemoryRecord {
+  return { ...m, title: sanitizeInjected(m.title, 200), content: sanitizeInjected(m.content) };
+}
+
 /**
- * The frozen memory block: memories and recall from other sessions, computed once per context. Entries
+ * The frozen memory block, computed once per context: the tenant's memories, plus what the session's
+ * `memory` setting lets in from other sessions (`## Session Recall`, `## Previous Sessions`; both off
+ * by default, and only within the session's project). Every injected text is sanitised; entries
  * failing the prompt-injection scan (002 §4.11) are left out and listed in `block.dropped`.
  */
 export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded: Loaded) {
   const now = deps.clock.now();
+  const project = loaded.info.project;
+  const scoped = (mode: 'off' | 'project' | undefined) => mode === 'project' && project !== '';
+  const withPrevious = scoped(deps.memory?.previousSessions);
+  const withRecall = scoped(deps.memory?.recall);
   return ensureMemoryBlock(loaded.state, async () => {
     const query = lastUserText(loaded.messages);
-    const all = await deps.memories.list(key.tenant, { project: loaded.info.project, now });
-    const selected = selectMemories(all, { query, now });
+    const all = await deps.memories.list(key.tenant, { project, now });
+    // Compaction memories are the summaries of sessions: "Previous Sessions".
+    const allowed = withPrevious ? all : all.filter((m) => m.type !== 'compaction');
+    const selected = selectMemories(allowed, { query, now }).map(cleanMemory);
     const recall =
-      query === ''
+      query === '' || !withRecall
         ? []
-        : await deps.sessions.recall(key.tenant, {
-            project: loaded.info.project,
-            excludeSession: key.session,
-            query,
-            limit: 3,
-          });
+        : (
+            await deps.sessions.recall(key.tenant, {
+              project,
+              excludeSession: key.session,
+              query,
+              limit: deps.memory?.recallLimit ?? 3,
+            })
+          ).map((h) => ({
+            ...h,
+            title: sanitizeInjected(h.title ?? '', 200),
+            text: sanitizeInjected(h.text),
+          }));
     // Entries failing the prompt-injection scan are dropped by the block, and never marked surfaced.
     const block = buildMemoryBlock(selected, recall, { counter: counterOf(deps), now });
     if (block.memoryIds.length > 0) await deps.memories.markSurfaced(key.tenant, block.memoryIds, now);

@@ -40,6 +40,14 @@ import { workerSummarizer } from '../summarizer.ts';
 import { type AppendResult, appendMessages, type KnownIds } from './append.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
+import {
+  IDEMPOTENCY_PREFIX,
+  IDEMPOTENCY_TTL_MS,
+  type Idempotency,
+  type IdempotencyRecord,
+  type MaybeReplayed,
+  mismatch,
+} from './idempotency.ts';
 import { d1DocumentAppender } from './memory-documents.ts';
 import type { SessionCache } from './session-cache.ts';
 import {
@@ -100,6 +108,31 @@ export class SessionObject extends DurableObject<Env> {
     return run;
   }
 
+  private idempotentWrites = 0;
+
+  /**
+   * Inside the write queue: the stored first answer for `idem`, or `run()` and its answer stored.
+   * Every 64 stored answers, those older than `IDEMPOTENCY_TTL_MS` are dropped.
+   */
+  private async once<T>(idem: Idempotency | undefined, run: () => Promise<T>): Promise<MaybeReplayed<T>> {
+    if (!idem) return { value: await run(), replayed: false };
+    const name = IDEMPOTENCY_PREFIX + idem.key;
+    const stored = await this.ctx.storage.get<IdempotencyRecord>(name);
+    const now = Date.now();
+    if (stored && now - stored.at < IDEMPOTENCY_TTL_MS) {
+      if (stored.hash !== idem.hash) throw mismatch();
+      return { value: stored.value as T, replayed: true };
+    }
+    const value = await run();
+    await this.ctx.storage.put(name, { hash: idem.hash, at: now, value } satisfies IdempotencyRecord);
+    if (++this.idempotentWrites % 64 === 0) {
+      const all = await this.ctx.storage.list<IdempotencyRecord>({ prefix: IDEMPOTENCY_PREFIX });
+      const old = [...all].filter(([, r]) => now - r.at >= IDEMPOTENCY_TTL_MS).map(([k]) => k);
+      for (let i = 0; i < old.length; i += 128) await this.ctx.storage.delete(old.slice(i, i + 128));
+    }
+    return { value, replayed: false };
+  }
+
   private async settings(): Promise<SessionSettings> {
     return (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
   }
@@ -123,8 +156,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async deps(key: SessionKey): Promise<SessionDeps> {
-    if (!this.pipeline) this.pipeline = this.buildPipeline(await this.settings(), key.tenant);
+    const settings = await this.settings();
+    if (!this.pipeline) this.pipeline = this.buildPipeline(settings, key.tenant);
     return {
+      memory: settings.memory,
       sessions: createD1SessionStore(this.env.DB),
       memories: createD1MemoryStore(this.env.DB),
       pipeline: this.pipeline,
@@ -139,42 +174,51 @@ export class SessionObject extends DurableObject<Env> {
   async create(
     key: SessionKey,
     input: { title?: string | undefined; project?: string | undefined; settings: unknown },
-  ): Promise<Outcome<SessionInfo>> {
+    idem?: Idempotency,
+  ): Promise<Outcome<MaybeReplayed<SessionInfo>>> {
     return outcome(() =>
-      this.serial(async () => {
-        const settings = parseWith(settingsSchema, input.settings, []);
-        // Invalid preset config fails here, before anything is stored.
-        const pipeline = this.buildPipeline(settings, key.tenant);
-        const sessions = createD1SessionStore(this.env.DB);
-        if (await sessions.get(key.tenant, key.session))
-          throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
-        await this.ctx.storage.put(SETTINGS, settings);
-        const info = await sessions.create({
-          tenant: key.tenant,
-          id: key.session,
-          ...(input.title !== undefined ? { title: input.title } : {}),
-          ...(input.project !== undefined ? { project: input.project } : {}),
-        });
-        this.pipeline = pipeline;
-        this.ids = new Set();
-        this.cache.view = undefined;
-        return info;
-      }),
+      this.serial(() =>
+        this.once(idem, async () => {
+          const settings = parseWith(settingsSchema, input.settings, []);
+          // Invalid preset config fails here, before anything is stored.
+          const pipeline = this.buildPipeline(settings, key.tenant);
+          const sessions = createD1SessionStore(this.env.DB);
+          if (await sessions.get(key.tenant, key.session))
+            throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
+          await this.ctx.storage.put(SETTINGS, settings);
+          const info = await sessions.create({
+            tenant: key.tenant,
+            id: key.session,
+            ...(input.title !== undefined ? { title: input.title } : {}),
+            ...(input.project !== undefined ? { project: input.project } : {}),
+          });
+          this.pipeline = pipeline;
+          this.ids = new Set();
+          this.cache.view = undefined;
+          return info;
+        }),
+      ),
     );
   }
 
-  async append(key: SessionKey, body: AppendBody): Promise<Outcome<AppendResult>> {
+  async append(
+    key: SessionKey,
+    body: AppendBody,
+    idem?: Idempotency,
+  ): Promise<Outcome<MaybeReplayed<AppendResult>>> {
     return outcome(() =>
-      this.serial(async () => {
-        const parsed = parseIncoming(body);
-        const deps = await this.deps(key);
-        return appendMessages(deps, key, parsed, async () => {
-          this.ids ??= new Set(
-            (await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id),
-          );
-          return this.ids;
-        });
-      }),
+      this.serial(() =>
+        this.once(idem, async () => {
+          const parsed = parseIncoming(body);
+          const deps = await this.deps(key);
+          return appendMessages(deps, key, parsed, async () => {
+            this.ids ??= new Set(
+              (await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id),
+            );
+            return this.ids;
+          });
+        }),
+      ),
     );
   }
 
@@ -185,7 +229,8 @@ export class SessionObject extends DurableObject<Env> {
   async compact(
     key: SessionKey,
     input: ContextInput & { instructions?: string | undefined },
-  ): Promise<Outcome<ContextResult>> {
+    idem?: Idempotency,
+  ): Promise<Outcome<MaybeReplayed<ContextResult>>> {
     return outcome(async () => {
       if (this.compacting)
         throw new CtxError('conflict', 'a compaction of this session is already running', {
@@ -193,16 +238,18 @@ export class SessionObject extends DurableObject<Env> {
         });
       this.compacting = true;
       try {
-        return await this.serial(async () => {
-          await this.ctx.storage.put(COMPACTING, Date.now());
-          try {
-            const result = await compactContext(await this.deps(key), key, input);
-            await this.ctx.storage.delete(INTERRUPTED);
-            return result;
-          } finally {
-            await this.ctx.storage.delete(COMPACTING);
-          }
-        });
+        return await this.serial(() =>
+          this.once(idem, async () => {
+            await this.ctx.storage.put(COMPACTING, Date.now());
+            try {
+              const result = await compactContext(await this.deps(key), key, input);
+              await this.ctx.storage.delete(INTERRUPTED);
+              return result;
+            } finally {
+              await this.ctx.storage.delete(COMPACTING);
+            }
+          }),
+        );
       } finally {
         this.compacting = false;
       }

@@ -28,6 +28,7 @@ import { type OutputDialect, type Rendered, renderMessages, toDialect } from './
 import type { DocumentAppender } from './memory-documents.ts';
 import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
 import { saveExtracted, withMemoryBlock, writeFlushes } from './session-memory.ts';
+import type { MemorySettings } from './settings.ts';
 import type { SessionKey } from './wire.ts';
 
 export interface SessionDeps {
@@ -42,6 +43,8 @@ export interface SessionDeps {
   embedder?: Embedder | undefined;
   /** The Durable Object's cache of this session (absent: every call reads D1). */
   cache?: SessionCache;
+  /** The session's memory injection setting (absent: nothing from other sessions). */
+  memory?: MemorySettings | undefined;
 }
 
 export interface ContextInput {

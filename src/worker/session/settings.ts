@@ -8,12 +8,30 @@ import { budgetConfigSchema, jsonValueSchema } from '../../core/index.ts';
 export const PRESETS = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'tiancai'] as const;
 export type PresetId = (typeof PRESETS)[number];
 
+/**
+ * What of the tenant's other sessions reaches this session's system prompt. Both are off unless the
+ * session asks: a session sees only its own conversation and the tenant's memories. `project` turns
+ * a source on for sessions of the same project (never for a session without a project, which would
+ * otherwise see every project-less session of the tenant).
+ */
+export const memorySettingsSchema = z.strictObject({
+  /** `## Session Recall`: up to `recallLimit` messages of the project's other sessions. @default 'off' */
+  recall: z.enum(['off', 'project']).optional(),
+  /** `## Previous Sessions`: compaction summaries of the project's sessions. @default 'off' */
+  previousSessions: z.enum(['off', 'project']).optional(),
+  /** Recalled messages at most. @default 3 */
+  recallLimit: z.number().int().min(1).max(10).optional(),
+});
+
+export type MemorySettings = z.infer<typeof memorySettingsSchema>;
+
 export const settingsSchema = z.strictObject({
   preset: z.enum(PRESETS).optional(),
   budget: budgetConfigSchema.optional(),
   /** Preset config sections (validated by the pipeline, which names the field at fault). */
   config: z.record(z.string(), jsonValueSchema).optional(),
   excludeTools: z.array(z.string().min(1)).max(100).optional(),
+  memory: memorySettingsSchema.optional(),
 });
 
 export type SessionSettings = z.infer<typeof settingsSchema>;

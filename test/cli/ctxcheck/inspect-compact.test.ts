@@ -77,6 +77,34 @@ describe('ctxcheck compact', () => {
     expect(r.stdout).toContain('50 → 26 messages');
   });
 
+  it('exits 1 when the result is still at the block level, 0 with --allow-block', async () => {
+    const args = ['compact', 'chat.json', '--preset', 'co-cli', '--window', '500', '--out', 'blocked.json'];
+    const r = await ctxcheck(args, dir);
+    expect(r.stdout).toContain('(level block)');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--allow-block');
+    const allowed = await ctxcheck([...args, '--allow-block'], dir);
+    expect(allowed.code).toBe(0);
+  });
+
+  it('drops the provider usage instead of re-shaping it into a wrong anchor', async () => {
+    const withUsage = turns(25).map((m, i) =>
+      m.role === 'assistant'
+        ? { ...m, usage: { input_tokens: 100 + i, output_tokens: 7, cache_read_input_tokens: 3 } }
+        : m,
+    );
+    await writeJson(dir, 'usage.json', withUsage);
+    const r = await ctxcheck(
+      ['compact', 'usage.json', '--preset', 'cowagent', '--window', '100000', '--out', 'usage-out.json'],
+      dir,
+    );
+    expect(r.code).toBe(0);
+    const text = await readFile(join(dir, 'usage-out.json'), 'utf8');
+    expect(text).not.toContain('usage');
+    expect(text).not.toContain('prompt_tokens');
+    expect(r.stdout).toMatch(/provider usage of \d+ messages dropped/);
+  });
+
   it('exits 2 when --window is missing', async () => {
     const r = await ctxcheck(['compact', 'chat.json'], dir);
     expect(r.code).toBe(2);

@@ -51,11 +51,22 @@ describe('cowagentTrim', () => {
 
   it('uses the rule-based fallback lines when the summarizer throws', async () => {
     const summarizer = createScriptedSummarizer({ answers: [{ error: 'timeout' }] });
-    const r = await cowagentTrim().run(deepFreeze(conversation(21)), makeCtx({ summarizer }));
+    const r = await cowagentTrim().run(
+      deepFreeze(conversation(21)),
+      makeCtx({ summarizer, preset: 'cowagent' }),
+    );
     expect(r.report.status).toBe('applied');
     expect(r.report.error).toContain('timeout');
     expect(r.state!.pendingInjections[0]!.summary!.split('\n')[0]).toBe(
       '- 用户: question 1 about src/file1.ts → 回复: answer 1',
+    );
+  });
+
+  it('writes the fallback lines with English labels under any other preset', async () => {
+    const summarizer = createScriptedSummarizer({ answers: [{ error: 'timeout' }] });
+    const r = await cowagentTrim().run(deepFreeze(conversation(21)), makeCtx({ summarizer }));
+    expect(r.state!.pendingInjections[0]!.summary!.split('\n')[0]).toBe(
+      '- User: question 1 about src/file1.ts → Reply: answer 1',
     );
   });
 

@@ -15,6 +15,7 @@ import { outputText } from '../../messages/text.ts';
 import type { Message, ToolCallPart } from '../../messages/types.ts';
 import type { IdGenerator, SummarizeRequest } from '../../ports.ts';
 import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
 import {
   applied,
@@ -27,23 +28,23 @@ import {
 } from './stage-kit.ts';
 
 export const toolArchivingOptionsSchema = z.strictObject({
-  /** Visible tool results allowed before archiving starts; `≤ 0` disables. @default 10 */
-  cutoff: z.number().int().optional(),
+  /** Visible tool results allowed before archiving starts; `0` disables. @default 10 */
+  cutoff: z.number().int().min(0).max(LIMITS.count).optional(),
   /** `llm` (through `ctx.summarizer`, heuristic on error), `heuristic`, or `off`. @default 'llm' */
   strategy: z.enum(['llm', 'heuristic', 'off']).optional(),
   /** `sync`: one summary per result (documented); `batch`: ≤ 4 per summary (what 003 runs). @default 'sync' */
   variant: z.enum(['sync', 'batch']).optional(),
   /** `batch`: results per summary. @default 4 */
-  batchSize: z.number().int().positive().optional(),
+  batchSize: z.number().int().positive().max(LIMITS.small).optional(),
   /** `batch`: batches per run (003 keeps 2 in flight). @default 2 */
-  maxBatches: z.number().int().positive().optional(),
+  maxBatches: z.number().int().positive().max(LIMITS.small).optional(),
   /**
    * Where summaries go: `end` appends them (003), `in-place` puts each right after the block of tool
    * messages holding the (last) archived result, keeping chronology and the user's prompt last. @default 'end'
    */
   placement: z.enum(['end', 'in-place']).optional(),
   /** Summarizer time limit in ms. @default 30000 */
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().max(LIMITS.ms).optional(),
 });
 
 export type ToolArchivingOptions = z.input<typeof toolArchivingOptionsSchema>;

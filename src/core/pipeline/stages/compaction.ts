@@ -26,6 +26,7 @@ import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
 import { appendReferenceIndex } from '../../summarizers/reference-index.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
   compactionEvents,
@@ -88,16 +89,21 @@ export interface CompactionOptions {
   trigger?: 'always' | 'auto';
 }
 
-const schema = z.strictObject({
-  keepRecentTokens: z.number().int().nonnegative().default(COMPACTION_DEFAULTS.keepRecentTokens),
+export const compactionOptionsSchema = z.strictObject({
+  keepRecentTokens: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(LIMITS.tokens)
+    .default(COMPACTION_DEFAULTS.keepRecentTokens),
   keepRecentRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.keepRecentRatio),
   targetRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.targetRatio),
-  charsPerToken: z.number().gt(0).default(COMPACTION_DEFAULTS.charsPerToken),
+  charsPerToken: z.number().gt(0).max(LIMITS.charsPerToken).default(COMPACTION_DEFAULTS.charsPerToken),
   summaryRole: z.enum(['user', 'system']).default(COMPACTION_DEFAULTS.summaryRole),
-  triggerTokens: z.number().int().positive().optional(),
+  triggerTokens: z.number().int().positive().max(LIMITS.tokens).optional(),
   loopGuardRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.loopGuardRatio),
-  maxFailures: z.number().int().positive().default(COMPACTION_DEFAULTS.maxFailures),
-  maxSummaryChars: z.number().int().positive().default(COMPACTION_DEFAULTS.maxSummaryChars),
+  maxFailures: z.number().int().positive().max(LIMITS.small).default(COMPACTION_DEFAULTS.maxFailures),
+  maxSummaryChars: z.number().int().positive().max(LIMITS.chars).default(COMPACTION_DEFAULTS.maxSummaryChars),
   referenceIndexShare: z.number().min(0).lt(1).default(COMPACTION_DEFAULTS.referenceIndexShare),
   trigger: z.enum(['always', 'auto']).default(COMPACTION_DEFAULTS.trigger),
 });
@@ -189,7 +195,7 @@ function withoutMark(state: PipelineState): PipelineState {
 }
 
 export function compaction(options: CompactionOptions = {}): Stage {
-  const o = parseStageOptions(schema, options, NAME);
+  const o = parseStageOptions(compactionOptionsSchema, options, NAME);
   return {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {

@@ -12,6 +12,7 @@ import { messageText } from '../../messages/text.ts';
 import { segmentTurns, type Turn } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { ExtractedMemory } from '../../ports.ts';
+import { LIMITS } from '../limits.ts';
 import type {
   JournalEntry,
   MemoryFlush,
@@ -52,10 +53,25 @@ export interface CowagentTrimOptions {
   memoryFlush?: boolean;
 }
 
-const schema = z.strictObject({
-  maxContextTurns: z.number().int().positive().default(COWAGENT_TRIM_DEFAULTS.maxContextTurns),
-  maxContextTokens: z.number().int().positive().default(COWAGENT_TRIM_DEFAULTS.maxContextTokens),
-  compressThreshold: z.number().int().positive().default(COWAGENT_TRIM_DEFAULTS.compressThreshold),
+export const cowagentTrimOptionsSchema = z.strictObject({
+  maxContextTurns: z
+    .number()
+    .int()
+    .positive()
+    .max(LIMITS.count)
+    .default(COWAGENT_TRIM_DEFAULTS.maxContextTurns),
+  maxContextTokens: z
+    .number()
+    .int()
+    .positive()
+    .max(LIMITS.tokens)
+    .default(COWAGENT_TRIM_DEFAULTS.maxContextTokens),
+  compressThreshold: z
+    .number()
+    .int()
+    .positive()
+    .max(LIMITS.count)
+    .default(COWAGENT_TRIM_DEFAULTS.compressThreshold),
   memoryFlush: z.boolean().default(COWAGENT_TRIM_DEFAULTS.memoryFlush),
 });
 
@@ -211,7 +227,7 @@ function compressTurns(w: Work, ctx: StageContext): void {
 }
 
 export function cowagentTrim(options: CowagentTrimOptions = {}): Stage {
-  const o = parseStageOptions(schema, options, NAME);
+  const o = parseStageOptions(cowagentTrimOptionsSchema, options, NAME);
   return {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {

@@ -18,6 +18,7 @@ import * as z from 'zod';
 import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,
@@ -121,15 +122,17 @@ export function trimOldest(
 
 export const emergencyTrimOptionsSchema = z.strictObject({
   /** Turns removed at least once triggered (002 HEAD: 1 on the blocking path, 3 in overflow recovery). @default 1 */
-  minTurns: z.number().int().nonnegative().optional(),
+  minTurns: z.number().int().nonnegative().max(LIMITS.count).optional(),
   /** Turns removed at most per run. @default 8 */
-  maxTurns: z.number().int().positive().optional(),
+  maxTurns: z.number().int().positive().max(LIMITS.count).optional(),
   /** Run only at the blocking level, or whenever the estimate is at/above `target`. @default 'blocking' */
   trigger: z.enum(['blocking', 'target']).optional(),
   /** Keep the call of a final tool result instead of orphaning it (002 orphans it). @default true */
   keepTailPairs: z.boolean().optional(),
   /** Stop once the estimate is below this level (or token count). @default 'auto-compact' */
-  target: z.union([z.enum(['auto-compact', 'warning', 'blocking']), z.number().int().positive()]).optional(),
+  target: z
+    .union([z.enum(['auto-compact', 'warning', 'blocking']), z.number().int().positive().max(LIMITS.tokens)])
+    .optional(),
 });
 
 export type EmergencyTrimOptions = z.input<typeof emergencyTrimOptionsSchema>;

@@ -14,6 +14,7 @@ import type { Message, ToolResultPart } from '../../messages/types.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,
@@ -30,10 +31,10 @@ import {
 export const historicalTruncationOptionsSchema = z.strictObject({
   /** Which system to reproduce. @default 'cowagent' */
   mode: z.enum(['cowagent', 'co-cli']).optional(),
-  /** Characters kept. `≤ 0` disables the stage. @default 20000 (`co-cli`: 2000) */
-  maxChars: z.number().int().optional(),
+  /** Characters kept. `0` disables the stage. @default 20000 (`co-cli`: 2000) */
+  maxChars: z.number().int().min(0).max(LIMITS.chars).optional(),
   /** `co-cli`: number of trailing messages never touched. @default 2 */
-  protectLast: z.number().int().nonnegative().optional(),
+  protectLast: z.number().int().nonnegative().max(LIMITS.count).optional(),
 });
 
 export type HistoricalTruncationOptions = z.input<typeof historicalTruncationOptionsSchema>;

@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import { startsTurn } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageResult } from '../types.ts';
 import {
   compactionEvents,
@@ -63,10 +64,15 @@ export interface KosmokratorCompactionOptions {
   protectedContext?: ProtectedContext;
 }
 
-const positive = z.number().int().positive();
-const schema = z.strictObject({
+const positive = z.number().int().positive().max(LIMITS.chars);
+export const kosmokratorCompactionOptionsSchema = z.strictObject({
   keepRecentTurns: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.keepRecentTurns),
-  maxFailures: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.maxFailures),
+  maxFailures: z
+    .number()
+    .int()
+    .positive()
+    .max(LIMITS.small)
+    .default(KOSMOKRATOR_COMPACTION_DEFAULTS.maxFailures),
   wrapSummary: z.boolean().default(KOSMOKRATOR_COMPACTION_DEFAULTS.wrapSummary),
   trigger: z.enum(['always', 'auto']).default(KOSMOKRATOR_COMPACTION_DEFAULTS.trigger),
   capDrops: z.enum(['oldest', 'newest']).default(KOSMOKRATOR_COMPACTION_DEFAULTS.capDrops),
@@ -80,8 +86,8 @@ const schema = z.strictObject({
       repoRoot: z.string().optional(),
       gitBranch: z.string().optional(),
       agentType: z.string().optional(),
-      agentDepth: z.number().int().nonnegative().optional(),
-      agentMaxDepth: z.number().int().nonnegative().optional(),
+      agentDepth: z.number().int().nonnegative().max(LIMITS.small).optional(),
+      agentMaxDepth: z.number().int().nonnegative().max(LIMITS.small).optional(),
     })
     .optional(),
 });
@@ -101,7 +107,7 @@ export function keepBoundary(messages: readonly Message[], keep: number): number
 }
 
 export function kosmokratorCompaction(options: KosmokratorCompactionOptions = {}): Stage {
-  const o = parseStageOptions(schema, options, NAME);
+  const o = parseStageOptions(kosmokratorCompactionOptionsSchema, options, NAME);
   return {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {

@@ -11,7 +11,7 @@ import { sha256Hex } from '../../blobs/sha256.ts';
 import { messageText } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { ExtractedMemory } from '../../ports.ts';
-import { memoryFlushFallback } from '../../summarizers/flush-fallback.ts';
+import { flushLabels, memoryFlushFallback } from '../../summarizers/flush-fallback.ts';
 import type { MemoryFlush, StageContext, StageReport } from '../types.ts';
 import { trySummarize } from './compaction-support.ts';
 
@@ -100,7 +100,7 @@ export async function flushToMemory(
   let summary = outcome.ok ? outcome.result.summary.trim() : '';
   if (summary === '无') summary = '';
   const memories = outcome.ok ? (outcome.result.memories ?? []) : [];
-  if (summary === '') summary = memoryFlushFallback(fresh);
+  if (summary === '') summary = memoryFlushFallback(fresh, 10, flushLabels(ctx.preset));
   if (summary === '' && memories.length === 0) return { flushed: next, repeated };
   const result: FlushOutcome = {
     flush: { reason, summary, messageIds: fresh.map((m) => m.id) },

@@ -10,6 +10,7 @@ import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
 import {
   type ModeInput,
@@ -36,14 +37,14 @@ export type OutputTruncationMode = 'default' | 'kosmokrator' | 'tiancai' | 'cowa
 export const outputTruncationOptionsSchema = z.strictObject({
   /** Which system to reproduce. @default 'default' */
   mode: z.enum(['default', 'kosmokrator', 'tiancai', 'cowagent']).optional(),
-  /** Line limit (`≤ 0` disables it in `tiancai`). @default 2000 */
-  maxLines: z.number().int().optional(),
+  /** Line limit (`0` disables it in `tiancai`). @default 2000 */
+  maxLines: z.number().int().min(0).max(LIMITS.lines).optional(),
   /** Byte limit. @default 51200 (`kosmokrator`: 50000) */
-  maxBytes: z.number().int().optional(),
+  maxBytes: z.number().int().min(0).max(LIMITS.chars).optional(),
   /** Character (code point) limit. @default 204800 (`cowagent`: 50000; unused by `kosmokrator`, `default`) */
-  maxChars: z.number().int().optional(),
+  maxChars: z.number().int().min(0).max(LIMITS.chars).optional(),
   /** `tiancai`: runes above which the whole output is spilled and replaced by a pointer; 0 disables. @default 204800 */
-  spillThreshold: z.number().int().optional(),
+  spillThreshold: z.number().int().min(0).max(LIMITS.chars).optional(),
   /** `tiancai` line cut. @default 'head_tail' */
   truncateMode: z.enum(['head_tail', 'head']).optional(),
   /** `cowagent` per-tool line/byte cut. @default { bash: 'tail', read: 'head', grep: 'head' } */

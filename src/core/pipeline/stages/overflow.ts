@@ -10,8 +10,10 @@
  * `recoverFromOverflow` returns the messages to retry with and a verdict; `overflowRecovery` wraps it
  * as a Stage (`applied` = retry, `failed` = give up / clear) for the runner's overflow flow.
  */
+
 import type { Message } from '../../messages/types.ts';
 import type { ExtractedMemory } from '../../ports.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, MemoryFlush, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
 import { aggressiveTrim } from './aggressive-trim.ts';
 import { compaction } from './compaction.ts';
@@ -142,7 +144,7 @@ export async function recoverFromOverflow(
       break;
     case 'kosmokrator':
       if (attempt === 1) {
-        const r = await runStage(acc, kosmokratorCompaction({ maxFailures: Number.MAX_SAFE_INTEGER }), ctx);
+        const r = await runStage(acc, kosmokratorCompaction({ maxFailures: LIMITS.small }), ctx);
         if (r.report.status === 'applied') verdict = 'retry';
         else if (oldestTurn(acc, ctx)) verdict = 'retry';
       } else if (attempt <= 3 && oldestTurn(acc, ctx)) verdict = 'retry';
@@ -163,7 +165,7 @@ export async function recoverFromOverflow(
       if (attempt === 1) {
         await flush(acc, ctx);
         const capped = aggressive(acc, ctx, true);
-        const r = await runStage(acc, compaction({ maxFailures: Number.MAX_SAFE_INTEGER }), ctx);
+        const r = await runStage(acc, compaction({ maxFailures: LIMITS.small }), ctx);
         const compacted = r.report.status === 'applied';
         const trimmed = !compacted && aggressive(acc, ctx, false);
         if (capped || compacted || trimmed) verdict = 'retry';

@@ -15,6 +15,7 @@ import { messageText, outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import { formatCount, headCodePoints } from '../../text/trim.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import { isClearedResult, pathBasename } from './dedup.ts';
 import {
@@ -66,11 +67,11 @@ export const pruningOptionsSchema = z.strictObject({
   /** `kosmokrator`: 002's exact placeholders and names. @default 'default' */
   mode: z.enum(['default', 'kosmokrator']).optional(),
   /** Tokens of recent tool output (before the protected turns) never pruned. @default 40000 */
-  protectTokens: z.number().int().nonnegative().optional(),
+  protectTokens: z.number().int().nonnegative().max(LIMITS.tokens).optional(),
   /** Prune only when at least this many tokens can go, and stop once they have. @default 20000 */
-  minSavings: z.number().int().nonnegative().optional(),
+  minSavings: z.number().int().nonnegative().max(LIMITS.tokens).optional(),
   /** Tool name → priority; replaces the 002 table. */
-  priorities: z.record(z.string(), z.number()).optional(),
+  priorities: z.record(z.string(), z.number().min(-LIMITS.priority).max(LIMITS.priority)).optional(),
   /** Tool name → 002 name. @default Claude Code names in `default` mode, none in `kosmokrator` */
   aliases: z.record(z.string(), z.string()).optional(),
 });

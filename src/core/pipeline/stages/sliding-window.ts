@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import type { Message } from '../../messages/types.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageResult } from '../types.ts';
 import {
   compactionEvents,
@@ -32,8 +33,8 @@ export interface SlidingWindowOptions {
   split?: 'index' | 'pairing-safe';
 }
 
-const schema = z.strictObject({
-  maxMessages: z.number().int().default(SLIDING_WINDOW_DEFAULTS.maxMessages),
+export const slidingWindowOptionsSchema = z.strictObject({
+  maxMessages: z.number().int().min(0).max(LIMITS.count).default(SLIDING_WINDOW_DEFAULTS.maxMessages),
   split: z.enum(['index', 'pairing-safe']).default(SLIDING_WINDOW_DEFAULTS.split),
 });
 
@@ -74,7 +75,7 @@ export function windowSpan(
 }
 
 export function slidingWindow(options: SlidingWindowOptions = {}): Stage {
-  const o = parseStageOptions(schema, options, NAME);
+  const o = parseStageOptions(slidingWindowOptionsSchema, options, NAME);
   return {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {

@@ -17,6 +17,7 @@ import {
 import { outputText } from '../../messages/text.ts';
 import type { Message, Part } from '../../messages/types.ts';
 import { trimTextWithTail } from '../../text/trim.ts';
+import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageResult } from '../types.ts';
 import { compactToolResultsInRecent } from './archiving.ts';
 import {
@@ -77,8 +78,8 @@ export interface TiancaiCompactionOptions {
   toolResultRunes?: number;
 }
 
-const int = z.number().int();
-const schema = z.strictObject({
+const int = z.number().int().min(0).max(LIMITS.tokens);
+export const tiancaiCompactionOptionsSchema = z.strictObject({
   contextWindow: int.nonnegative().optional(),
   reserveTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.reserveTokens),
   maxTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.maxTokens),
@@ -89,7 +90,12 @@ const schema = z.strictObject({
   autoCompact: z.boolean().default(TIANCAI_COMPACTION_DEFAULTS.autoCompact),
   trigger: z.enum(['auto', 'always', 'recovery']).default(TIANCAI_COMPACTION_DEFAULTS.trigger),
   pairing: z.enum(['safe', 'none']).default(TIANCAI_COMPACTION_DEFAULTS.pairing),
-  toolResultRunes: int.positive().default(TIANCAI_COMPACTION_DEFAULTS.toolResultRunes),
+  toolResultRunes: z
+    .number()
+    .int()
+    .positive()
+    .max(LIMITS.chars)
+    .default(TIANCAI_COMPACTION_DEFAULTS.toolResultRunes),
 });
 
 const NAME = 'tiancai-compaction';
@@ -164,7 +170,7 @@ export function tiancaiTranscript(messages: readonly Message[]): string {
 }
 
 export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage {
-  const o = parseStageOptions(schema, options, NAME);
+  const o = parseStageOptions(tiancaiCompactionOptionsSchema, options, NAME);
   return {
     name: NAME,
     async run(input, ctx): Promise<StageResult> {
