@@ -99,19 +99,29 @@ describe('CJK LIKE fallback (004 §2.2)', () => {
   }
 
   it('runs (cowagent): whole runs of ≥ 2 ideographs, every hit 0.5, store order', async () => {
-    const hits = await searchMemory(await store(), 't', '数据库 迁移', { now: NOW, cjkFallback: 'runs' });
+    const hits = await searchMemory(await store(), 't', '数据库 迁移', {
+      now: NOW,
+      mode: 'cowagent',
+      cjkFallback: 'runs',
+    });
     expect(hits.map((h) => [h.chunk.source, h.keywordScore])).toEqual([
       ['a.md', 0.5],
       ['b.md', 0.5],
     ]);
     expect(
-      await searchMemory(await store(), 't', '库', { now: NOW, cjkFallback: 'runs', minScore: 0 }),
+      await searchMemory(await store(), 't', '库', {
+        now: NOW,
+        mode: 'cowagent',
+        cjkFallback: 'runs',
+        minScore: 0,
+      }),
     ).toEqual([]);
   });
 
-  it('bigrams (default): coverage scores, so a partial match ranks below and may fall under minScore', async () => {
+  it('bigrams (default): coverage scores, so a partial match ranks below a whole one', async () => {
     const hits = await searchMemory(await store(), 't', '数据库 迁移', { now: NOW });
-    expect(hits.map((h) => h.chunk.source)).toEqual(['b.md']);
+    expect(hits.map((h) => h.chunk.source)).toEqual(['b.md', 'a.md']);
+    expect(hits[0]?.keywordScore).toBeGreaterThan(hits[1]?.keywordScore ?? 1);
   });
 
   it("rejects an unknown fallback with 'invalid_config'", async () => {
