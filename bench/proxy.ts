@@ -15,6 +15,7 @@
  * Bounded: at most 500 sessions; only 127.0.0.1 is contacted.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFakeProvider } from '../test/support/fake-provider-server.ts';
@@ -71,11 +72,24 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fake = await startFakeProvider({ port: PORT });
-const w = await startWorker({ bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase } });
+const w = await startWorker({
+  bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase, PROXY_TIMING: '1' },
+});
 const key = await w.createKey('bench');
 const answer = { role: 'assistant', content: 'ok' };
 
-async function timed(url: string, body: string, headers: Record<string, string>): Promise<number> {
+/** Per-phase timings (the `server-timing` header, `PROXY_TIMING=1`) of the measured proxy calls. */
+const phases: Record<'session' | 'stateless', Map<string, number[]>> = {
+  session: new Map(),
+  stateless: new Map(),
+};
+
+async function timed(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  kind?: 'session' | 'stateless',
+): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(url, {
     method: 'POST',
@@ -85,6 +99,15 @@ async function timed(url: string, body: string, headers: Record<string, string>)
   await res.arrayBuffer();
   const ms = performance.now() - t0;
   if (!res.ok) throw new Error(`${url} → HTTP ${res.status}`);
+  if (kind) {
+    for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
+      const m = /^\s*([\w.-]+);dur=([\d.]+)\s*$/.exec(part);
+      if (!m) continue;
+      const list = phases[kind].get(m[1]!) ?? [];
+      list.push(Number(m[2]));
+      phases[kind].set(m[1]!, list);
+    }
+  }
   return ms;
 }
 
@@ -125,10 +148,10 @@ try {
       messages: [...history, answer, { role: 'user', content: `go on (${s})` }],
     });
     const d1 = await timed(directUrl, body, {});
-    const p1 = await timed(proxyUrl, body, session);
+    const p1 = await timed(proxyUrl, body, session, 'session');
     await settled(`bench-${s}`, history.length + 3);
     const d2 = await timed(directUrl, body, {});
-    const p2 = await timed(proxyUrl, body, { ...auth, 'x-ctxkit-window': String(WINDOW) });
+    const p2 = await timed(proxyUrl, body, { ...auth, 'x-ctxkit-window': String(WINDOW) }, 'stateless');
     prepareRoute.push(
       await timed(new URL(`/v1/sessions/bench-${s}/prepare`, w.url).toString(), '{"dialect":"openai"}', auth),
     );
@@ -161,4 +184,14 @@ console.log(row('added by the proxy, stateless', added.stateless));
 console.log(row('POST /prepare, same session', prepareRoute));
 console.log(
   `ratio proxy / direct at p50: session ${((med(direct) + med(added.session)) / med(direct)).toFixed(2)}×, stateless ${((med(direct) + med(added.stateless)) / med(direct)).toFixed(2)}×`,
+);
+
+for (const kind of ['session', 'stateless'] as const) {
+  const cells = [...phases[kind]].map(([n, xs]) => `${n} ${med(xs).toFixed(1)}`);
+  console.log(`phases p50 (ms), ${kind}: ${cells.join(' · ')}`);
+}
+console.log(
+  `load average: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
 );

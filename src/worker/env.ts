@@ -37,6 +37,8 @@ export interface Env {
   UPSTREAM_ANTHROPIC_API_KEY?: string;
   /** Largest accepted proxy request body in bytes (a whole agent history). @default "33554432" */
   PROXY_MAX_BODY_BYTES?: string;
+  /** `1`: proxy answers carry a `server-timing` header with per-phase timings (bench:proxy). @default unset */
+  PROXY_TIMING?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

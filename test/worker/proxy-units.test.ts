@@ -7,6 +7,7 @@ import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import { cutWorking } from '../../src/worker/proxy/proxy-session.ts';
 import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
+import { phaseTimer, serverTiming, timingOn } from '../../src/worker/proxy/timing.ts';
 
 const enc = new TextEncoder();
 
@@ -116,5 +117,30 @@ describe('knownWindow', () => {
     expect(knownWindow('openai/gpt-5')).toBe(400_000);
     expect(knownWindow('claude-sonnet-4-6')).toBe(200_000);
     expect(knownWindow('llama-3')).toBeUndefined();
+  });
+});
+
+describe('phaseTimer', () => {
+  it('records nothing unless PROXY_TIMING is 1', () => {
+    expect(timingOn({})).toBe(false);
+    expect(timingOn({ PROXY_TIMING: 'yes' })).toBe(false);
+    expect(timingOn({ PROXY_TIMING: '1' })).toBe(true);
+    const off = phaseTimer(false);
+    off.mark('read');
+    off.add('do.', [['load', 1]]);
+    expect(off.phases).toEqual([]);
+  });
+
+  it('times each phase since the previous mark and adds the object phases with a prefix', () => {
+    const t = phaseTimer(true);
+    const until = performance.now() + 3;
+    while (performance.now() < until) {}
+    t.mark('read');
+    t.mark('parse');
+    t.add('do.', [['write', 6.5]]);
+    expect(t.phases.map(([n]) => n)).toEqual(['read', 'parse', 'do.write']);
+    expect(t.phases[0]![1]).toBeGreaterThanOrEqual(3);
+    expect(t.phases[1]![1]).toBeLessThan(t.phases[0]![1]);
+    expect(serverTiming(t.phases.slice(2))).toBe('do.write;dur=6.50');
   });
 });

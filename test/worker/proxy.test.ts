@@ -130,6 +130,8 @@ describe('POST /v1/proxy/openai/chat/completions', () => {
     expect(['ok', 'warn', 'compact', 'block']).toContain(res.headers.get('x-ctxkit-level'));
     expect(res.headers.get('x-ctxkit-appended')).toBe('200');
     expect(res.headers.get('x-request-id')).toBe('req-fake');
+    // Per-phase timings only with PROXY_TIMING=1 (bench:proxy).
+    expect(res.headers.get('server-timing')).toBeNull();
     // The upstream gets the configured key, never the ctxkit key.
     expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${ENV_OPENAI_KEY}`);
   });

@@ -42,7 +42,30 @@ function indexedText(m: Message): string {
   return m.role === 'user' || m.role === 'assistant' ? messageText(m) : '';
 }
 
-export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStoreOptions = {}): SessionStore {
+/** A `SessionStore` that can also append and set the state in one atomic write (one round trip). */
+export interface SqlSessionStore extends SessionStore {
+  /**
+   * `append` and then `setState` as one batch: the new rows, the session's `lastSeq`, its state and
+   * the rows' `compacted` flags. `conflict` when the log is no longer at `expectedSeq`.
+   */
+  appendWithState(
+    tenant: string,
+    id: string,
+    messages: readonly Message[],
+    state: SessionState,
+    options: { expectedSeq: number },
+  ): Promise<number>;
+}
+
+/** Whether `store` has `appendWithState` (the SQL and D1 stores). */
+export function canAppendWithState(store: SessionStore): store is SqlSessionStore {
+  return typeof (store as Partial<SqlSessionStore>).appendWithState === 'function';
+}
+
+export function createSqlSessionStore(
+  driver: SqlDriver,
+  options: SqlSessionStoreOptions = {},
+): SqlSessionStore {
   const { db } = driver;
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
@@ -53,6 +76,72 @@ export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStor
     const [row] = await db.select().from(sessions).where(where(tenant, id)).limit(1);
     if (!row) throw new CtxError('not_found', `session ${id} not found`, { path: 'sessionId' });
     return row;
+  };
+  const seqMoved = (expected: number, row: SessionRow) =>
+    new CtxError('conflict', `expected seq ${expected} but the log is at ${row.lastSeq}`, {
+      path: 'expectedSeq',
+    });
+  /** The session row's state and the rows' `compacted` flags, as `setState` writes them. */
+  const stateWrites = (tenant: string, id: string, state: SessionState): SqlWrite[] => {
+    const w = state.working;
+    const refs = w ? JSON.stringify(w.items.flatMap((i) => ('seq' in i ? [i.seq] : []))) : '[]';
+    const compacted = w
+      ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${refs})) THEN 1 ELSE 0 END`
+      : sql`0`;
+    return [
+      db
+        .update(sessions)
+        .set({ state: JSON.stringify(state), lastActive: clock.now() })
+        .where(where(tenant, id)),
+      db.update(sessionMessages).set({ compacted }).where(rowsOf(tenant, id)),
+    ];
+  };
+  /** Inserts `messages` after `lastSeq`, moves the session's `lastSeq`, then `after`: one batch. */
+  const appendBatch = async (
+    tenant: string,
+    id: string,
+    lastSeq: number,
+    messages: readonly Message[],
+    after: SqlWrite[],
+  ): Promise<number> => {
+    const now = clock.now();
+    const last = lastSeq + messages.length;
+    const writes: SqlWrite[] = messages.map((m, i) =>
+      db.insert(sessionMessages).values({
+        tenant,
+        sessionId: id,
+        seq: lastSeq + i + 1,
+        messageId: m.id,
+        role: m.role,
+        text: indexedText(m),
+        message: JSON.stringify(m),
+        createdAt: now,
+        compacted: false,
+      }),
+    );
+    if (messages.length > 0)
+      writes.push(
+        db
+          .update(sessions)
+          .set({ lastSeq: last, lastActive: now })
+          .where(and(where(tenant, id), eq(sessions.lastSeq, lastSeq))),
+      );
+    writes.push(...after);
+    try {
+      await driver.batch(writes);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new CtxError(
+          'conflict',
+          `seq ${lastSeq + 1} of session ${id} was taken by a concurrent append`,
+          {
+            path: 'expectedSeq',
+            cause: error,
+          },
+        );
+      throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+    }
+    return last;
   };
 
   return {
@@ -98,46 +187,14 @@ export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStor
     async append(tenant, id, messages, opts = {}) {
       const row = await need(tenant, id);
       if (opts.expectedSeq !== undefined && opts.expectedSeq !== row.lastSeq)
-        throw new CtxError('conflict', `expected seq ${opts.expectedSeq} but the log is at ${row.lastSeq}`, {
-          path: 'expectedSeq',
-        });
+        throw seqMoved(opts.expectedSeq, row);
       if (messages.length === 0) return row.lastSeq;
-      const now = clock.now();
-      const last = row.lastSeq + messages.length;
-      const writes: SqlWrite[] = messages.map((m, i) =>
-        db.insert(sessionMessages).values({
-          tenant,
-          sessionId: id,
-          seq: row.lastSeq + i + 1,
-          messageId: m.id,
-          role: m.role,
-          text: indexedText(m),
-          message: JSON.stringify(m),
-          createdAt: now,
-          compacted: false,
-        }),
-      );
-      writes.push(
-        db
-          .update(sessions)
-          .set({ lastSeq: last, lastActive: now })
-          .where(and(where(tenant, id), eq(sessions.lastSeq, row.lastSeq))),
-      );
-      try {
-        await driver.batch(writes);
-      } catch (error) {
-        if (isUniqueViolation(error))
-          throw new CtxError(
-            'conflict',
-            `seq ${row.lastSeq + 1} of session ${id} was taken by a concurrent append`,
-            {
-              path: 'expectedSeq',
-              cause: error,
-            },
-          );
-        throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
-      }
-      return last;
+      return appendBatch(tenant, id, row.lastSeq, messages, []);
+    },
+    async appendWithState(tenant, id, messages, state, opts) {
+      const row = await need(tenant, id);
+      if (opts.expectedSeq !== row.lastSeq) throw seqMoved(opts.expectedSeq, row);
+      return appendBatch(tenant, id, row.lastSeq, messages, stateWrites(tenant, id, state));
     },
     async messages(tenant, id, opts = {}) {
       await need(tenant, id);
@@ -163,18 +220,7 @@ export function createSqlSessionStore(driver: SqlDriver, options: SqlSessionStor
     },
     async setState(tenant, id, state) {
       await need(tenant, id);
-      const w = state.working;
-      const refs = w ? JSON.stringify(w.items.flatMap((i) => ('seq' in i ? [i.seq] : []))) : '[]';
-      const compacted = w
-        ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${refs})) THEN 1 ELSE 0 END`
-        : sql`0`;
-      await driver.batch([
-        db
-          .update(sessions)
-          .set({ state: JSON.stringify(state), lastActive: clock.now() })
-          .where(where(tenant, id)),
-        db.update(sessionMessages).set({ compacted }).where(rowsOf(tenant, id)),
-      ]);
+      await driver.batch(stateWrites(tenant, id, state));
     },
     async clear(tenant, id, opts = {}) {
       const row = await need(tenant, id);

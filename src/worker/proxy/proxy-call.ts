@@ -25,6 +25,7 @@ import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
 import { createSseReader } from './sse.ts';
+import { type PhaseTimer, phaseTimer, serverTiming, timingOn } from './timing.ts';
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
 
 /** Most messages (and bytes) sent to the session object before it says where the new part starts. */
@@ -97,10 +98,14 @@ async function forward(
   request: ProxyRequest,
   prepared: Prepared,
   headers: Headers,
+  timer?: PhaseTimer,
 ): Promise<Response> {
   const body = JSON.stringify(protocol.render(request, prepared.send, prepared.memory));
+  timer?.mark('render');
   try {
-    return await fetch(`${upstream.base}${protocol.path}`, { method: 'POST', headers, body });
+    const res = await fetch(`${upstream.base}${protocol.path}`, { method: 'POST', headers, body });
+    timer?.mark('upstream');
+    return res;
   } catch (error) {
     // The message names the configured host at most; the key is in a header and never printed.
     console.error(`ctxkit proxy: ${upstream.provider} upstream unreachable: ${(error as Error).message}`);
@@ -162,9 +167,11 @@ async function sessionTurn(
   protocol: Protocol,
   options: ProxyOptions,
   call: { id: string; at: number },
+  timer: PhaseTimer,
 ): Promise<ProxyTurnResult> {
   const { digests, start } = digestTail(request.messages);
   const tagged = request.messages.map((m, i) => withDigest(m, digests[i]!));
+  timer.mark('digest');
   const turnInput = (tailStart: number) => ({
     digests,
     tailStart,
@@ -173,6 +180,7 @@ async function sessionTurn(
     tools: request.tools,
     dialect: protocol.dialect,
     call: { ...call, provider: protocol.id, model: request.model, stream: request.stream },
+    ...(timer.on ? { timing: true } : {}),
   });
   let created = false;
   let tailStart = start;
@@ -190,7 +198,11 @@ async function sessionTurn(
       continue;
     }
     const result = unwrap(outcome);
-    if ('turn' in result) return result.turn;
+    timer.mark('turn');
+    if ('turn' in result) {
+      timer.add('do.', result.turn.timing);
+      return result.turn;
+    }
     if (result.need >= tailStart) throw new CtxError('conflict', 'the session changed during the call', {});
     tailStart = result.need;
   }
@@ -198,11 +210,14 @@ async function sessionTurn(
 
 export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<Response> {
   const { env, request: req } = ctx;
+  const timer = phaseTimer(timingOn(env));
   refuseUpstreamOverride(req.headers);
   const upstream = upstreamFor(env, protocol.id);
   const key = upstreamKey(env, protocol.id, req.headers);
   const raw = await readJson(req, proxyMaxBodyBytes(env));
+  timer.mark('read');
   const request = protocol.parse(raw);
+  timer.mark('parse');
   const options = proxyOptions(req.headers, request.model);
   const headers = protocol.upstreamHeaders(req.headers, key);
   const callId = crypto.randomUUID();
@@ -214,10 +229,18 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   let stateless: Pipeline | undefined;
   let statelessState: Awaited<ReturnType<Pipeline['prepare']>> | undefined;
   if (stub && sessionKey) {
-    const turn = await sessionTurn(stub, sessionKey, request, protocol, options, {
-      id: callId,
-      at: Date.now(),
-    });
+    const turn = await sessionTurn(
+      stub,
+      sessionKey,
+      request,
+      protocol,
+      options,
+      {
+        id: callId,
+        at: Date.now(),
+      },
+      timer,
+    );
     sent = { prepared: turn, retried: false, appended: turn.appended, diverged: turn.diverged };
   } else {
     stateless = statelessPipeline(env, options);
@@ -227,6 +250,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       ...(request.tools ? { tools: request.tools } : {}),
       dialect: protocol.dialect,
     });
+    timer.mark('prepare');
     sent = {
       prepared: { send: statelessState.send, memory: '', estimate: statelessState.estimate },
       retried: false,
@@ -238,7 +262,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
 
   let res: Response;
   try {
-    res = await forward(upstream, protocol, request, sent.prepared, headers);
+    res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
     if (!res.ok) {
       const text = await res.text();
       const overflow = overflowText(res.status, text);
@@ -318,6 +342,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     return new Response(client, { status: res.status, headers: out });
   }
   const text = await res.text();
+  timer.mark('upstream-body');
   if (stub) {
     let answer: Message | undefined;
     try {
@@ -325,7 +350,9 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     } catch {}
     // Logged after the reply like a stream's answer; a next call that brings it back first wins.
     ctx.waitUntil(record(answer).catch(logFailure));
+    timer.mark('answer');
   }
+  if (timer.on) out.set('server-timing', serverTiming(timer.phases));
   return new Response(text, { status: res.status, headers: out });
 }
 

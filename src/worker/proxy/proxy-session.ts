@@ -6,22 +6,38 @@
  * back to the common prefix, or, when compaction already folded the cut rows into a summary, reset
  * so that the client's history is appended afresh. The answer is logged later, once, with its usage.
  */
-import type {
-  JsonValue,
-  Message,
-  RunEstimate,
-  SessionState,
-  StoredMessage,
-  WorkingContext,
+import {
+  type JsonValue,
+  type Message,
+  type RunEstimate,
+  resolveWorkingContext,
+  type SessionState,
+  type StoredMessage,
+  type WorkingContext,
 } from '../../core/index.ts';
-import { appendMessages, type KnownIds } from '../session/append.ts';
+import { canAppendWithState } from '../../db/sql/sql-session-store.ts';
+import {
+  appended,
+  appendMessages,
+  type KnownIds,
+  type StagedAppend,
+  stageAppend,
+} from '../session/append.ts';
 import { afterSetState } from '../session/session-cache.ts';
 import { withMemoryBlock } from '../session/session-memory.ts';
-import { finish, load, type SessionDeps } from '../session/session-service.ts';
+import {
+  finish,
+  type Loaded,
+  load,
+  type SessionDeps,
+  saveRunMemory,
+  stateAfterRun,
+} from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
 import type { CallLog, CallRecord } from './call-log.ts';
 import { storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
+import { phaseTimer } from './timing.ts';
 
 type ProxyDialect = Protocol['dialect'];
 
@@ -44,6 +60,8 @@ export interface ProxyTurnInput {
   tools?: JsonValue[] | undefined;
   dialect: ProxyDialect;
   call: ProxyCallInfo;
+  /** Measure the phases (`PROXY_TIMING=1`, for bench:proxy). */
+  timing?: boolean | undefined;
 }
 
 export interface Prepared {
@@ -59,6 +77,8 @@ export interface ProxyTurnResult extends Prepared {
   diverged: boolean;
   /** The log's last seq once the history is in: the answer is logged after it. */
   afterSeq: number;
+  /** Phases inside the object, when the input asked for them. */
+  timing?: Array<[string, number]>;
 }
 
 /** The tail did not reach back far enough: send the history from `need` on. */
@@ -121,6 +141,22 @@ async function setWorking(deps: SessionDeps, key: SessionKey, state: SessionStat
   afterSetState(deps.cache, next, deps.clock.now());
 }
 
+/** `loaded` with the staged rows after its log (not written yet). */
+function withStaged(loaded: Loaded, staged: StagedAppend | undefined, now: number): Loaded {
+  if (!staged || staged.messages.length === 0) return loaded;
+  const rows = [
+    ...loaded.rows,
+    ...staged.messages.map((message, i) => ({
+      seq: staged.afterSeq + 1 + i,
+      message,
+      createdAt: now,
+      compacted: false,
+    })),
+  ];
+  const info = { ...loaded.info, lastSeq: staged.afterSeq + staged.messages.length, lastActive: now };
+  return { info, rows, state: loaded.state, messages: resolveWorkingContext(rows, loaded.state.working) };
+}
+
 function joinSystem(...parts: Array<string | undefined>): string {
   return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
 }
@@ -132,11 +168,15 @@ export async function proxyTurn(
   known: KnownIds,
   storage: ProxyStorage,
 ): Promise<ProxyTurnOutcome> {
+  const timer = phaseTimer(input.timing === true);
   const before = await load(deps, key);
+  timer.mark('load');
   const abandoned = await storage.abandoned();
+  timer.mark('abandoned');
   const path =
     abandoned.length === 0 ? before.rows : before.rows.filter((r) => !isAbandoned(abandoned, r.seq));
   let from = commonPrefix(path, input.digests);
+  timer.mark('match');
   const diverged = from < path.length;
   if (diverged) {
     const lastSeq = before.info.lastSeq;
@@ -147,18 +187,17 @@ export async function proxyTurn(
     await storage.abandon(path[from]!.seq, lastSeq);
   } else if (from < input.tailStart) return { need: from };
   const fresh = input.tail.slice(from - input.tailStart);
-  let afterSeq = before.info.lastSeq;
-  if (fresh.length > 0) {
-    const appended = await appendMessages(
-      deps,
-      key,
-      { messages: fresh, autoId: fresh.map(() => true) },
-      known,
-    );
-    afterSeq = appended.lastSeq;
-  }
-  const loaded = await load(deps, key);
+  const staged =
+    fresh.length > 0
+      ? await stageAppend(deps, key, { messages: fresh, autoId: fresh.map(() => true) }, known)
+      : undefined;
+  timer.mark('stage');
+  // The pipeline runs on the log as it is once the new rows are in; the rows and the state it leaves
+  // are then written in one atomic D1 batch (one round trip), before the context goes out.
+  const base = diverged ? await load(deps, key) : before;
+  const loaded = withStaged(base, staged, deps.clock.now());
   const { state, block } = await withMemoryBlock(deps, key, loaded);
+  timer.mark('memory');
   const system = joinSystem(input.system, block.text);
   const run = await deps.pipeline.prepare({
     messages: loaded.messages,
@@ -167,7 +206,28 @@ export async function proxyTurn(
     state: state.pipeline,
     dialect: input.dialect,
   });
-  await finish(deps, key, loaded, state, system, { dialect: 'neutral' }, run);
+  timer.mark('prepare');
+  const next = stateAfterRun(loaded, state, run);
+  const changed = JSON.stringify(next) !== JSON.stringify(base.state);
+  let afterSeq = base.info.lastSeq;
+  if (staged && changed && canAppendWithState(deps.sessions)) {
+    afterSeq = await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
+      expectedSeq: staged.afterSeq,
+    });
+    await appended(deps, staged, known);
+  } else {
+    if (staged) {
+      afterSeq = await deps.sessions.append(key.tenant, key.session, staged.messages, {
+        expectedSeq: staged.afterSeq,
+      });
+      await appended(deps, staged, known);
+    }
+    if (changed) await deps.sessions.setState(key.tenant, key.session, next);
+  }
+  if (changed) afterSetState(deps.cache, next, deps.clock.now());
+  timer.mark('write');
+  await saveRunMemory(deps, key, loaded, state, run);
+  timer.mark('memory-save');
   const record: CallRecord = {
     ...input.call,
     appended: fresh.length,
@@ -177,6 +237,7 @@ export async function proxyTurn(
     journal: run.journal,
   };
   await storage.calls.put(record);
+  timer.mark('record');
   return {
     turn: {
       send: run.send,
@@ -185,6 +246,7 @@ export async function proxyTurn(
       appended: fresh.length,
       diverged,
       afterSeq,
+      ...(timer.on ? { timing: timer.phases } : {}),
     },
   };
 }

@@ -20,12 +20,22 @@ export interface AppendResult {
 /** Ids already in the session's log, loaded once per Durable Object lifetime. */
 export type KnownIds = () => Promise<Set<string>>;
 
-export async function appendMessages(
+/** Messages ready to append: ids checked, tool results admitted; nothing written yet. */
+export interface StagedAppend {
+  /** The log's `lastSeq` they follow. */
+  afterSeq: number;
+  messages: Message[];
+  reports: StageReport[];
+  journal: JournalEntry[];
+}
+
+/** Everything `appendMessages` does before the write: ids, duplicates, output truncation. */
+export async function stageAppend(
   deps: SessionDeps,
   key: SessionKey,
   parsed: ParsedMessages,
   knownIds: KnownIds,
-): Promise<AppendResult> {
+): Promise<StagedAppend> {
   const info = await requireSession(deps, key);
   const messages: Message[] = assignIds(parsed, info.lastSeq + 1);
   const known = await knownIds();
@@ -48,15 +58,32 @@ export async function appendMessages(
     // run is not a change to the session, so it is left out.
     journal.push(...admitted.journal.filter((e) => e.stage !== 'repair'));
   }
+  return { afterSeq: info.lastSeq, messages, reports, journal };
+}
+
+/** After a staged append was written: the known ids and the object's view follow. */
+export async function appended(deps: SessionDeps, staged: StagedAppend, knownIds: KnownIds): Promise<void> {
+  const known = await knownIds();
+  for (const m of staged.messages) known.add(m.id);
+  afterAppend(deps.cache, staged.messages, staged.afterSeq + 1, deps.clock.now());
+}
+
+export async function appendMessages(
+  deps: SessionDeps,
+  key: SessionKey,
+  parsed: ParsedMessages,
+  knownIds: KnownIds,
+): Promise<AppendResult> {
+  const staged = await stageAppend(deps, key, parsed, knownIds);
+  const { afterSeq, messages } = staged;
   const lastSeq = await deps.sessions.append(key.tenant, key.session, messages, {
-    expectedSeq: info.lastSeq,
+    expectedSeq: afterSeq,
   });
-  for (const m of messages) known.add(m.id);
-  afterAppend(deps.cache, messages, info.lastSeq + 1, deps.clock.now());
+  await appended(deps, staged, knownIds);
   return {
     lastSeq,
-    appended: messages.map((m, i) => ({ seq: info.lastSeq + 1 + i, id: m.id })),
-    reports,
-    journal,
+    appended: messages.map((m, i) => ({ seq: afterSeq + 1 + i, id: m.id })),
+    reports: staged.reports,
+    journal: staged.journal,
   };
 }

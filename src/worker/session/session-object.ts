@@ -155,20 +155,21 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /** The D1 stores and the other ports, built once per object (they hold no session state). */
+  private ports: Omit<SessionDeps, 'memory' | 'pipeline' | 'cache'> | undefined;
+
   private async deps(key: SessionKey): Promise<SessionDeps> {
     const settings = await this.settings();
     if (!this.pipeline) this.pipeline = this.buildPipeline(settings, key.tenant);
-    return {
-      memory: settings.memory,
+    this.ports ??= {
       sessions: createD1SessionStore(this.env.DB),
       memories: createD1MemoryStore(this.env.DB),
-      pipeline: this.pipeline,
       clock: systemClock,
       ids: randomIds,
-      cache: this.cache,
       documents: d1DocumentAppender(this.env.DB),
       embedder: workerEmbedder(this.env),
     };
+    return { ...this.ports, memory: settings.memory, pipeline: this.pipeline, cache: this.cache };
   }
 
   async create(

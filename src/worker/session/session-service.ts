@@ -103,6 +103,20 @@ function compacted(run: PipelineRun): boolean {
   return run.events.some((e) => e.type === 'compaction-end' && e.error === undefined);
 }
 
+/** The state after a run: pipeline state, the working context, the memory block. */
+export function stateAfterRun(loaded: Loaded, state: SessionState, run: PipelineRun): SessionState {
+  // Stages return their input itself when they change nothing: then the working context stays as
+  // it was (often `null`, the whole log) and only the pipeline state may need a write.
+  const unchanged =
+    run.messages.length === loaded.messages.length && run.messages.every((m, i) => m === loaded.messages[i]);
+  const next: SessionState = {
+    ...state,
+    pipeline: run.state,
+    working: unchanged ? state.working : toWorkingContext(loaded.rows, run.messages),
+  };
+  return compacted(run) ? clearMemoryBlock(next) : next;
+}
+
 /** Persists what a run changed: pipeline state, the working context, the memory block. */
 async function persistRun(
   deps: SessionDeps,
@@ -111,20 +125,24 @@ async function persistRun(
   state: SessionState,
   run: PipelineRun,
 ) {
-  // Stages return their input itself when they change nothing: then the working context stays as
-  // it was (often `null`, the whole log) and only the pipeline state may need a write.
-  const unchanged =
-    run.messages.length === loaded.messages.length && run.messages.every((m, i) => m === loaded.messages[i]);
-  let next: SessionState = {
-    ...state,
-    pipeline: run.state,
-    working: unchanged ? state.working : toWorkingContext(loaded.rows, run.messages),
-  };
-  if (compacted(run)) next = clearMemoryBlock(next);
+  const next = stateAfterRun(loaded, state, run);
   if (JSON.stringify(next) !== JSON.stringify(loaded.state)) {
     await deps.sessions.setState(key.tenant, key.session, next);
     afterSetState(deps.cache, next, deps.clock.now());
   }
+}
+
+/** What `finish` does after the state is written: extracted memories and memory flushes. */
+export async function saveRunMemory(
+  deps: SessionDeps,
+  key: SessionKey,
+  loaded: Loaded,
+  state: SessionState,
+  run: PipelineRun,
+): Promise<string[]> {
+  const memories = await saveExtracted(deps, key, loaded.info.project, state.pipeline, run);
+  await writeFlushes(deps, key, loaded.info.project, run);
+  return memories;
 }
 
 export async function finish(
@@ -137,8 +155,7 @@ export async function finish(
   run: PipelineRun,
 ): Promise<ContextResult> {
   await persistRun(deps, key, loaded, state, run);
-  const memories = await saveExtracted(deps, key, loaded.info.project, state.pipeline, run);
-  await writeFlushes(deps, key, loaded.info.project, run);
+  const memories = await saveRunMemory(deps, key, loaded, state, run);
   return {
     ...renderMessages(run.send, system, input.dialect),
     dialect: input.dialect ?? 'neutral',
