@@ -12,7 +12,7 @@
  *   a response is paired with the first unanswered call of the same name in the model turn before it,
  *   and both get a generated id that is not sent back.
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../messages/types.ts';

@@ -13,7 +13,7 @@
  * A call that followed a reasoning item is tagged with that item's id (`provider.responses.reasoning`):
  * the Responses API rejects a `function_call` sent without it, and `checkInvariants` checks for it.
  */
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, ReasoningPart, TextPart } from '../messages/types.ts';
