@@ -40,6 +40,11 @@ function scanCore(dir = CORE): string[] {
   return problems;
 }
 
+/** A value import of zod classic (type-only imports and `zod/mini` are fine). */
+const ZOD_CLASSIC = /^\s*import\s+(?!type\b)[^;]*from\s+['"]zod(\/v4)?['"]/;
+/** The one core file on classic: the fixture schema feeds `z.toJSONSchema` (decision 0008). */
+const ZOD_CLASSIC_ALLOWED = new Set(['fixtures/schema.ts']);
+
 describe('src/core boundary', () => {
   it('imports no runtime anywhere in src/core', () => {
     expect(scanCore()).toEqual([]);
@@ -49,5 +54,20 @@ describe('src/core boundary', () => {
     const re = FORBIDDEN[0]![0];
     expect(re.test(`import { readFile } from 'node:fs';`)).toBe(true);
     expect(FORBIDDEN.some(([r]) => r.test('const k = process.env.KEY;'))).toBe(true);
+  });
+
+  it('keeps zod classic out of the pipeline bundle: core schemas import zod/mini', () => {
+    const classic = files(CORE)
+      .map((f) => relative(CORE, f).split('\\').join('/'))
+      .filter((f) => !ZOD_CLASSIC_ALLOWED.has(f))
+      .filter((f) =>
+        readFileSync(join(CORE, f), 'utf8')
+          .split('\n')
+          .some((line) => ZOD_CLASSIC.test(line)),
+      );
+    expect(classic).toEqual([]);
+    expect(ZOD_CLASSIC.test(`import * as z from 'zod';`)).toBe(true);
+    expect(ZOD_CLASSIC.test(`import * as z from 'zod/mini';`)).toBe(false);
+    expect(ZOD_CLASSIC.test(`import type * as z from 'zod';`)).toBe(false);
   });
 });

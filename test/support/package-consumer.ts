@@ -155,6 +155,10 @@ export async function denoBinary(): Promise<string> {
   return typeof api.runInstall === 'function' ? api.runInstall() : join(pkg, '..', 'deno');
 }
 
+/** The pipeline figure's entry: `createPipeline` and every dialect's adapters (`SOURCE` = where from). */
+export const PIPELINE_ADAPTERS_ENTRY =
+  "export { createPipeline, fromOpenAI, toOpenAI, fromAnthropic, toAnthropic, fromResponses, toResponses, toResponsesRequest, fromGemini, toGemini } from 'SOURCE';";
+
 /** Gzip -9 size of a minified esbuild bundle of `source`, resolved from `project` as a user's code. */
 export async function bundleGzip(project: string, source: string): Promise<{ bytes: number; gzip: number }> {
   const { build } = await import('esbuild');

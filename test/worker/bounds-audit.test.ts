@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import {
   budgetConfigSchema,
   compactionOptionsSchema,
@@ -31,7 +32,7 @@ import { appendBodySchema } from '../../src/worker/session/formats.ts';
 import { settingsSchema } from '../../src/worker/session/settings.ts';
 import { unboundedNumbers } from './support/schema-bounds.ts';
 
-const SCHEMAS: Record<string, z.ZodType> = {
+const SCHEMAS: Record<string, z.core.$ZodType> = {
   budget: budgetConfigSchema,
   'config.outputTruncation': outputTruncationOptionsSchema,
   'config.historicalTruncation': historicalTruncationOptionsSchema,
@@ -62,6 +63,12 @@ describe('bounds audit', () => {
     });
     expect(unboundedNumbers(loose)).toEqual(['a', 'b']);
     expect(unboundedNumbers(z.strictObject({ a: z.array(z.number().min(0).max(1)) }))).toEqual([]);
+    // the core's zod/mini schemas: bounds are checks, not methods
+    const mini = zm.strictObject({
+      a: zm.int().check(zm.gte(0)),
+      b: zm.optional(zm.int().check(zm.gt(0), zm.lte(9))),
+    });
+    expect(unboundedNumbers(mini)).toEqual(['a']);
   });
 
   it.each(Object.entries(SCHEMAS))('%s: every number has a finite minimum and maximum', (_, schema) => {

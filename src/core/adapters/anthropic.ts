@@ -3,38 +3,38 @@
  * and in `tool` messages on ours; a user message with results and text becomes a `tool` message
  * followed by a `user` message, and the way back merges them again.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CtxError } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
 import { usageFromRecord } from './openai.ts';
 
 const json = z.record(z.string(), jsonValueSchema);
-const textBlock = z.object({ type: z.literal('text'), text: z.string() }).catchall(jsonValueSchema);
+const textBlock = z.catchall(z.object({ type: z.literal('text'), text: z.string() }), jsonValueSchema);
 const imageBlock = z.object({
   type: z.literal('image'),
   source: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string().min(1) }),
-    z.object({ type: z.literal('url'), url: z.string().min(1) }),
+    z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string().check(z.minLength(1)) }),
+    z.object({ type: z.literal('url'), url: z.string().check(z.minLength(1)) }),
   ]),
 });
 const thinkingBlock = z.object({
   type: z.literal('thinking'),
   thinking: z.string(),
-  signature: z.string().optional(),
+  signature: z.optional(z.string()),
 });
 const redactedBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
 const toolUseBlock = z.object({
   type: z.literal('tool_use'),
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   input: jsonValueSchema,
 });
 const toolResultBlock = z.object({
   type: z.literal('tool_result'),
-  tool_use_id: z.string().min(1),
-  content: z.union([z.string(), z.array(z.union([textBlock, imageBlock]))]).optional(),
-  is_error: z.boolean().optional(),
+  tool_use_id: z.string().check(z.minLength(1)),
+  content: z.optional(z.union([z.string(), z.array(z.union([textBlock, imageBlock]))])),
+  is_error: z.optional(z.boolean()),
 });
 const block = z.discriminatedUnion(
   'type',
@@ -50,12 +50,12 @@ const block = z.discriminatedUnion(
 export const anthropicMessageSchema = z.object({
   role: z.enum(['user', 'assistant'], { error: () => 'role must be user or assistant' }),
   content: z.union([z.string(), z.array(block)]),
-  usage: json.optional(),
-  model: z.string().optional(),
+  usage: z.optional(json),
+  model: z.optional(z.string()),
 });
 
 export const anthropicRequestSchema = z.object({
-  system: z.union([z.string(), z.array(textBlock)]).optional(),
+  system: z.optional(z.union([z.string(), z.array(textBlock)])),
   messages: z.array(z.unknown()),
 });
 

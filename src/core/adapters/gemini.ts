@@ -12,7 +12,7 @@
  *   a response is paired with the first unanswered call of the same name in the model turn before it,
  *   and both get a generated id that is not sent back.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../messages/types.ts';
@@ -20,46 +20,60 @@ import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../mes
 type Bag = { [key: string]: JsonValue };
 
 const rest = jsonValueSchema;
-const partSchema = z
-  .object({
-    text: z.string().optional(),
-    thought: z.boolean().optional(),
-    inlineData: z
-      .object({ mimeType: z.string().min(1), data: z.string().min(1) })
-      .catchall(rest)
-      .optional(),
-    fileData: z
-      .object({ mimeType: z.string().optional(), fileUri: z.string().min(1) })
-      .catchall(rest)
-      .optional(),
-    functionCall: z
-      .object({
-        id: z.string().min(1).optional(),
-        name: z.string().min(1),
-        args: z.record(z.string(), rest).optional(),
-      })
-      .catchall(rest)
-      .optional(),
-    functionResponse: z
-      .object({
-        id: z.string().min(1).optional(),
-        name: z.string().min(1),
-        response: z.record(z.string(), rest),
-      })
-      .catchall(rest)
-      .optional(),
-  })
-  .catchall(rest);
-const contentSchema = z
-  .object({
+const partSchema = z.catchall(
+  z.object({
+    text: z.optional(z.string()),
+    thought: z.optional(z.boolean()),
+    inlineData: z.optional(
+      z.catchall(
+        z.object({ mimeType: z.string().check(z.minLength(1)), data: z.string().check(z.minLength(1)) }),
+        rest,
+      ),
+    ),
+    fileData: z.optional(
+      z.catchall(
+        z.object({ mimeType: z.optional(z.string()), fileUri: z.string().check(z.minLength(1)) }),
+        rest,
+      ),
+    ),
+    functionCall: z.optional(
+      z.catchall(
+        z.object({
+          id: z.optional(z.string().check(z.minLength(1))),
+          name: z.string().check(z.minLength(1)),
+          args: z.optional(z.record(z.string(), rest)),
+        }),
+        rest,
+      ),
+    ),
+    functionResponse: z.optional(
+      z.catchall(
+        z.object({
+          id: z.optional(z.string().check(z.minLength(1))),
+          name: z.string().check(z.minLength(1)),
+          response: z.record(z.string(), rest),
+        }),
+        rest,
+      ),
+    ),
+  }),
+  rest,
+);
+const contentSchema = z.catchall(
+  z.object({
     role: z.enum(['user', 'model'], { error: () => 'role must be user or model' }),
     parts: z.array(z.unknown()),
-  })
-  .catchall(rest);
-const systemSchema = z.object({ role: z.string().optional(), parts: z.array(z.unknown()) }).catchall(rest);
-const requestSchema = z
-  .object({ systemInstruction: systemSchema.optional(), contents: z.array(z.unknown()) })
-  .catchall(rest);
+  }),
+  rest,
+);
+const systemSchema = z.catchall(
+  z.object({ role: z.optional(z.string()), parts: z.array(z.unknown()) }),
+  rest,
+);
+const requestSchema = z.catchall(
+  z.object({ systemInstruction: z.optional(systemSchema), contents: z.array(z.unknown()) }),
+  rest,
+);
 
 export interface GeminiContent {
   role: 'user' | 'model';

@@ -2,7 +2,7 @@
  * OpenAI Chat Completions ⇄ neutral messages. Also reads the normalized trajectory format of
  * `shared/data/trajectories` (OpenAI-shaped, plus `reasoning`, `usage` and `meta` per message).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type {
@@ -19,7 +19,10 @@ import { parseArgs } from './json-args.ts';
 const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
 const imageContent = z.strictObject({
   type: z.literal('image_url'),
-  image_url: z.strictObject({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+  image_url: z.strictObject({
+    url: z.string().check(z.minLength(1)),
+    detail: z.optional(z.enum(['auto', 'low', 'high'])),
+  }),
 });
 const refusalContent = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
 const userPart = z.discriminatedUnion('type', [textContent, imageContent], {
@@ -30,16 +33,16 @@ const assistantPart = z.discriminatedUnion('type', [textContent, refusalContent]
 });
 
 const toolCallSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   type: z.literal('function'),
-  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+  function: z.object({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
 });
 
 const usageSchema = z.record(z.string(), jsonValueSchema);
 const extras = {
-  usage: usageSchema.optional(),
-  meta: z.record(z.string(), jsonValueSchema).optional(),
-  model: z.string().optional(),
+  usage: z.optional(usageSchema),
+  meta: z.optional(z.record(z.string(), jsonValueSchema)),
+  model: z.optional(z.string()),
 };
 
 export const openAIMessageSchema = z.discriminatedUnion(
@@ -48,36 +51,36 @@ export const openAIMessageSchema = z.discriminatedUnion(
     z.object({
       role: z.literal('system'),
       content: z.union([z.string(), z.array(textContent)]),
-      name: z.string().optional(),
+      name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('developer'),
       content: z.union([z.string(), z.array(textContent)]),
-      name: z.string().optional(),
+      name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('user'),
       content: z.union([z.string(), z.array(userPart)]),
-      name: z.string().optional(),
+      name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('assistant'),
-      content: z.union([z.string(), z.array(assistantPart), z.null()]).optional(),
-      name: z.string().optional(),
-      refusal: z.string().nullable().optional(),
-      tool_calls: z.array(toolCallSchema).optional(),
-      reasoning: z.string().optional(),
-      reasoning_content: z.string().optional(),
+      content: z.optional(z.union([z.string(), z.array(assistantPart), z.null()])),
+      name: z.optional(z.string()),
+      refusal: z.optional(z.nullable(z.string())),
+      tool_calls: z.optional(z.array(toolCallSchema)),
+      reasoning: z.optional(z.string()),
+      reasoning_content: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('tool'),
-      tool_call_id: z.string().min(1),
+      tool_call_id: z.string().check(z.minLength(1)),
       content: z.union([z.string(), z.array(textContent)]),
-      name: z.string().optional(),
+      name: z.optional(z.string()),
       ...extras,
     }),
   ],

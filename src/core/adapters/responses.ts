@@ -13,7 +13,7 @@
  * A call that followed a reasoning item is tagged with that item's id (`provider.responses.reasoning`):
  * the Responses API rejects a `function_call` sent without it, and `checkInvariants` checks for it.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, ReasoningPart, TextPart } from '../messages/types.ts';
@@ -26,16 +26,19 @@ const rest = jsonValueSchema;
 const contentPart = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('input_text'), text: z.string() }).catchall(rest),
-    z.object({ type: z.literal('output_text'), text: z.string() }).catchall(rest),
-    z.object({ type: z.literal('refusal'), refusal: z.string() }).catchall(rest),
-    z
-      .object({
+    z.catchall(z.object({ type: z.literal('input_text'), text: z.string() }), rest),
+    z.catchall(z.object({ type: z.literal('output_text'), text: z.string() }), rest),
+    z.catchall(z.object({ type: z.literal('refusal'), refusal: z.string() }), rest),
+    z.catchall(
+      z.object({
         type: z.literal('input_image'),
-        image_url: z.string().min(1, 'input_image needs an image_url (file_id images are not supported)'),
-        detail: z.enum(['auto', 'low', 'high']).optional(),
-      })
-      .catchall(rest),
+        image_url: z
+          .string()
+          .check(z.minLength(1, 'input_image needs an image_url (file_id images are not supported)')),
+        detail: z.optional(z.enum(['auto', 'low', 'high'])),
+      }),
+      rest,
+    ),
   ],
   {
     error: (iss) =>
@@ -44,46 +47,51 @@ const contentPart = z.discriminatedUnion(
         : undefined,
   },
 );
-const messageItem = z
-  .object({
-    type: z.literal('message').optional(),
+const messageItem = z.catchall(
+  z.object({
+    type: z.optional(z.literal('message')),
     role: z.enum(['user', 'assistant', 'system', 'developer'], {
       error: () => 'role must be one of user, assistant, system, developer',
     }),
     content: z.union([z.string(), z.array(contentPart)]),
-  })
-  .catchall(rest);
-const callItem = z
-  .object({
+  }),
+  rest,
+);
+const callItem = z.catchall(
+  z.object({
     type: z.literal('function_call'),
-    call_id: z.string().min(1),
-    name: z.string().min(1),
+    call_id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     arguments: z.string(),
-  })
-  .catchall(rest);
-const customCallItem = z
-  .object({
+  }),
+  rest,
+);
+const customCallItem = z.catchall(
+  z.object({
     type: z.literal('custom_tool_call'),
-    call_id: z.string().min(1),
-    name: z.string().min(1),
+    call_id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     input: z.string(),
-  })
-  .catchall(rest);
-const outputItem = z
-  .object({
+  }),
+  rest,
+);
+const outputItem = z.catchall(
+  z.object({
     type: z.enum(['function_call_output', 'custom_tool_call_output']),
-    call_id: z.string().min(1),
+    call_id: z.string().check(z.minLength(1)),
     output: z.union([z.string(), z.array(jsonValueSchema)]),
-  })
-  .catchall(rest);
-const reasoningItem = z
-  .object({
+  }),
+  rest,
+);
+const reasoningItem = z.catchall(
+  z.object({
     type: z.literal('reasoning'),
-    id: z.string().min(1, 'a reasoning item needs its id'),
-    summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() }).catchall(rest)),
-    encrypted_content: z.string().nullable().optional(),
-  })
-  .catchall(rest);
+    id: z.string().check(z.minLength(1, 'a reasoning item needs its id')),
+    summary: z.array(z.catchall(z.object({ type: z.literal('summary_text'), text: z.string() }), rest)),
+    encrypted_content: z.optional(z.nullable(z.string())),
+  }),
+  rest,
+);
 
 const ITEM_TYPES = [
   'message',

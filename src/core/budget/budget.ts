@@ -2,7 +2,7 @@
  * One budget model (SEED-RULES §4.5): `window − reserveOutput` = usable input; warning, auto-compact
  * and blocking buffers below it give the levels `ok → warn → compact → block`.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parseWith } from '../messages/schema.ts';
 import { LIMITS } from '../pipeline/limits.ts';
 
@@ -29,13 +29,13 @@ export const BUDGET_DEFAULTS = {
   blockingBuffer: 3_000,
 } as const satisfies BudgetConfig;
 
-const tokens = z.number().int().nonnegative().max(LIMITS.tokens);
+const tokens = z.int().check(z.nonnegative(), z.lte(LIMITS.tokens));
 export const budgetConfigSchema = z.strictObject({
-  contextWindow: z.number().int().positive().max(LIMITS.tokens).optional(),
-  reserveOutput: tokens.optional(),
-  warningBuffer: tokens.optional(),
-  autoCompactBuffer: tokens.optional(),
-  blockingBuffer: tokens.optional(),
+  contextWindow: z.optional(z.int().check(z.positive(), z.lte(LIMITS.tokens))),
+  reserveOutput: z.optional(tokens),
+  warningBuffer: z.optional(tokens),
+  autoCompactBuffer: z.optional(tokens),
+  blockingBuffer: z.optional(tokens),
 });
 
 export interface ContextBudget extends Readonly<BudgetConfig> {

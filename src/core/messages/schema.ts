@@ -1,11 +1,12 @@
-import * as z from 'zod';
+import { en } from 'zod/locales';
+import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import type { Dialect, JsonValue, Message } from './types.ts';
 
 /** Every dialect with provider rules (`checkInvariants`, `repairMessages`, the pipeline's `dialect`). */
 export const DIALECTS = ['openai', 'anthropic', 'responses', 'gemini'] as const satisfies readonly Dialect[];
 
-export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+export const jsonValueSchema: z.ZodMiniType<JsonValue> = z.lazy(() =>
   z.union([
     z.string(),
     z.number(),
@@ -18,52 +19,54 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 
 const providerBag = z.record(z.string(), jsonValueSchema);
 export const providerDataSchema = z.strictObject({
-  responses: providerBag.optional(),
-  gemini: providerBag.optional(),
+  responses: z.optional(providerBag),
+  gemini: z.optional(providerBag),
 });
 
 export const textPartSchema = z.strictObject({
   type: z.literal('text'),
   text: z.string(),
-  extra: z.record(z.string(), jsonValueSchema).optional(),
-  provider: providerDataSchema.optional(),
+  extra: z.optional(z.record(z.string(), jsonValueSchema)),
+  provider: z.optional(providerDataSchema),
 });
 
 export const imagePartSchema = z
   .strictObject({
     type: z.literal('image'),
-    url: z.string().min(1).optional(),
-    data: z.string().min(1).optional(),
-    mediaType: z.string().optional(),
-    detail: z.enum(['auto', 'low', 'high']).optional(),
-    provider: providerDataSchema.optional(),
+    url: z.optional(z.string().check(z.minLength(1))),
+    data: z.optional(z.string().check(z.minLength(1))),
+    mediaType: z.optional(z.string()),
+    detail: z.optional(z.enum(['auto', 'low', 'high'])),
+    provider: z.optional(providerDataSchema),
   })
-  .refine((p) => p.url !== undefined || p.data !== undefined, { message: 'an image needs a url or data' });
+  .check(
+    z.refine((p) => p.url !== undefined || p.data !== undefined, { message: 'an image needs a url or data' }),
+  );
 
 export const reasoningPartSchema = z.strictObject({
   type: z.literal('reasoning'),
   text: z.string(),
-  signature: z.string().optional(),
-  redacted: z.boolean().optional(),
-  provider: providerDataSchema.optional(),
+  signature: z.optional(z.string()),
+  redacted: z.optional(z.boolean()),
+  provider: z.optional(providerDataSchema),
 });
 
 export const toolCallPartSchema = z.strictObject({
   type: z.literal('tool-call'),
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   args: jsonValueSchema,
-  argsText: z.string().optional(),
-  provider: providerDataSchema.optional(),
+  argsText: z.optional(z.string()),
+  provider: z.optional(providerDataSchema),
 });
 
 export const toolResultPartSchema = z.strictObject({
   type: z.literal('tool-result'),
-  callId: z.string().min(1),
-  name: z.string().optional(),
+  callId: z.string().check(z.minLength(1)),
+  name: z.optional(z.string()),
   output: z.union([z.string(), jsonValueSchema]),
-  isError: z.boolean().optional(),
-  provider: providerDataSchema.optional(),
+  isError: z.optional(z.boolean()),
+  provider: z.optional(providerDataSchema),
 });
 
 const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result'] as const;
@@ -80,24 +83,25 @@ export const partSchema = z.discriminatedUnion(
 );
 
 export const usageSchema = z.strictObject({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative().optional(),
-  cacheReadTokens: z.number().int().nonnegative().optional(),
-  cacheWriteTokens: z.number().int().nonnegative().optional(),
-  reasoningTokens: z.number().int().nonnegative().optional(),
-  stopReason: z.string().optional(),
+  inputTokens: z.int().check(z.nonnegative()),
+  outputTokens: z.int().check(z.nonnegative()),
+  totalTokens: z.optional(z.int().check(z.nonnegative())),
+  cacheReadTokens: z.optional(z.int().check(z.nonnegative())),
+  cacheWriteTokens: z.optional(z.int().check(z.nonnegative())),
+  reasoningTokens: z.optional(z.int().check(z.nonnegative())),
+  stopReason: z.optional(z.string()),
 });
 
-export const metaSchema = z
-  .object({
-    kind: z.string().optional(),
-    agentVisible: z.boolean().optional(),
-    userVisible: z.boolean().optional(),
-    pinned: z.boolean().optional(),
-    createdAt: z.string().optional(),
-  })
-  .catchall(jsonValueSchema);
+export const metaSchema = z.catchall(
+  z.object({
+    kind: z.optional(z.string()),
+    agentVisible: z.optional(z.boolean()),
+    userVisible: z.optional(z.boolean()),
+    pinned: z.optional(z.boolean()),
+    createdAt: z.optional(z.string()),
+  }),
+  jsonValueSchema,
+);
 
 export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool'], {
   error: (iss) =>
@@ -105,20 +109,20 @@ export const roleSchema = z.enum(['system', 'user', 'assistant', 'tool'], {
 });
 
 export const messageSchema = z.strictObject({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   role: roleSchema,
   parts: z.array(partSchema),
-  meta: metaSchema.optional(),
-  usage: usageSchema.optional(),
-  model: z.string().optional(),
-  name: z.string().optional(),
-  provider: providerDataSchema.optional(),
+  meta: z.optional(metaSchema),
+  usage: z.optional(usageSchema),
+  model: z.optional(z.string()),
+  name: z.optional(z.string()),
+  provider: z.optional(providerDataSchema),
 });
 
 export const messagesSchema = z.array(messageSchema);
 
 /** Turns the first zod issue into a `CtxError` that names the JSON path and the reason. */
-export function zodToCtxError(error: z.ZodError, basePath: readonly PropertyKey[] = []): CtxError {
+export function zodToCtxError(error: z.core.$ZodError, basePath: readonly PropertyKey[] = []): CtxError {
   const issue = error.issues[0];
   if (!issue)
     return new CtxError('invalid_input', 'invalid input', { path: formatPath(basePath), cause: error });
@@ -161,9 +165,20 @@ function unionTypeMessage(branches: readonly (readonly Issue[])[]): string | und
   return `expected ${[...new Set(expected)].join(' or ')}${received ? `, received ${received}` : ''}`;
 }
 
+/**
+ * Parse options for every core schema: zod/mini loads no locale (its issues would all read "Invalid
+ * input"), so each parse carries zod's English messages, the same ones zod classic prints, without
+ * touching the caller's global zod config.
+ */
+export const PARSE_IN_ENGLISH: z.core.ParseContext<z.core.$ZodIssue> = { error: en().localeError };
+
 /** Validates with `schema`, throwing a `CtxError` naming the JSON path on failure. */
-export function parseWith<T>(schema: z.ZodType<T>, input: unknown, basePath: readonly PropertyKey[] = []): T {
-  const result = schema.safeParse(input);
+export function parseWith<T>(
+  schema: z.ZodMiniType<T>,
+  input: unknown,
+  basePath: readonly PropertyKey[] = [],
+): T {
+  const result = z.safeParse(schema, input, PARSE_IN_ENGLISH);
   if (!result.success) throw zodToCtxError(result.error, basePath);
   return result.data;
 }

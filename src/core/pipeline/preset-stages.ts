@@ -3,7 +3,7 @@
  * The `config` section of a slot is spread over the preset's own options (so `mode` can be changed
  * too); the factories validate the fields and name the one at fault.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ContextBudget } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';

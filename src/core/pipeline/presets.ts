@@ -4,7 +4,7 @@
  * `config` overrides are sections keyed by slot, passed to the stage factories (which validate them
  * and name the field at fault); unknown sections throw `CtxError` naming the key.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   BUDGET_DEFAULTS,
   type BudgetConfig,
@@ -14,7 +14,7 @@ import {
   effectiveTokenLimit,
 } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
-import { zodToCtxError } from '../messages/schema.ts';
+import { PARSE_IN_ENGLISH, zodToCtxError } from '../messages/schema.ts';
 import type { TokenCounter } from '../ports.ts';
 import { createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
 import {
@@ -59,19 +59,19 @@ const SECTIONS: Record<PresetName, ReadonlyArray<keyof StageSections>> = {
 
 /** The `config` object a preset accepts (sections are validated by their stages). */
 export function presetConfigSchema(preset: PresetName) {
-  const shape: Record<string, z.ZodType> = {
-    anchor: z.boolean().optional(),
-    breakerThreshold: z.number().int().positive().max(LIMITS.small).optional(),
+  const shape: Record<string, z.ZodMiniType> = {
+    anchor: z.optional(z.boolean()),
+    breakerThreshold: z.optional(z.int().check(z.positive(), z.lte(LIMITS.small))),
   };
-  if (preset === 'default') shape.loopGuardRatio = z.number().gt(0).lte(1).optional();
-  if (preset === 'tiancai') shape.maxTokens = z.number().int().min(0).max(LIMITS.tokens).optional();
-  for (const key of SECTIONS[preset]) shape[key] = stageSectionSchema.optional();
+  if (preset === 'default') shape.loopGuardRatio = z.optional(z.number().check(z.gt(0), z.lte(1)));
+  if (preset === 'tiancai') shape.maxTokens = z.optional(z.int().check(z.gte(0), z.lte(LIMITS.tokens)));
+  for (const key of SECTIONS[preset]) shape[key] = z.optional(stageSectionSchema);
   return z.strictObject(shape);
 }
 
 /** Validates options; failures are `invalid_config` errors naming the field. */
-function parseConfig<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
-  const result = schema.safeParse(value);
+function parseConfig<T>(schema: z.ZodMiniType<T>, value: unknown, path: string): T {
+  const result = z.safeParse(schema, value, PARSE_IN_ENGLISH);
   if (result.success) return result.data;
   const e = zodToCtxError(result.error, [path]);
   throw new CtxError('invalid_config', e.message.replace(/^[^:]*: /, ''), {

@@ -27,7 +27,7 @@ export type MemorySettings = z.infer<typeof memorySettingsSchema>;
 
 export const settingsSchema = z.strictObject({
   preset: z.enum(PRESETS).optional(),
-  budget: budgetConfigSchema.optional(),
+  budget: z.optional(budgetConfigSchema),
   /** Preset config sections (validated by the pipeline, which names the field at fault). */
   config: z.record(z.string(), jsonValueSchema).optional(),
   excludeTools: z.array(z.string().min(1)).max(100).optional(),

@@ -10,7 +10,7 @@
  * result whose call is still visible by a stub, so pairing survives.
  * Also exports 003 §5.6's `compactToolResultsInRecent` digest, used by compaction.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { outputText } from '../../messages/text.ts';
 import type { Message, ToolCallPart } from '../../messages/types.ts';
 import type { IdGenerator, SummarizeRequest } from '../../ports.ts';
@@ -29,22 +29,22 @@ import {
 
 export const toolArchivingOptionsSchema = z.strictObject({
   /** Visible tool results allowed before archiving starts; `0` disables. @default 10 */
-  cutoff: z.number().int().min(0).max(LIMITS.count).optional(),
+  cutoff: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.count))),
   /** `llm` (through `ctx.summarizer`, heuristic on error), `heuristic`, or `off`. @default 'llm' */
-  strategy: z.enum(['llm', 'heuristic', 'off']).optional(),
+  strategy: z.optional(z.enum(['llm', 'heuristic', 'off'])),
   /** `sync`: one summary per result (documented); `batch`: ≤ 4 per summary (what 003 runs). @default 'sync' */
-  variant: z.enum(['sync', 'batch']).optional(),
+  variant: z.optional(z.enum(['sync', 'batch'])),
   /** `batch`: results per summary. @default 4 */
-  batchSize: z.number().int().positive().max(LIMITS.small).optional(),
+  batchSize: z.optional(z.int().check(z.positive(), z.lte(LIMITS.small))),
   /** `batch`: batches per run (003 keeps 2 in flight). @default 2 */
-  maxBatches: z.number().int().positive().max(LIMITS.small).optional(),
+  maxBatches: z.optional(z.int().check(z.positive(), z.lte(LIMITS.small))),
   /**
    * Where summaries go: `end` appends them (003), `in-place` puts each right after the block of tool
    * messages holding the (last) archived result, keeping chronology and the user's prompt last. @default 'end'
    */
-  placement: z.enum(['end', 'in-place']).optional(),
+  placement: z.optional(z.enum(['end', 'in-place'])),
   /** Summarizer time limit in ms. @default 30000 */
-  timeoutMs: z.number().int().positive().max(LIMITS.ms).optional(),
+  timeoutMs: z.optional(z.int().check(z.positive(), z.lte(LIMITS.ms))),
 });
 
 export type ToolArchivingOptions = z.input<typeof toolArchivingOptionsSchema>;

@@ -20,7 +20,7 @@
  *   summarising again (the second case skips this run and clears the mark).
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
@@ -90,22 +90,29 @@ export interface CompactionOptions {
 }
 
 export const compactionOptionsSchema = z.strictObject({
-  keepRecentTokens: z
-    .number()
-    .int()
-    .nonnegative()
-    .max(LIMITS.tokens)
-    .default(COMPACTION_DEFAULTS.keepRecentTokens),
-  keepRecentRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.keepRecentRatio),
-  targetRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.targetRatio),
-  charsPerToken: z.number().gt(0).max(LIMITS.charsPerToken).default(COMPACTION_DEFAULTS.charsPerToken),
-  summaryRole: z.enum(['user', 'system']).default(COMPACTION_DEFAULTS.summaryRole),
-  triggerTokens: z.number().int().positive().max(LIMITS.tokens).optional(),
-  loopGuardRatio: z.number().gt(0).lte(1).default(COMPACTION_DEFAULTS.loopGuardRatio),
-  maxFailures: z.number().int().positive().max(LIMITS.small).default(COMPACTION_DEFAULTS.maxFailures),
-  maxSummaryChars: z.number().int().positive().max(LIMITS.chars).default(COMPACTION_DEFAULTS.maxSummaryChars),
-  referenceIndexShare: z.number().min(0).lt(1).default(COMPACTION_DEFAULTS.referenceIndexShare),
-  trigger: z.enum(['always', 'auto']).default(COMPACTION_DEFAULTS.trigger),
+  keepRecentTokens: z._default(
+    z.int().check(z.nonnegative(), z.lte(LIMITS.tokens)),
+    COMPACTION_DEFAULTS.keepRecentTokens,
+  ),
+  keepRecentRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.keepRecentRatio),
+  targetRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.targetRatio),
+  charsPerToken: z._default(
+    z.number().check(z.gt(0), z.lte(LIMITS.charsPerToken)),
+    COMPACTION_DEFAULTS.charsPerToken,
+  ),
+  summaryRole: z._default(z.enum(['user', 'system']), COMPACTION_DEFAULTS.summaryRole),
+  triggerTokens: z.optional(z.int().check(z.positive(), z.lte(LIMITS.tokens))),
+  loopGuardRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.loopGuardRatio),
+  maxFailures: z._default(z.int().check(z.positive(), z.lte(LIMITS.small)), COMPACTION_DEFAULTS.maxFailures),
+  maxSummaryChars: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.chars)),
+    COMPACTION_DEFAULTS.maxSummaryChars,
+  ),
+  referenceIndexShare: z._default(
+    z.number().check(z.gte(0), z.lt(1)),
+    COMPACTION_DEFAULTS.referenceIndexShare,
+  ),
+  trigger: z._default(z.enum(['always', 'auto']), COMPACTION_DEFAULTS.trigger),
 });
 
 const NAME = 'compaction';

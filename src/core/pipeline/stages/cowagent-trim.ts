@@ -7,7 +7,7 @@
  * summary is computed in this run, recorded as a `PendingInjection`, and applied from the NEXT run on
  * by `apply-pending-injections` (the first stage of the `cowagent` preset).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { messageText } from '../../messages/text.ts';
 import { segmentTurns, type Turn } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
@@ -54,25 +54,19 @@ export interface CowagentTrimOptions {
 }
 
 export const cowagentTrimOptionsSchema = z.strictObject({
-  maxContextTurns: z
-    .number()
-    .int()
-    .positive()
-    .max(LIMITS.count)
-    .default(COWAGENT_TRIM_DEFAULTS.maxContextTurns),
-  maxContextTokens: z
-    .number()
-    .int()
-    .positive()
-    .max(LIMITS.tokens)
-    .default(COWAGENT_TRIM_DEFAULTS.maxContextTokens),
-  compressThreshold: z
-    .number()
-    .int()
-    .positive()
-    .max(LIMITS.count)
-    .default(COWAGENT_TRIM_DEFAULTS.compressThreshold),
-  memoryFlush: z.boolean().default(COWAGENT_TRIM_DEFAULTS.memoryFlush),
+  maxContextTurns: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.count)),
+    COWAGENT_TRIM_DEFAULTS.maxContextTurns,
+  ),
+  maxContextTokens: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.tokens)),
+    COWAGENT_TRIM_DEFAULTS.maxContextTokens,
+  ),
+  compressThreshold: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.count)),
+    COWAGENT_TRIM_DEFAULTS.compressThreshold,
+  ),
+  memoryFlush: z._default(z.boolean(), COWAGENT_TRIM_DEFAULTS.memoryFlush),
 });
 
 const NAME = 'cowagent-trim';

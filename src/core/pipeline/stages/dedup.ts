@@ -14,7 +14,7 @@
  * slashes are resolved lexically; no `realpath`, so symlinks and relative-vs-absolute spellings of
  * one file are not unified. Pass `normalizePath` / `isDirectory` to plug in a real file system.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
@@ -69,18 +69,21 @@ const fn = <T>() => z.custom<T>((v) => typeof v === 'function', { message: 'expe
 
 export const dedupOptionsSchema = z.strictObject({
   /** `kosmokrator` knows only 002's tool names; `default` also Claude Code's. @default 'default' */
-  mode: z.enum(['default', 'kosmokrator']).optional(),
+  mode: z.optional(z.enum(['default', 'kosmokrator'])),
   /** Tool name → role and path argument; replaces the mode's table. */
-  tools: z
-    .record(
+  tools: z.optional(
+    z.record(
       z.string(),
-      z.strictObject({ role: z.enum(['read', 'grep', 'glob', 'write']), pathArg: z.string().min(1) }),
-    )
-    .optional(),
+      z.strictObject({
+        role: z.enum(['read', 'grep', 'glob', 'write']),
+        pathArg: z.string().check(z.minLength(1)),
+      }),
+    ),
+  ),
   /** Path normalisation. @default lexical (see file comment) */
-  normalizePath: fn<(path: string) => string>().optional(),
+  normalizePath: z.optional(fn<(path: string) => string>()),
   /** Whether a grep path is a directory (tier 3 skips directories). @default ends with `/`, or `.`/`/` */
-  isDirectory: fn<(path: string) => boolean>().optional(),
+  isDirectory: z.optional(fn<(path: string) => boolean>()),
 });
 
 export type DedupOptions = z.input<typeof dedupOptionsSchema>;

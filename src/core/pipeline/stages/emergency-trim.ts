@@ -14,7 +14,7 @@
  * The stage (HEAD): once the estimate reaches the blocking level, trim at least `minTurns` and at most
  * `maxTurns` turns, stopping once the estimate is below the auto-compact level.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
@@ -122,17 +122,20 @@ export function trimOldest(
 
 export const emergencyTrimOptionsSchema = z.strictObject({
   /** Turns removed at least once triggered (002 HEAD: 1 on the blocking path, 3 in overflow recovery). @default 1 */
-  minTurns: z.number().int().nonnegative().max(LIMITS.count).optional(),
+  minTurns: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.count))),
   /** Turns removed at most per run. @default 8 */
-  maxTurns: z.number().int().positive().max(LIMITS.count).optional(),
+  maxTurns: z.optional(z.int().check(z.positive(), z.lte(LIMITS.count))),
   /** Run only at the blocking level, or whenever the estimate is at/above `target`. @default 'blocking' */
-  trigger: z.enum(['blocking', 'target']).optional(),
+  trigger: z.optional(z.enum(['blocking', 'target'])),
   /** Keep the call of a final tool result instead of orphaning it (002 orphans it). @default true */
-  keepTailPairs: z.boolean().optional(),
+  keepTailPairs: z.optional(z.boolean()),
   /** Stop once the estimate is below this level (or token count). @default 'auto-compact' */
-  target: z
-    .union([z.enum(['auto-compact', 'warning', 'blocking']), z.number().int().positive().max(LIMITS.tokens)])
-    .optional(),
+  target: z.optional(
+    z.union([
+      z.enum(['auto-compact', 'warning', 'blocking']),
+      z.int().check(z.positive(), z.lte(LIMITS.tokens)),
+    ]),
+  ),
 });
 
 export type EmergencyTrimOptions = z.input<typeof emergencyTrimOptionsSchema>;

@@ -9,7 +9,7 @@
  *   to outputs already ending with the 000 notice, so both modes are idempotent.
  * Lengths are code points (Python `len`). Pinned messages and `excludeTools` results are left alone.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Message, ToolResultPart } from '../../messages/types.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
@@ -30,11 +30,11 @@ import {
 
 export const historicalTruncationOptionsSchema = z.strictObject({
   /** Which system to reproduce. @default 'cowagent' */
-  mode: z.enum(['cowagent', 'co-cli']).optional(),
+  mode: z.optional(z.enum(['cowagent', 'co-cli'])),
   /** Characters kept. `0` disables the stage. @default 20000 (`co-cli`: 2000) */
-  maxChars: z.number().int().min(0).max(LIMITS.chars).optional(),
+  maxChars: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.chars))),
   /** `co-cli`: number of trailing messages never touched. @default 2 */
-  protectLast: z.number().int().nonnegative().max(LIMITS.count).optional(),
+  protectLast: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.count))),
 });
 
 export type HistoricalTruncationOptions = z.input<typeof historicalTruncationOptionsSchema>;

@@ -6,7 +6,7 @@
  * `state.compactionFailures` (≥ 3 opens the breaker: the stage is then skipped) and returns the input —
  * the flow trims the oldest turn next. Success resets the count.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { startsTurn } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import { LIMITS } from '../limits.ts';
@@ -64,32 +64,30 @@ export interface KosmokratorCompactionOptions {
   protectedContext?: ProtectedContext;
 }
 
-const positive = z.number().int().positive().max(LIMITS.chars);
+const positive = z.int().check(z.positive(), z.lte(LIMITS.chars));
 export const kosmokratorCompactionOptionsSchema = z.strictObject({
-  keepRecentTurns: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.keepRecentTurns),
-  maxFailures: z
-    .number()
-    .int()
-    .positive()
-    .max(LIMITS.small)
-    .default(KOSMOKRATOR_COMPACTION_DEFAULTS.maxFailures),
-  wrapSummary: z.boolean().default(KOSMOKRATOR_COMPACTION_DEFAULTS.wrapSummary),
-  trigger: z.enum(['always', 'auto']).default(KOSMOKRATOR_COMPACTION_DEFAULTS.trigger),
-  capDrops: z.enum(['oldest', 'newest']).default(KOSMOKRATOR_COMPACTION_DEFAULTS.capDrops),
-  resultChars: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.resultChars),
-  argChars: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.argChars),
-  maxTranscriptChars: positive.default(KOSMOKRATOR_COMPACTION_DEFAULTS.maxTranscriptChars),
-  protectedContext: z
-    .strictObject({
+  keepRecentTurns: z._default(positive, KOSMOKRATOR_COMPACTION_DEFAULTS.keepRecentTurns),
+  maxFailures: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.small)),
+    KOSMOKRATOR_COMPACTION_DEFAULTS.maxFailures,
+  ),
+  wrapSummary: z._default(z.boolean(), KOSMOKRATOR_COMPACTION_DEFAULTS.wrapSummary),
+  trigger: z._default(z.enum(['always', 'auto']), KOSMOKRATOR_COMPACTION_DEFAULTS.trigger),
+  capDrops: z._default(z.enum(['oldest', 'newest']), KOSMOKRATOR_COMPACTION_DEFAULTS.capDrops),
+  resultChars: z._default(positive, KOSMOKRATOR_COMPACTION_DEFAULTS.resultChars),
+  argChars: z._default(positive, KOSMOKRATOR_COMPACTION_DEFAULTS.argChars),
+  maxTranscriptChars: z._default(positive, KOSMOKRATOR_COMPACTION_DEFAULTS.maxTranscriptChars),
+  protectedContext: z.optional(
+    z.strictObject({
       mode: z.string(),
       cwd: z.string(),
-      repoRoot: z.string().optional(),
-      gitBranch: z.string().optional(),
-      agentType: z.string().optional(),
-      agentDepth: z.number().int().nonnegative().max(LIMITS.small).optional(),
-      agentMaxDepth: z.number().int().nonnegative().max(LIMITS.small).optional(),
-    })
-    .optional(),
+      repoRoot: z.optional(z.string()),
+      gitBranch: z.optional(z.string()),
+      agentType: z.optional(z.string()),
+      agentDepth: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.small))),
+      agentMaxDepth: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.small))),
+    }),
+  ),
 });
 
 const NAME = 'kosmokrator-compaction';

@@ -5,7 +5,7 @@
  * results that arrived since the last assistant message (or all results, `scope: 'all'`). A message
  * it changed carries `meta.truncatedAtArrival`, so a second run leaves it alone.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
@@ -36,23 +36,23 @@ export type OutputTruncationMode = 'default' | 'kosmokrator' | 'tiancai' | 'cowa
 
 export const outputTruncationOptionsSchema = z.strictObject({
   /** Which system to reproduce. @default 'default' */
-  mode: z.enum(['default', 'kosmokrator', 'tiancai', 'cowagent']).optional(),
+  mode: z.optional(z.enum(['default', 'kosmokrator', 'tiancai', 'cowagent'])),
   /** Line limit (`0` disables it in `tiancai`). @default 2000 */
-  maxLines: z.number().int().min(0).max(LIMITS.lines).optional(),
+  maxLines: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.lines))),
   /** Byte limit. @default 51200 (`kosmokrator`: 50000) */
-  maxBytes: z.number().int().min(0).max(LIMITS.chars).optional(),
+  maxBytes: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.chars))),
   /** Character (code point) limit. @default 204800 (`cowagent`: 50000; unused by `kosmokrator`, `default`) */
-  maxChars: z.number().int().min(0).max(LIMITS.chars).optional(),
+  maxChars: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.chars))),
   /** `tiancai`: runes above which the whole output is spilled and replaced by a pointer; 0 disables. @default 204800 */
-  spillThreshold: z.number().int().min(0).max(LIMITS.chars).optional(),
+  spillThreshold: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.chars))),
   /** `tiancai` line cut. @default 'head_tail' */
-  truncateMode: z.enum(['head_tail', 'head']).optional(),
+  truncateMode: z.optional(z.enum(['head_tail', 'head'])),
   /** `cowagent` per-tool line/byte cut. @default { bash: 'tail', read: 'head', grep: 'head' } */
-  perTool: z.record(z.string(), z.enum(['head', 'tail'])).optional(),
+  perTool: z.optional(z.record(z.string(), z.enum(['head', 'tail']))),
   /** Which results the stage looks at: those after the last assistant message, or all. @default 'latest' */
-  scope: z.enum(['latest', 'all']).optional(),
+  scope: z.optional(z.enum(['latest', 'all'])),
   /** Prefix of spilled blob ids (`default` mode). @default '' */
-  blobPrefix: z.string().optional(),
+  blobPrefix: z.optional(z.string()),
 });
 
 export type OutputTruncationOptions = z.input<typeof outputTruncationOptionsSchema>;

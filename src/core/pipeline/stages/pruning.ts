@@ -10,7 +10,7 @@
  * `kosmokrator` mode emits 002's five placeholder strings exactly; `default` mode's placeholders name
  * the tool, its target, the size and where to get the content back, and also know Claude Code's names.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { messageText, outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import { formatCount, headCodePoints } from '../../text/trim.ts';
@@ -65,15 +65,17 @@ export const DEFAULT_PRUNE_ALIASES: Readonly<Record<string, string>> = {
 
 export const pruningOptionsSchema = z.strictObject({
   /** `kosmokrator`: 002's exact placeholders and names. @default 'default' */
-  mode: z.enum(['default', 'kosmokrator']).optional(),
+  mode: z.optional(z.enum(['default', 'kosmokrator'])),
   /** Tokens of recent tool output (before the protected turns) never pruned. @default 40000 */
-  protectTokens: z.number().int().nonnegative().max(LIMITS.tokens).optional(),
+  protectTokens: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.tokens))),
   /** Prune only when at least this many tokens can go, and stop once they have. @default 20000 */
-  minSavings: z.number().int().nonnegative().max(LIMITS.tokens).optional(),
+  minSavings: z.optional(z.int().check(z.nonnegative(), z.lte(LIMITS.tokens))),
   /** Tool name → priority; replaces the 002 table. */
-  priorities: z.record(z.string(), z.number().min(-LIMITS.priority).max(LIMITS.priority)).optional(),
+  priorities: z.optional(
+    z.record(z.string(), z.number().check(z.gte(-LIMITS.priority), z.lte(LIMITS.priority))),
+  ),
   /** Tool name → 002 name. @default Claude Code names in `default` mode, none in `kosmokrator` */
-  aliases: z.record(z.string(), z.string()).optional(),
+  aliases: z.optional(z.record(z.string(), z.string())),
 });
 
 export type PruningOptions = z.input<typeof pruningOptionsSchema>;

@@ -6,7 +6,7 @@
  * `split: 'index'` reproduces co-cli's pure index cut (which can orphan a tool result);
  * `split: 'pairing-safe'` (the default) moves both boundaries so no call is separated from its result.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Message } from '../../messages/types.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageResult } from '../types.ts';
@@ -34,8 +34,8 @@ export interface SlidingWindowOptions {
 }
 
 export const slidingWindowOptionsSchema = z.strictObject({
-  maxMessages: z.number().int().min(0).max(LIMITS.count).default(SLIDING_WINDOW_DEFAULTS.maxMessages),
-  split: z.enum(['index', 'pairing-safe']).default(SLIDING_WINDOW_DEFAULTS.split),
+  maxMessages: z._default(z.int().check(z.gte(0), z.lte(LIMITS.count)), SLIDING_WINDOW_DEFAULTS.maxMessages),
+  split: z._default(z.enum(['index', 'pairing-safe']), SLIDING_WINDOW_DEFAULTS.split),
 });
 
 const NAME = 'sliding-window';

@@ -3,8 +3,9 @@
  * "never touch" rules (pinned messages, `excludeTools`), token totals and the result builders that
  * keep identity on no-op.
  */
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { CtxError } from '../../errors.ts';
+import { PARSE_IN_ENGLISH } from '../../messages/schema.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
 import { SESSION_LOG } from '../journal.ts';
@@ -19,8 +20,8 @@ export function sessionLogRecover(messageId: string): string {
 }
 
 /** Validates stage options; a bad value throws `CtxError('invalid_config')` naming `stage.field`. */
-export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, stage: string): z.output<S> {
-  const result = schema.safeParse(input ?? {});
+export function parseOptions<S extends z.ZodMiniType>(schema: S, input: unknown, stage: string): z.output<S> {
+  const result = z.safeParse(schema, input ?? {}, PARSE_IN_ENGLISH);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue && issue.path.length > 0 ? `${stage}.${issue.path.map(String).join('.')}` : stage;

@@ -7,7 +7,7 @@
  * Everything fitting the keep budget is a silent no-op, as in 003. The recommended pairing fix moves
  * the boundary so no call is separated from its result (`pairing: 'none'` reproduces 003's cut).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   effectiveTokenLimit,
   keepRecentBudget,
@@ -78,24 +78,22 @@ export interface TiancaiCompactionOptions {
   toolResultRunes?: number;
 }
 
-const int = z.number().int().min(0).max(LIMITS.tokens);
+const int = z.int().check(z.gte(0), z.lte(LIMITS.tokens));
 export const tiancaiCompactionOptionsSchema = z.strictObject({
-  contextWindow: int.nonnegative().optional(),
-  reserveTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.reserveTokens),
-  maxTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.maxTokens),
-  maxMessages: int.default(TIANCAI_COMPACTION_DEFAULTS.maxMessages),
-  keepRecent: int.default(TIANCAI_COMPACTION_DEFAULTS.keepRecent),
-  keepRecentTokens: int.default(TIANCAI_COMPACTION_DEFAULTS.keepRecentTokens),
-  toolCallCutoff: int.default(TIANCAI_COMPACTION_DEFAULTS.toolCallCutoff),
-  autoCompact: z.boolean().default(TIANCAI_COMPACTION_DEFAULTS.autoCompact),
-  trigger: z.enum(['auto', 'always', 'recovery']).default(TIANCAI_COMPACTION_DEFAULTS.trigger),
-  pairing: z.enum(['safe', 'none']).default(TIANCAI_COMPACTION_DEFAULTS.pairing),
-  toolResultRunes: z
-    .number()
-    .int()
-    .positive()
-    .max(LIMITS.chars)
-    .default(TIANCAI_COMPACTION_DEFAULTS.toolResultRunes),
+  contextWindow: z.optional(int.check(z.nonnegative())),
+  reserveTokens: z._default(int, TIANCAI_COMPACTION_DEFAULTS.reserveTokens),
+  maxTokens: z._default(int, TIANCAI_COMPACTION_DEFAULTS.maxTokens),
+  maxMessages: z._default(int, TIANCAI_COMPACTION_DEFAULTS.maxMessages),
+  keepRecent: z._default(int, TIANCAI_COMPACTION_DEFAULTS.keepRecent),
+  keepRecentTokens: z._default(int, TIANCAI_COMPACTION_DEFAULTS.keepRecentTokens),
+  toolCallCutoff: z._default(int, TIANCAI_COMPACTION_DEFAULTS.toolCallCutoff),
+  autoCompact: z._default(z.boolean(), TIANCAI_COMPACTION_DEFAULTS.autoCompact),
+  trigger: z._default(z.enum(['auto', 'always', 'recovery']), TIANCAI_COMPACTION_DEFAULTS.trigger),
+  pairing: z._default(z.enum(['safe', 'none']), TIANCAI_COMPACTION_DEFAULTS.pairing),
+  toolResultRunes: z._default(
+    z.int().check(z.positive(), z.lte(LIMITS.chars)),
+    TIANCAI_COMPACTION_DEFAULTS.toolResultRunes,
+  ),
 });
 
 const NAME = 'tiancai-compaction';

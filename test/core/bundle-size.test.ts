@@ -1,0 +1,22 @@
+/**
+ * The issue #15 size goals, checked from `src/` on every run (`npm run bench:package` measures the same
+ * entries from the installed tarball for the docs). One classic zod import in a file reachable from
+ * `createPipeline` adds ~19 KB gzip here (decision 0008).
+ */
+import { describe, expect, it } from 'vitest';
+import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
+
+describe('bundle size', () => {
+  it('keeps createPipeline + every adapter within 62 KB gzip when bundled from src', async () => {
+    const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
+    expect(gzip).toBeLessThanOrEqual(62 * 1024);
+  });
+
+  it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {
+    const { gzip } = await bundleGzip(
+      ROOT,
+      "export { createCalibratedCounter } from './src/core/tokens/index.ts';",
+    );
+    expect(gzip).toBeLessThanOrEqual(3.5 * 1024);
+  });
+});
