@@ -153,13 +153,21 @@ const tokens = require('ctxkit/tokens');
 const invariants = require('ctxkit/invariants');
 const adapters = require('ctxkit/adapters');
 console.log(JSON.stringify([typeof core.createPipeline, typeof tokens.createCalibratedCounter,
-  typeof invariants.repairMessages, typeof adapters.fromAnthropic, require('ctxkit/package.json').name]));
+  typeof invariants.repairMessages, typeof adapters.fromAnthropic, typeof adapters.fromResponses, typeof adapters.fromGemini, require('ctxkit/package.json').name]));
 `,
     );
     const r = await node(['cjs.cjs']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(''); // no ExperimentalWarning for require(esm) from node_modules
-    expect(JSON.parse(r.stdout)).toEqual(['function', 'function', 'function', 'function', 'ctxkit']);
+    expect(JSON.parse(r.stdout)).toEqual([
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'ctxkit',
+    ]);
   });
 
   it.each(['node16', 'bundler'] as const)(

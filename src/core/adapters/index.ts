@@ -1,4 +1,9 @@
-/** `ctxkit/adapters`: OpenAI Chat Completions and Anthropic Messages to and from ctxkit messages. */
+/**
+ * `ctxkit/adapters`: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Gemini
+ * contents to and from ctxkit messages.
+ */
 export type * from '../messages/types.ts';
 export * from './anthropic.ts';
+export * from './gemini.ts';
 export * from './openai.ts';
+export * from './responses.ts';
