@@ -14,7 +14,10 @@
  * `call`); the number of such retries is reported, and the 100 appends must be stored exactly once.
  * Then stops the service (SIGTERM) and checks that nothing is left on the port.
  *
- *   npm run bench:service -- --port 8801 [--cron-sessions 1000] [--wrangler]
+ *   npm run bench:service -- --port 8801 [--cron-sessions 1000] [--keep-alive-ms 2000] [--wrangler]
+ *
+ * Also: `/health` polled with no cron running (the control), connection resets per phase, the slowest
+ * `/health` samples with their time after the cron's trigger, and the cron's own logged report.
  *
  * `--wrangler` runs `npm start -- --wrangler` (`wrangler dev` behind its dev proxy, the way
  * `npm start` worked before) for comparison. Bounded: at most 5,000 cron sessions, 100 in flight.
