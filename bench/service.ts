@@ -14,7 +14,10 @@
  * `call`); the number of such retries is reported, and the 100 appends must be stored exactly once.
  * Then stops the service (SIGTERM) and checks that nothing is left on the port.
  *
- *   npm run bench:service -- --port 8801 [--cron-sessions 1000] [--wrangler]
+ *   npm run bench:service -- --port 8801 [--cron-sessions 1000] [--keep-alive-ms 2000] [--wrangler]
+ *
+ * Also: `/health` polled with no cron running (the control), connection resets per phase, the slowest
+ * `/health` samples with their time after the cron's trigger, and the cron's own logged report.
  *
  * `--wrangler` runs `npm start -- --wrangler` (`wrangler dev` behind its dev proxy, the way
  * `npm start` worked before) for comparison. Bounded: at most 5,000 cron sessions, 100 in flight.
@@ -24,6 +27,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Agent, fetch } from 'undici';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     'cron-sessions': { type: 'string', default: '1000' },
     wrangler: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    'keep-alive-ms': { type: 'string', default: '2000' },
   },
 });
 
@@ -48,6 +53,14 @@ function bounded(raw: string, name: string, min: number, max: number): number {
 const PORT = bounded(values.port, 'port', 1024, 65535);
 const CRON_SESSIONS = bounded(values['cron-sessions'], 'cron-sessions', 1, 5000);
 const BASE = `http://127.0.0.1:${PORT}`;
+/**
+ * The client's keep-alive idle timeout. workerd closes a connection idle for 5 s without announcing
+ * it (no `Keep-Alive: timeout=` header), so a pool that keeps idle connections longer — or as long as
+ * 4 s, undici's default, when timers fire late on a loaded machine — may reuse one just as workerd
+ * closes it.
+ */
+const KEEP_ALIVE_MS = bounded(values['keep-alive-ms'], 'keep-alive-ms', 100, 60_000);
+const dispatcher = new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
 
 interface Sample {
   status: number;
@@ -75,6 +88,7 @@ async function once(
     const res = await fetch(BASE + path, {
       method,
       headers,
+      dispatcher,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
@@ -126,11 +140,17 @@ interface Row {
   worst: number;
   /** First few failures, `status content`. */
   failures: string[];
+  /** Connection resets retried since the previous row. */
+  resets: number;
 }
+
+let retriesCounted = 0;
 
 function row(phase: string, samples: Sample[]): Row {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
   const bad = samples.filter((s) => s.status < 200 || s.status > 299 || !s.json);
+  const before = retriesCounted;
+  retriesCounted = retries;
   return {
     phase,
     requests: samples.length,
@@ -143,6 +163,7 @@ function row(phase: string, samples: Sample[]): Row {
       0,
       3,
     ),
+    resets: retries - before,
   };
 }
 
@@ -289,8 +310,19 @@ async function main(): Promise<void> {
     if (setupBad > 0)
       console.error(`bench:service: ${setupBad} of ${CRON_SESSIONS} cron sessions failed to set up`);
     const setupMs = performance.now() - setupStarted;
+    rows.push(row(`set-up of the ${CRON_SESSIONS} cron sessions (create, append)`, setup));
+
+    // Control: /health polled the same way with no cron running (what the machine's load alone costs).
+    const idle: Sample[] = [];
+    for (let i = 0; i < 200; i++) {
+      idle.push(await call('GET', '/health', undefined));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    rows.push(row('/health, no cron (control)', idle));
 
     const health: Sample[] = [];
+    /** Start of each /health sample, ms after the cron was triggered. */
+    const healthAt: number[] = [];
     const duringPrepare: Sample[] = [];
     let cronDone = false;
     const cronStarted = performance.now();
@@ -305,6 +337,7 @@ async function main(): Promise<void> {
     const pollers = [
       (async () => {
         while (!cronDone) {
+          healthAt.push(performance.now() - cronStarted);
           health.push(await call('GET', '/health', undefined));
           await new Promise((r) => setTimeout(r, 10));
         }
@@ -321,6 +354,13 @@ async function main(): Promise<void> {
     await Promise.all(pollers);
     rows.push(row(`/health during the daily cron (${CRON_SESSIONS} sessions)`, health));
     rows.push(row('prepare during the daily cron', duringPrepare));
+    const slowest = health
+      .map((h, i) => ({ at: Math.round(healthAt[i]!), ms: Math.round(h.ms) }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5);
+    // The cron's own report (phase times), as the Worker logs it.
+    await new Promise((r) => setTimeout(r, 200));
+    const logged = /ctxkit daily summaries (\{.*\})/.exec(log)?.[1];
 
     const stopMs = await stop();
     const report = {
@@ -328,7 +368,14 @@ async function main(): Promise<void> {
         ? 'npm start -- --wrangler (wrangler dev + dev proxy)'
         : 'npm start (Miniflare)',
       rows,
-      cron: { status: cronAnswer.status, ms: Math.round(cronMs), setupMs: Math.round(setupMs) },
+      cron: {
+        status: cronAnswer.status,
+        ms: Math.round(cronMs),
+        setupMs: Math.round(setupMs),
+        report: logged ? (JSON.parse(logged) as Record<string, number>) : null,
+        slowestHealth: slowest,
+      },
+      keepAliveMs: KEEP_ALIVE_MS,
       stopMs: Math.round(stopMs),
       retries,
       storedAppends,
@@ -348,7 +395,14 @@ async function main(): Promise<void> {
 function print(report: {
   service: string;
   rows: Row[];
-  cron: { status: number; ms: number; setupMs: number };
+  cron: {
+    status: number;
+    ms: number;
+    setupMs: number;
+    report: Record<string, number> | null;
+    slowestHealth: { at: number; ms: number }[];
+  };
+  keepAliveMs: number;
   stopMs: number;
   retries: number;
   storedAppends: number;
@@ -356,19 +410,25 @@ function print(report: {
   const f = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 1 : 0) : '–');
   console.log(`bench:service — ${report.service}, 127.0.0.1:${PORT}\n`);
   console.log(
-    `${'phase'.padEnd(48)} ${'n'.padStart(5)} ${'non-2xx'.padStart(8)} ${'non-JSON'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'worst'.padStart(8)}`,
+    `${'phase'.padEnd(48)} ${'n'.padStart(5)} ${'non-2xx'.padStart(8)} ${'non-JSON'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'worst'.padStart(8)} ${'resets'.padStart(7)}`,
   );
   for (const r of report.rows) {
     console.log(
-      `${r.phase.padEnd(48)} ${String(r.requests).padStart(5)} ${String(r.non2xx).padStart(8)} ${String(r.nonJson).padStart(9)} ${f(r.p50).padStart(8)} ${f(r.p99).padStart(8)} ${f(r.worst).padStart(8)}`,
+      `${r.phase.padEnd(48)} ${String(r.requests).padStart(5)} ${String(r.non2xx).padStart(8)} ${String(r.nonJson).padStart(9)} ${f(r.p50).padStart(8)} ${f(r.p99).padStart(8)} ${f(r.worst).padStart(8)} ${String(r.resets).padStart(7)}`,
     );
     for (const failure of r.failures) console.log(`    e.g. ${failure}`);
   }
   console.log(
     `\ndaily cron: answered ${report.cron.status} after ${report.cron.ms} ms (setup of its sessions: ${report.cron.setupMs} ms)`,
   );
+  if (report.cron.report) console.log(`the cron's report: ${JSON.stringify(report.cron.report)}`);
+  console.log(
+    `slowest /health during the cron (ms after the trigger → ms): ${report.cron.slowestHealth.map((h) => `${h.at} → ${h.ms}`).join(', ')}`,
+  );
   console.log(`100 concurrent appends stored ${report.storedAppends} messages (goal 100: each once)`);
-  console.log(`connection resets retried with the same Idempotency-Key (or GET): ${report.retries}`);
+  console.log(
+    `connection resets retried with the same Idempotency-Key (or GET): ${report.retries} (client keep-alive ${report.keepAliveMs} ms)`,
+  );
   console.log(`stop: SIGTERM → port closed in ${report.stopMs} ms`);
 }
 

@@ -1,8 +1,8 @@
 /**
  * The cron triggers (`wrangler.toml`): at 23:55 UTC the daily summary of every session active in the
  * last 24 hours (each through its Durable Object, skipped there when nothing changed; in batches of
- * `DAILY_PARALLEL`, with a turn of the event loop between batches so that requests served by the
- * same isolate are never held behind the cron; each shared memory document is re-indexed once at
+ * `DAILY_PARALLEL`, resting between batches as long as the batch took (`DAILY_REST_RATIO`) so that
+ * requests served by the same thread are never held behind the cron; each shared memory document is re-indexed once at
  * the end instead of once per session); at the
  * clean-up time, sessions idle for more than `SESSION_IDLE_DAYS` (30), expired memories (pinned
  * ones never) and spilled outputs older than `BLOB_RETENTION_DAYS` (7).
@@ -19,9 +19,10 @@ import { createD1MemoryStore, createD1SessionStore } from './store/d1-stores.ts'
 export const DAILY_CRON = '55 23 * * *';
 /**
  * Sessions summarised at once by the daily cron. Under `npm start` every object shares workerd's one
- * thread: 8 at once held `/health` for ~400 ms, 2 keep it under 100 ms. @default 2
+ * thread: 8 at once held `/health` for ~400 ms; 2 at once, with a rest after each batch, gave p99
+ * 155 ms at load average 7, one at a time 68 ms (`npm run bench:service`, 1,000 sessions). @default 1
  */
-export const DAILY_PARALLEL = 2;
+export const DAILY_PARALLEL = 1;
 const DAY = 86_400_000;
 
 function days(raw: unknown, fallback: number): number {
@@ -36,21 +37,57 @@ export interface DailyReport {
   failed: number;
   /** Memory documents re-indexed (once each). */
   indexed: number;
+  /** Wall time of the flushes and of the re-indexing (ms; in workerd the clock moves on I/O only). */
+  flushMs: number;
+  indexMs: number;
+  /** Longest single session flush and single document re-index, as the cron awaited them (ms). */
+  longestFlushMs: number;
+  longestIndexMs: number;
 }
 
 /** Lets everything else waiting on this isolate run (a request, another object's call). */
 const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/**
+ * Idle time after a batch, as a share of the batch's wall time. Under `npm start` the cron, every
+ * session object and D1 share workerd's one thread: run back to back, the batches keep that thread
+ * busy for the whole run, and on a loaded machine a busy process waits for the CPU behind every other
+ * runnable one (a sleeping one is woken ahead of them), so each request waited ~80 ms
+ * (issue 17: `/health` p50 80 ms, p99 257 ms at load average 9, against 2 / 111 ms with no cron).
+ * Resting as long as the batch took keeps the thread at most half busy. @default 1
+ */
+export const DAILY_REST_RATIO = 1;
+/** Longest rest after one batch (ms): a slow batch (a summarizer call) does not stall the cron. @default 250 */
+export const DAILY_REST_MAX_MS = 250;
+
+/** The rest after a batch that took `busyMs` (at least one turn of the event loop). */
+function pause(busyMs: number): Promise<void> {
+  const ms = Math.min(DAILY_REST_MAX_MS, Math.max(0, busyMs) * DAILY_REST_RATIO);
+  return ms < 1 ? yieldTurn() : new Promise<void>((resolve) => setTimeout(resolve, ms));
+}
+
 export async function runDailySummaries(env: Env, now: number): Promise<DailyReport> {
   // Across tenants: the cron's work list.
   const results = await createD1SessionStore(env.DB).active(now - DAY);
-  const report: DailyReport = { sessions: results.length, flushed: 0, unchanged: 0, failed: 0, indexed: 0 };
+  const report: DailyReport = {
+    sessions: results.length,
+    flushed: 0,
+    unchanged: 0,
+    failed: 0,
+    indexed: 0,
+    flushMs: 0,
+    indexMs: 0,
+    longestFlushMs: 0,
+    longestIndexMs: 0,
+  };
   /** tenant + '\n' + path → the project of the last session that wrote it (as when indexed per flush). */
   const written = new Map<string, { tenant: string; path: string; project: string }>();
   const flushOne = async (row: { tenant: string; id: string }) => {
     const key = { tenant: row.tenant, session: row.id };
+    const started = Date.now();
     try {
       const result = unwrap(await sessionStub(env, key).daily(key, now));
+      report.longestFlushMs = Math.max(report.longestFlushMs, Date.now() - started);
       if (result.status === 'flushed') {
         report.flushed++;
         for (const path of result.paths)
@@ -62,19 +99,26 @@ export async function runDailySummaries(env: Env, now: number): Promise<DailyRep
     }
   };
   // Each session's object summarises on its own; a few at a time keeps the cron inside its limits.
+  const flushStarted = Date.now();
   for (let i = 0; i < results.length; i += DAILY_PARALLEL) {
+    const started = Date.now();
     await Promise.all(results.slice(i, i + DAILY_PARALLEL).map(flushOne));
-    await yieldTurn();
+    await pause(Date.now() - started);
   }
+  report.flushMs = Date.now() - flushStarted;
+  const indexStarted = Date.now();
   const deps = { memories: createD1MemoryStore(env.DB), embedder: workerEmbedder(env), clock: systemClock };
   for (const doc of written.values()) {
+    const started = Date.now();
     try {
       if (await indexMemoryDocument(deps, doc.tenant, doc.path, doc.project)) report.indexed++;
+      report.longestIndexMs = Math.max(report.longestIndexMs, Date.now() - started);
     } catch (error) {
       console.error(`ctxkit daily summary: indexing ${doc.tenant}:${doc.path} failed`, error);
     }
     await yieldTurn();
   }
+  report.indexMs = Date.now() - indexStarted;
   return report;
 }
 
