@@ -98,11 +98,35 @@ function sourceOf(m: Message): string {
   return seen.join('\n');
 }
 
+/**
+ * References by source text, for a message rebuilt with the same content (a stage's spread, tool
+ * archiving): its text is built again, not read. `extractReferences` is a function of the text alone.
+ * Bounded: at most `BY_CONTENT_MAX_CHARS` characters of keys, oldest out first.
+ */
+const byContent = new Map<string, ReadonlyMap<string, ReferenceKind>>();
+const BY_CONTENT_MAX_CHARS = 4_000_000;
+let byContentChars = 0;
+
+function referencesOf(source: string): ReadonlyMap<string, ReferenceKind> {
+  const hit = byContent.get(source);
+  if (hit) return hit;
+  const refs = extractReferences(source);
+  if (source.length > BY_CONTENT_MAX_CHARS / 8) return refs;
+  byContent.set(source, refs);
+  byContentChars += source.length;
+  for (const key of byContent.keys()) {
+    if (byContentChars <= BY_CONTENT_MAX_CHARS) break;
+    byContent.delete(key);
+    byContentChars -= key.length;
+  }
+  return refs;
+}
+
 function readMessage(m: Message): Read {
   const hit = extracted.get(m);
   if (hit && same(hit, m)) return hit;
   const source = sourceOf(m);
-  const read: Read = { parts: m.parts, picture: picture(m), source, refs: extractReferences(source) };
+  const read: Read = { parts: m.parts, picture: picture(m), source, refs: referencesOf(source) };
   extracted.set(m, read);
   return read;
 }

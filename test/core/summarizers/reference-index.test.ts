@@ -154,6 +154,18 @@ describe('rankMessageReferences memo (references read once per message)', () => 
     expect(refs).not.toContain('src/parser.ts');
   });
 
+  it('gives a rebuilt copy with other content its own references (the content memo is keyed by text)', () => {
+    const messages = conversation();
+    readReferences(messages);
+    const copy = messages.map((m) => ({ ...m, parts: m.parts.map((p) => ({ ...p })) }));
+    expect(rankMessageReferences(copy)).toEqual(rankMessageReferences(messages));
+    const p = copy[2]!.parts[0]!;
+    if (p.type === 'tool-result') p.output = 'see vendor/zlib_wrapper.c';
+    const refs = rankMessageReferences(copy).map((r) => r.ref);
+    expect(refs).toContain('vendor/zlib_wrapper.c');
+    expect(refs).not.toContain('parseConfig');
+  });
+
   it('equals a fresh read under random in-place edits', () => {
     const text = fc.constantFrom(
       'see src/a.ts',
