@@ -149,4 +149,10 @@ export interface MemoryFlush {
 export interface Stage {
   readonly name: string;
   run(messages: readonly Message[], ctx: StageContext): StageResult | Promise<StageResult>;
+  /**
+   * Work the stage may do ahead, on a run where its level is near but not reached (compaction: above
+   * warning, below auto-compact), so that the run that does apply pays less at once. It must not
+   * change any result: what it keeps is a memo the stage's `run` checks before using.
+   */
+  ahead?(messages: readonly Message[]): void;
 }

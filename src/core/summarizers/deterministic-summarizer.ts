@@ -232,10 +232,9 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   if (goal !== undefined)
     out.inProgress = out.inProgress.filter((x) => !/^Last request[^:]*: /.test(x) || !x.endsWith(goal));
   const firstSeen = (k: 'files' | 'identifiers', cap: number) => {
-    const list: string[] = [];
-    for (const s of [now, ...[...previous].reverse()])
-      for (const x of s[k]) if (!list.includes(x)) list.push(x);
-    return list.slice(0, cap);
+    const list = new Set<string>();
+    for (const s of [now, ...[...previous].reverse()]) for (const x of s[k]) list.add(x);
+    return [...list].slice(0, cap);
   };
   out.files = firstSeen('files', o.maxFiles);
   out.identifiers = firstSeen('identifiers', o.maxIdentifiers);

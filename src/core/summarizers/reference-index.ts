@@ -45,19 +45,99 @@ export interface RankOptions {
 }
 
 /**
- * The references of each message's source text, per message object, with the text they were read from.
- * A compaction ranks what it folds twice (the summarizer, then the index under the summary): the second
- * pass reads nothing again. A hit needs the same text (a message changed in place is read again); the
- * entry lives as long as the message does.
+ * What a message gives the index: its source text (its text, tool-call arguments and tool outputs) and
+ * the references read from it, per message object. A compaction ranks what it folds twice (the
+ * summarizer, then the index under the summary): the second pass reads nothing again, and builds no text.
+ * A hit needs the same picture of what the source was built from — the parts array, its length, and per
+ * part the part, its type and its content field (`text`, `args`, `output`), all compared with `===` — so
+ * a message edited in place (a text or an output replaced, a part added) is read again. Not seen: a value
+ * changed in place inside a tool call's `args` object (stages build new messages, never edit in place).
+ * The entry lives as long as the message does.
  */
-const extracted = new WeakMap<Message, { text: string; refs: ReadonlyMap<string, ReferenceKind> }>();
+interface Read {
+  parts: Message['parts'];
+  picture: unknown[];
+  source: string;
+  refs: ReadonlyMap<string, ReferenceKind>;
+}
+const extracted = new WeakMap<Message, Read>();
 
-function referencesOf(m: Message, text: string): ReadonlyMap<string, ReferenceKind> {
-  const hit = extracted.get(m);
-  if (hit && hit.text === text) return hit.refs;
-  const refs = extractReferences(text);
-  extracted.set(m, { text, refs });
+function contentOf(p: Message['parts'][number]): unknown {
+  return p.type === 'text'
+    ? p.text
+    : p.type === 'tool-call'
+      ? p.args
+      : p.type === 'tool-result'
+        ? p.output
+        : p;
+}
+
+function picture(m: Message): unknown[] {
+  const out: unknown[] = [];
+  for (const p of m.parts) out.push(p, p.type, contentOf(p));
+  return out;
+}
+
+function same(hit: Read, m: Message): boolean {
+  if (hit.parts !== m.parts || hit.picture.length !== m.parts.length * 3) return false;
+  const pic = hit.picture;
+  for (let i = 0, k = 0; i < m.parts.length; i++, k += 3) {
+    const p = m.parts[i]!;
+    if (pic[k] !== p || pic[k + 1] !== p.type || pic[k + 2] !== contentOf(p)) return false;
+  }
+  return true;
+}
+
+/** The text `m` gives the index: its text, then each tool call's argument strings and tool output. */
+function sourceOf(m: Message): string {
+  const seen = [messageText(m)];
+  for (const p of m.parts) {
+    if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
+    else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
+  }
+  return seen.join('\n');
+}
+
+/**
+ * References by source text, for a message rebuilt with the same content (a stage's spread, tool
+ * archiving): its text is built again, not read. `extractReferences` is a function of the text alone.
+ * Bounded: at most `BY_CONTENT_MAX_CHARS` characters of keys, oldest out first.
+ */
+const byContent = new Map<string, ReadonlyMap<string, ReferenceKind>>();
+const BY_CONTENT_MAX_CHARS = 4_000_000;
+let byContentChars = 0;
+
+function referencesOf(source: string): ReadonlyMap<string, ReferenceKind> {
+  const hit = byContent.get(source);
+  if (hit) return hit;
+  const refs = extractReferences(source);
+  if (source.length > BY_CONTENT_MAX_CHARS / 8) return refs;
+  byContent.set(source, refs);
+  byContentChars += source.length;
+  for (const key of byContent.keys()) {
+    if (byContentChars <= BY_CONTENT_MAX_CHARS) break;
+    byContent.delete(key);
+    byContentChars -= key.length;
+  }
   return refs;
+}
+
+function readMessage(m: Message): Read {
+  const hit = extracted.get(m);
+  if (hit && same(hit, m)) return hit;
+  const source = sourceOf(m);
+  const read: Read = { parts: m.parts, picture: picture(m), source, refs: referencesOf(source) };
+  extracted.set(m, read);
+  return read;
+}
+
+/**
+ * Reads `messages` ahead of a compaction: their references are kept (per message, as `rankMessageReferences`
+ * keeps them), so a later ranking of them reads nothing again. Pure with respect to results: a ranking
+ * after it is the same as without it.
+ */
+export function readReferences(messages: Iterable<Message>): void {
+  for (const m of messages) readMessage(m);
 }
 
 /**
@@ -71,7 +151,7 @@ export function rankMessageReferences(
   options: RankOptions = {},
 ): ScoredReference[] {
   const sources: ReferenceSource[] = [];
-  const read = new Map<string, ReadonlyMap<string, ReferenceKind>>();
+  const reads: ReadonlyMap<string, ReferenceKind>[] = [];
   let requests = 0;
   let skipped = false;
   for (const [at, m] of messages.entries()) {
@@ -79,24 +159,20 @@ export function rankMessageReferences(
       skipped = true;
       continue;
     }
-    const text = messageText(m);
     const request = startsTurn(m);
     if (request) requests++;
-    const seen = [text];
-    for (const p of m.parts) {
-      if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
-      else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
-    }
     const task = request && requests === 1 && !skipped;
-    const source = seen.join('\n');
-    read.set(source, referencesOf(m, source));
+    const { source, refs } = readMessage(m);
+    reads.push(refs);
     sources.push({ text: source, at, agent: m.role === 'assistant', task });
   }
   const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
-  const value = (r: ScoredReference) => r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT;
-  return scoreReferences(sources, (text) => read.get(text) ?? extractReferences(text))
+  // Each reference's value computed once, not at each comparison of the sort (same order: stable sort,
+  // same comparisons).
+  const valued = scoreReferences(sources, (_, i) => reads[i]!)
     .filter((r) => !callIds.has(r.ref))
-    .sort((a, b) => value(b) - value(a));
+    .map((r) => ({ r, v: r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT }));
+  return valued.sort((a, b) => b.v - a.v).map((x) => x.r);
 }
 
 /** References as comma-separated lines of about `REFERENCE_LINE_CHARS`. */

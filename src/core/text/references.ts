@@ -92,7 +92,7 @@ export const REFERENCE_TASK_BONUS = 1;
 export function scoreReferences(
   sources: readonly ReferenceSource[],
   /** How a source's references are read; a memo of `extractReferences` may stand in. */
-  extract: (text: string) => ReadonlyMap<string, ReferenceKind> = extractReferences,
+  extract: (text: string, index: number) => ReadonlyMap<string, ReferenceKind> = extractReferences,
 ): ScoredReference[] {
   const stats = new Map<
     string,
@@ -100,11 +100,11 @@ export function scoreReferences(
   >();
   let first = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
-  for (const s of sources) {
+  for (const [i, s] of sources.entries()) {
     first = Math.min(first, s.at);
     end = Math.max(end, s.at);
     const task = s.task === true ? new Set(extractReferences(codeSpans(s.text)).keys()) : undefined;
-    for (const [ref, kind] of extract(s.text)) {
+    for (const [ref, kind] of extract(s.text, i)) {
       const st = stats.get(ref) ?? { kind, count: 0, last: s.at, agent: false, task: false };
       st.count++;
       st.last = Math.max(st.last, s.at);

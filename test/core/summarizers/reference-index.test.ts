@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/core/messages/types.ts';
 import {
   distinctReferences,
   fitReferences,
+  rankMessageReferences,
+  readReferences,
   referenceLines,
 } from '../../../src/core/summarizers/reference-index.ts';
 
@@ -82,6 +85,107 @@ describe('fitReferences', () => {
   it('keeps the longer of two chosen references when it contains the other', () => {
     expect(fitReferences(['table.py', 'astropy/table/table.py', 'Column'], 100, referenceLines)).toBe(
       'astropy/table/table.py, Column',
+    );
+  });
+});
+
+describe('rankMessageReferences memo (references read once per message)', () => {
+  const conversation = (): Message[] => [
+    { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Fix `src/parser.ts` and run parse_config' }] },
+    {
+      id: 'a1',
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: 'Reading the parser.' },
+        { type: 'tool-call', id: 'c1', name: 'read', args: { file_path: 'src/parser.ts' } },
+      ],
+    },
+    {
+      id: 't1',
+      role: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: 'c1',
+          output: 'export function parseConfig(x) { return loadYaml(x) }',
+        },
+      ],
+    },
+  ];
+  /** The ranking of a fresh copy: nothing memoized for these objects. */
+  const fresh = (messages: readonly Message[]) => rankMessageReferences(structuredClone(messages));
+
+  it('gives the same ranking after reading ahead as a fresh read', () => {
+    const messages = conversation();
+    readReferences(messages);
+    expect(rankMessageReferences(messages)).toEqual(fresh(messages));
+  });
+
+  it('reads again a message whose text, output or parts changed in place (never stale)', () => {
+    const messages = conversation();
+    const before = rankMessageReferences(messages).map((r) => r.ref);
+    expect(before).toContain('parseConfig');
+    // A text replaced in place.
+    const user = messages[0]!.parts[0]!;
+    if (user.type === 'text') user.text = 'Fix `lib/lexer.rs` and run tokenize_input';
+    // A tool output replaced in place.
+    const result = messages[2]!.parts[0]!;
+    if (result.type === 'tool-result') result.output = 'fn lexNextToken() {}';
+    // A part added in place.
+    messages[1]!.parts.push({ type: 'text', text: 'Then check `docs/guide.md` and renderPage.' });
+    const after = rankMessageReferences(messages);
+    expect(after).toEqual(fresh(messages));
+    const refs = after.map((r) => r.ref);
+    for (const gone of ['parse_config', 'parseConfig']) expect(refs).not.toContain(gone);
+    for (const now of ['lib/lexer.rs', 'tokenize_input', 'lexNextToken', 'docs/guide.md', 'renderPage'])
+      expect(refs).toContain(now);
+  });
+
+  it('reads again a message whose parts array was replaced or whose tool-call args were replaced', () => {
+    const messages = conversation();
+    readReferences(messages);
+    messages[0] = { ...messages[0]!, parts: [{ type: 'text', text: 'Only `x/other_file.py` now' }] };
+    const call = messages[1]!.parts[1]!;
+    if (call.type === 'tool-call') call.args = { file_path: 'pkg/new_module.go' };
+    const refs = rankMessageReferences(messages).map((r) => r.ref);
+    expect(rankMessageReferences(messages)).toEqual(fresh(messages));
+    expect(refs).toContain('pkg/new_module.go');
+    expect(refs).toContain('x/other_file.py');
+    expect(refs).not.toContain('src/parser.ts');
+  });
+
+  it('gives a rebuilt copy with other content its own references (the content memo is keyed by text)', () => {
+    const messages = conversation();
+    readReferences(messages);
+    const copy = messages.map((m) => ({ ...m, parts: m.parts.map((p) => ({ ...p })) }));
+    expect(rankMessageReferences(copy)).toEqual(rankMessageReferences(messages));
+    const p = copy[2]!.parts[0]!;
+    if (p.type === 'tool-result') p.output = 'see vendor/zlib_wrapper.c';
+    const refs = rankMessageReferences(copy).map((r) => r.ref);
+    expect(refs).toContain('vendor/zlib_wrapper.c');
+    expect(refs).not.toContain('parseConfig');
+  });
+
+  it('equals a fresh read under random in-place edits', () => {
+    const text = fc.constantFrom(
+      'see src/a.ts',
+      'call fooBar()',
+      'run my_script',
+      'nothing here',
+      'lib/b.py',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(2), text), { maxLength: 8 }), (edits) => {
+        const messages = conversation();
+        readReferences(messages);
+        for (const [i, t] of edits) {
+          const m = messages[i]!;
+          const p = m.parts[0]!;
+          if (p.type === 'text') p.text = t;
+          else if (p.type === 'tool-result') p.output = t;
+          expect(rankMessageReferences(messages)).toEqual(fresh(messages));
+        }
+      }),
     );
   });
 });

@@ -25,7 +25,7 @@ import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
-import { appendReferenceIndex } from '../../summarizers/reference-index.ts';
+import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
@@ -205,6 +205,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
   const o = parseStageOptions(compactionOptionsSchema, options, NAME);
   return {
     name: NAME,
+    ahead(messages) {
+      // The reference index (and the deterministic summarizer) rank what a compaction folds: each
+      // message's references are read once, as it arrives, and memoized per message (checked on use).
+      if (o.referenceIndexShare > 0) readReferences(messages);
+    },
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
       const trigger = o.triggerTokens ?? ctx.budget.autoCompact;
