@@ -6,6 +6,7 @@ export * from './adapters/anthropic.ts';
 export * from './adapters/gemini.ts';
 export * from './adapters/openai.ts';
 export * from './adapters/responses.ts';
+export * from './adapters/responses-out.ts';
 export * from './blobs/memory-blob-store.ts';
 export * from './blobs/sha256.ts';
 export * from './budget/budget.ts';

@@ -7,3 +7,4 @@ export * from './anthropic.ts';
 export * from './gemini.ts';
 export * from './openai.ts';
 export * from './responses.ts';
+export * from './responses-out.ts';

@@ -16,7 +16,7 @@
 import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
-import type { ImagePart, JsonValue, Message, Part, ReasoningPart, TextPart } from '../messages/types.ts';
+import type { ImagePart, JsonValue, Message, Part, ReasoningPart } from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
 
 export type ResponsesItem = Record<string, JsonValue>;
@@ -112,7 +112,7 @@ export interface FromResponsesOptions {
 }
 
 /** The summary as one text: its parts joined by blank lines. */
-function summaryText(summary: JsonValue | undefined): string {
+export function summaryText(summary: JsonValue | undefined): string {
   if (!Array.isArray(summary)) return '';
   return summary
     .map((s) => (s && typeof s === 'object' && !Array.isArray(s) && typeof s.text === 'string' ? s.text : ''))
@@ -272,186 +272,4 @@ function contentParts(
     img.provider = { responses: { part: without(c as Bag, 'image_url', 'detail') } };
     return img;
   });
-}
-
-export interface ResponsesRequest {
-  instructions?: string;
-  input: ResponsesItem[];
-}
-
-/**
- * Converts neutral messages to a Responses request: the leading system message that came as
- * `instructions` goes back there, everything else becomes `input` items (see `toResponses`).
- */
-export function toResponsesRequest(messages: readonly Message[]): ResponsesRequest {
-  const request: ResponsesRequest = { input: toResponses(messages) };
-  const first = messages[0];
-  if (first && isInstructions(first)) request.instructions = first.parts.map((p) => textOf(p)).join('');
-  return request;
-}
-
-function isInstructions(m: Message): boolean {
-  return m.role === 'system' && m.provider?.responses?.instructions === true;
-}
-
-function textOf(p: Part): string {
-  return p.type === 'text' || p.type === 'reasoning' ? p.text : '';
-}
-
-/**
- * Converts neutral messages to Responses `input` items. Items that came from `fromResponses` are
- * rebuilt exactly (ids, status, annotations, encrypted reasoning); parts from elsewhere get the plain
- * forms (`{ role, content }` messages, `function_call`, `function_call_output`). The system message
- * that came as `instructions` is left out (`toResponsesRequest` puts it back). Reasoning that did not
- * come from the Responses API (it has no item id) is not sent: the API takes only its own reasoning
- * items. Invisible messages are the caller's business.
- */
-export function toResponses(messages: readonly Message[]): ResponsesItem[] {
-  const custom = new Set<string>();
-  for (const m of messages)
-    for (const p of m.parts)
-      if (p.type === 'tool-call' && dataOf(p).item && bag(dataOf(p).item).type === 'custom_tool_call')
-        custom.add(p.id);
-  const out: ResponsesItem[] = [];
-  for (const m of messages) {
-    if (isInstructions(m)) continue;
-    switch (m.role) {
-      case 'system':
-      case 'user': {
-        const item = messageItemOf(m);
-        if (item) out.push(item);
-        break;
-      }
-      case 'tool':
-        for (const p of m.parts) if (p.type === 'tool-result') out.push(outputItemOf(p, custom));
-        break;
-      case 'assistant':
-        assistantItems(m, out);
-        break;
-    }
-  }
-  return out;
-}
-
-function bag(v: JsonValue | undefined): Bag {
-  return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-}
-
-function dataOf(p: { provider?: Message['provider'] }): Bag {
-  return p.provider?.responses ?? {};
-}
-
-function messageItemOf(m: Message): ResponsesItem | undefined {
-  const data = dataOf(m);
-  const role = m.role === 'user' ? 'user' : m.meta?.sourceRole === 'developer' ? 'developer' : 'system';
-  const parts = m.parts.filter((p) => p.type === 'text' || p.type === 'image');
-  if (parts.length === 0 && !data.item) return undefined;
-  const head = data.item ? { ...bag(data.item), role } : { role };
-  const only = parts[0];
-  const asString =
-    parts.length === 1 &&
-    only?.type === 'text' &&
-    (dataOf(only).contentString === true || (!data.item && !only.provider?.responses));
-  return { ...head, content: asString ? only.text : parts.map((p) => contentOf(p, false)) };
-}
-
-function contentOf(p: TextPart | ImagePart, assistant: boolean): JsonValue {
-  const data = bag(dataOf(p).part);
-  if (p.type === 'image') {
-    const url = p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data}`;
-    const out: Bag = { type: 'input_image', ...data, image_url: url };
-    if (p.detail) out.detail = p.detail;
-    else if (!p.provider?.responses) out.detail = 'auto';
-    return out;
-  }
-  if (data.type === 'refusal') return { ...data, refusal: p.text };
-  if (data.type !== undefined) return { ...data, text: p.text };
-  return assistant
-    ? { type: 'output_text', text: p.text, annotations: [] }
-    : { type: 'input_text', text: p.text };
-}
-
-function assistantItems(m: Message, out: ResponsesItem[]): void {
-  let open: { item: Bag; content: JsonValue[] } | undefined; // the message item being filled
-  const close = () => {
-    if (open) out.push({ ...open.item, content: open.content });
-    open = undefined;
-  };
-  for (const p of m.parts) {
-    const data = dataOf(p);
-    switch (p.type) {
-      case 'text': {
-        if (data.item) {
-          close();
-          if (data.contentString === true) {
-            out.push({ ...bag(data.item), role: 'assistant', content: p.text });
-            break;
-          }
-          open = { item: { ...bag(data.item), role: 'assistant' }, content: [] };
-          if (data.empty === true) break;
-        } else if (!open) open = { item: { role: 'assistant' }, content: [] };
-        open!.content.push(contentOf(p, true));
-        break;
-      }
-      case 'reasoning': {
-        close();
-        const item = bag(data.item);
-        if (typeof item.id !== 'string') break; // not a Responses reasoning item: cannot be sent
-        const copy: Bag = { ...item };
-        if (summaryText(item.summary) !== p.text)
-          copy.summary = p.text === '' ? [] : [{ type: 'summary_text', text: p.text }];
-        out.push(copy);
-        break;
-      }
-      case 'tool-call': {
-        close();
-        const item = bag(data.item);
-        if (item.type === 'custom_tool_call')
-          out.push({
-            ...item,
-            call_id: p.id,
-            name: p.name,
-            input: typeof p.args === 'string' ? p.args : JSON.stringify(p.args),
-          });
-        else
-          out.push({
-            type: 'function_call',
-            ...item,
-            call_id: p.id,
-            name: p.name,
-            arguments: argumentsText(p.args, p.argsText),
-          });
-        break;
-      }
-      default:
-        break; // images and results have no place in an assistant turn
-    }
-  }
-  close();
-}
-
-function outputItemOf(p: Extract<Part, { type: 'tool-result' }>, custom: Set<string>): ResponsesItem {
-  const item = bag(dataOf(p).item);
-  const fromHere = item.type !== undefined;
-  const output: JsonValue =
-    typeof p.output === 'string' || (fromHere && Array.isArray(p.output))
-      ? p.output
-      : JSON.stringify(p.output);
-  return {
-    type: custom.has(p.callId) ? 'custom_tool_call_output' : 'function_call_output',
-    ...item,
-    call_id: p.callId,
-    output,
-  };
-}
-
-/** The provider's own serialisation while it still matches the arguments, else canonical JSON. */
-function argumentsText(args: JsonValue, argsText: string | undefined): string {
-  const canonical = JSON.stringify(args);
-  if (argsText === undefined) return canonical;
-  try {
-    return JSON.stringify(JSON.parse(argsText)) === canonical ? argsText : canonical;
-  } catch {
-    return canonical;
-  }
 }
