@@ -27,6 +27,7 @@ import { afterSetState } from '../session/session-cache.ts';
 import { withMemoryBlock } from '../session/session-memory.ts';
 import {
   finish,
+  joinSystem,
   type Loaded,
   load,
   type SessionDeps,
@@ -155,10 +156,6 @@ function withStaged(loaded: Loaded, staged: StagedAppend | undefined, now: numbe
   ];
   const info = { ...loaded.info, lastSeq: staged.afterSeq + staged.messages.length, lastActive: now };
   return { info, rows, state: loaded.state, messages: resolveWorkingContext(rows, loaded.state.working) };
-}
-
-function joinSystem(...parts: Array<string | undefined>): string {
-  return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
 }
 
 export async function proxyTurn(

@@ -169,7 +169,8 @@ export async function finish(
   };
 }
 
-function joinSystem(...parts: Array<string | undefined>): string {
+/** The non-empty system parts (the caller's prompt, the memory block), joined by a blank line. */
+export function joinSystem(...parts: Array<string | undefined>): string {
   return parts.filter((p): p is string => p !== undefined && p.trim() !== '').join('\n\n');
 }
 
