@@ -13,6 +13,20 @@ import type { Stage, StageContext, StageResult } from './types.ts';
 /** Whether `input` (which extends the previous no-op input, `previousLength` messages long) may need the stage. */
 export type AffectsPredicate = (input: readonly Message[], previousLength: number) => boolean;
 
+/**
+ * A predicate with memory: it keeps an index of the input it last saw (e.g. dedup's signatures and
+ * paths), so that it can tell from the new messages alone whether they give the stage anything to do.
+ */
+export interface PrefixWatch {
+  /**
+   * As {@link AffectsPredicate}. When it answers `false` the watch has taken in the new messages:
+   * its index now covers `input`.
+   */
+  affects(input: readonly Message[], previousLength: number): boolean;
+  /** The stage ran in full on `input` and changed nothing: index `input` from scratch. */
+  learn(input: readonly Message[], ctx: StageContext): void;
+}
+
 function extendsPrefix(input: readonly Message[], previous: readonly Message[]): boolean {
   if (input.length < previous.length) return false;
   for (let i = previous.length - 1; i >= 0; i--) if (input[i] !== previous[i]) return false;
@@ -20,7 +34,9 @@ function extendsPrefix(input: readonly Message[], previous: readonly Message[]):
 }
 
 /** Wraps a stage that is a pure function of the messages (no state, no budget) with the early exit. */
-export function prefixStable(stage: Stage, affects: AffectsPredicate): Stage {
+export function prefixStable(stage: Stage, watch: AffectsPredicate | PrefixWatch): Stage {
+  const affects = typeof watch === 'function' ? watch : watch.affects.bind(watch);
+  const learn = typeof watch === 'function' ? undefined : watch.learn.bind(watch);
   let last: { input: readonly Message[]; excludeTools: ReadonlySet<string> } | undefined;
   return {
     name: stage.name,
@@ -46,6 +62,7 @@ export function prefixStable(stage: Stage, affects: AffectsPredicate): Stage {
       }
       const result = await stage.run(input, ctx);
       last = result.messages === input ? { input, excludeTools: ctx.excludeTools } : undefined;
+      if (last) learn?.(input, ctx);
       return result;
     },
   };
@@ -56,7 +73,10 @@ function hasToolParts(m: Message): boolean {
   return false;
 }
 
-/** Dedup (002 §4.2) only acts when a later tool call or result supersedes an earlier one. */
+/**
+ * Dedup (002 §4.2) only acts when a later tool call or result supersedes an earlier one. The coarse
+ * form: any new tool part. `createDedupWatch` (stages/dedup.ts) looks at what the new results are.
+ */
 export const dedupAffects: AffectsPredicate = (input, from) => {
   for (let i = from; i < input.length; i++) if (hasToolParts(input[i]!)) return true;
   return false;

@@ -8,7 +8,7 @@ import type { ContextBudget } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
 import type { GuardOptions, PresetStages } from './flows.ts';
-import { dedupAffects, historicalAffects, prefixStable } from './incremental.ts';
+import { historicalAffects, prefixStable } from './incremental.ts';
 import { LIMITS } from './limits.ts';
 import { applyPendingInjections } from './stages/apply-pending-injections.ts';
 import {
@@ -100,7 +100,8 @@ function historical(mode: 'cowagent' | 'co-cli', options: HistoricalTruncationOp
 }
 
 function dedup(mode: 'default' | 'kosmokrator', options: DedupOptions | undefined): Stage {
-  return prefixStable(createDedup({ mode, ...options }), dedupAffects);
+  const stage = createDedup({ mode, ...options });
+  return prefixStable(stage, stage.watch());
 }
 
 /**

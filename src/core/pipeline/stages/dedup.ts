@@ -17,6 +17,7 @@
 import * as z from 'zod/mini';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
+import type { PrefixWatch } from '../incremental.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,
@@ -180,7 +181,15 @@ interface Entry {
   touchable: boolean;
 }
 
-export function createDedup(options: DedupOptions = {}): SyncStage {
+export interface DedupStage extends SyncStage {
+  /**
+   * A watch for `prefixStable`: from the new messages alone it tells whether a result among them may
+   * supersede an earlier one (same signature; a re-read after a write; a read after a grep of the path).
+   */
+  watch(): PrefixWatch;
+}
+
+export function createDedup(options: DedupOptions = {}): DedupStage {
   const o = parseOptions(dedupOptionsSchema, options, 'dedup');
   const tools = o.tools ?? (o.mode === 'kosmokrator' ? KOSMOKRATOR_DEDUP_TOOLS : DEFAULT_DEDUP_TOOLS);
   const normalize = o.normalizePath ?? normalizePathLexically;
@@ -216,8 +225,90 @@ export function createDedup(options: DedupOptions = {}): SyncStage {
     };
   }
 
+  /** What dedup reads from a result part, given the calls it may answer. */
+  function fixedOf(p: ToolResultPart, calls: ReadonlyMap<string, ToolCallPart>): Fixed | null {
+    const call = calls.get(p.callId);
+    let info = infos.get(p);
+    if (info === undefined || info.call !== call) {
+      info = describe(p, call, calls);
+      infos.set(p, info);
+    }
+    return info.fixed;
+  }
+
+  /**
+   * The index of a watch: enough to tell whether a new result supersedes an earlier one. Untouchable
+   * results are indexed too (it only errs towards running the stage).
+   */
+  function watch(): PrefixWatch {
+    let calls = new Map<string, ToolCallPart>();
+    let answered = new Set<string>();
+    let signatures = new Set<string>();
+    let read = new Set<string>();
+    let grepped = new Set<string>();
+    /** Paths written after a read of them: a new read makes that read stale. */
+    let writtenAfterRead = new Set<string>();
+    /** The last `learn` met a message it could not index (a reused call id): run the stage every time. */
+    let blind = false;
+
+    /** Takes in `m`; true when it may give dedup something to do. */
+    const take = (m: Message): boolean => {
+      for (const p of m.parts)
+        if (p.type === 'tool-call') {
+          // An id that earlier results answer (reused, or the result came first) changes what they read.
+          if (answered.has(p.id)) return true;
+          calls.set(p.id, p);
+        }
+      if (m.meta?.agentVisible === false) return false;
+      for (const p of m.parts) {
+        if (p.type !== 'tool-result') continue;
+        answered.add(p.callId);
+        const f = fixedOf(p, calls);
+        if (f === null) continue;
+        const role = f.spec.role;
+        if (role !== 'write') {
+          if (signatures.has(f.signature)) return true;
+          signatures.add(f.signature);
+        }
+        if (f.path === '') continue;
+        if (role === 'read') {
+          if (writtenAfterRead.has(f.path) || grepped.has(f.path)) return true;
+          read.add(f.path);
+        } else if (role === 'write') {
+          if (read.has(f.path)) writtenAfterRead.add(f.path);
+        } else if (role === 'grep' && !isDirectory(f.rawPath, f.path)) grepped.add(f.path);
+      }
+      return false;
+    };
+
+    return {
+      affects(input, from) {
+        if (blind) return true;
+        for (let i = from; i < input.length; i++) if (take(input[i]!)) return true;
+        return false;
+      },
+      learn(input) {
+        calls = new Map();
+        answered = new Set();
+        signatures = new Set();
+        read = new Set();
+        grepped = new Set();
+        writtenAfterRead = new Set();
+        blind = false;
+        // A full run changed nothing: what `take` flags here is untouchable or a reused call id, and
+        // the index stops at it (blind until the next full run).
+        for (const m of input)
+          if (take(m)) {
+            blind = true;
+            return;
+          }
+      },
+    };
+  }
+
   return {
     name,
+    watch,
     run(messages: readonly Message[], ctx: StageContext): StageResult {
       if (messages.length < 2) return noop(name, messages, ctx, 'fewer than 2 messages');
       const calls = indexToolCalls(messages);
@@ -228,14 +319,9 @@ export function createDedup(options: DedupOptions = {}): SyncStage {
         for (let pi = 0; pi < m.parts.length; pi++) {
           const p = m.parts[pi]!;
           if (p.type !== 'tool-result') continue;
-          const call = calls.get(p.callId);
-          let info = infos.get(p);
-          if (info === undefined || info.call !== call) {
-            info = describe(p, call, calls);
-            infos.set(p, info);
-          }
-          if (info.fixed === null) continue;
-          entries.push({ fixed: info.fixed, msg: mi, part: pi, touchable: !isUntouchable(m, p, calls, ctx) });
+          const fixed = fixedOf(p, calls);
+          if (fixed === null) continue;
+          entries.push({ fixed, msg: mi, part: pi, touchable: !isUntouchable(m, p, calls, ctx) });
         }
       }
       // Index pass, newest → oldest (last result of a message first).
