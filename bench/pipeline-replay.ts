@@ -37,7 +37,8 @@ import type { Message } from '../src/core/messages/types.ts';
 import { createPipeline, type Pipeline } from '../src/core/pipeline/pipeline.ts';
 import type { PipelineRun } from '../src/core/pipeline/runner.ts';
 import type { PipelineState } from '../src/core/pipeline/types.ts';
-import { fixedClock, sequentialIds } from '../src/core/ports.ts';
+import { fixedClock, sequentialIds, type TokenCounter } from '../src/core/ports.ts';
+import { createCalibratedCounter } from '../src/core/tokens/calibrated/calibrated-counter.ts';
 
 const DATA = process.env.BENCH_DATA ?? '../shared/data/trajectories';
 const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
@@ -211,6 +212,19 @@ function toLangChain(messages: readonly Message[]): BaseMessage[] {
   });
 }
 
+/** Time to count `messages` once with an uncached counter (median of 21 runs, after one). */
+function countAlone(counter: TokenCounter, messages: readonly Message[]): number {
+  const fresh = () => messages.map((m) => ({ ...m, parts: m.parts.map((p) => ({ ...p })) }));
+  const runs: number[] = [];
+  for (let k = 0; k < 22; k++) {
+    const copy = fresh();
+    const t = now();
+    for (const m of copy) counter.countMessage(m);
+    if (k > 0) runs.push(now() - t);
+  }
+  return quantile(runs, 0.5);
+}
+
 async function langChainStep(history: BaseMessage[], maxTokens: number): Promise<number> {
   const t = now();
   const trimmed = await trimMessages(history, {
@@ -366,43 +380,50 @@ console.log(
   '\nFirst prepare: the whole session at once. Then the provider reports a context between warning and auto-compact, and a user message at a time arrives on the returned working context, state carried.',
 );
 
-let ratio = Number.NaN;
+/** trimMessages p50 over ctxkit p50, per window. */
+const ratios = new Map<number, number>();
 if (process.env.BENCH_NO_LANGCHAIN !== '1' && LC_STEPS > 0) {
   console.log(
     `\n## LangChain.js trimMessages (exact o200k counter) on ${LC_STEPS} steps per window, spread evenly over all steps\n`,
   );
-  console.log('| window | steps | ctxkit p50 | trimMessages p50 | trimMessages max | ratio at p50 |');
-  console.log('|---:|---:|---:|---:|---:|---:|');
-  const all: { mine: number; theirs: number }[] = [];
+  console.log(
+    '| window | steps | ctxkit p50 | trimMessages p50 | trimMessages max | ratio at p50 | counting the new messages alone, p50 | ratio bound |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const floorCounter = createCalibratedCounter();
   for (const w of WINDOWS) {
     const maxTokens = newPipeline(w).budget.usable;
-    const rows: { mine: number; theirs: number }[] = [];
+    const rows: { mine: number; theirs: number; floor: number }[] = [];
     const pooled = steps.filter((x) => x.window === w);
     for (const i of sample(pooled.length, LC_STEPS)) {
       const step = pooled[i]!;
       const s = sessions.find((x) => x.name === step.session)!;
       const history = toLangChain(s.messages.slice(0, step.historyEnd));
-      rows.push({ mine: step.ms, theirs: await langChainStep(history, maxTokens) });
+      const from = step.index === 0 ? 0 : s.steps[step.index - 1]!;
+      rows.push({
+        mine: step.ms,
+        theirs: await langChainStep(history, maxTokens),
+        floor: countAlone(floorCounter, s.messages.slice(from, step.historyEnd)),
+      });
     }
-    all.push(...rows);
     const theirs = rows.map((r) => r.theirs);
     const mineP50 = quantile(
       rows.map((r) => r.mine),
       0.5,
     );
+    ratios.set(w, quantile(theirs, 0.5) / mineP50);
+    const floorP50 = quantile(
+      rows.map((r) => r.floor),
+      0.5,
+    );
+    const times = (x: number) => `${Math.round(x).toLocaleString('en-US')}×`;
     console.log(
-      `| ${w / 1000}K | ${rows.length} | ${ms(mineP50)} | ${ms(quantile(theirs, 0.5))} | ${ms(Math.max(...theirs))} | ${Math.round(quantile(theirs, 0.5) / mineP50).toLocaleString('en-US')}× |`,
+      `| ${w / 1000}K | ${rows.length} | ${ms(mineP50)} | ${ms(quantile(theirs, 0.5))} | ${ms(Math.max(...theirs))} | ${times(quantile(theirs, 0.5) / mineP50)} | ${ms(floorP50)} | ${times(quantile(theirs, 0.5) / floorP50)} |`,
     );
   }
-  ratio =
-    quantile(
-      all.map((r) => r.theirs),
-      0.5,
-    ) /
-    quantile(
-      all.map((r) => r.mine),
-      0.5,
-    );
+  console.log(
+    '\nCounting the new messages alone: the messages that arrived since the previous step, counted once by a fresh calibrated counter (no cache; median of 21 runs) — what any pre-flight that counts what it sends must pay at least; "ratio bound" is trimMessages p50 over it.',
+  );
 }
 
 const pooled = steps.map((x) => x.ms);
@@ -413,12 +434,14 @@ const goals: Array<[string, string, boolean]> = [
   ['worst step ≤ 40 ms', ms(Math.max(...pooled)), Math.max(...pooled) <= 40],
   ['above warning, nothing new, 300+ messages ≤ 2 ms (p50)', ms(steadyWorst), steadyWorst <= 2],
 ];
-if (!Number.isNaN(ratio))
+if (ratios.size > 0) {
+  const least = Math.min(...ratios.values());
   goals.push([
-    '≥ 1,000× trimMessages at p50',
-    `${Math.round(ratio).toLocaleString('en-US')}×`,
-    ratio >= 1000,
+    '≥ 1,000× trimMessages at p50 (each window)',
+    `${Math.round(least).toLocaleString('en-US')}×`,
+    least >= 1000,
   ]);
+}
 console.log('\n## Goals (issue #19)\n');
 console.log('| goal | measured | met |');
 console.log('|---|---:|---|');

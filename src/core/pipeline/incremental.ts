@@ -99,17 +99,40 @@ function mayExceed(m: Message, maxChars: number): boolean {
 
 /**
  * Historical truncation: only results that were current (after the old boundary) and became
- * historical can change, and only if they are longer than the limit.
+ * historical can change, and only if they are longer than the limit. `co-cli`'s boundary moves with
+ * every message (the last `protectLast` are current); `cowagent`'s only with a user text message, so
+ * its watch remembers whether the current turn holds a result that may be over the limit, and a
+ * pre-flight without a new user message costs nothing however long the turn has grown.
  */
 export function historicalAffects(
   mode: 'cowagent' | 'co-cli',
   maxChars: number,
   protectLast: number,
-): AffectsPredicate {
-  return (input, from) => {
-    const start =
-      mode === 'cowagent' ? Math.max(0, lastUserText(input, from)) : Math.max(0, from - protectLast);
-    for (let i = start; i < input.length; i++) if (mayExceed(input[i]!, maxChars)) return true;
-    return false;
+): AffectsPredicate | PrefixWatch {
+  if (mode === 'co-cli')
+    return (input, from) => {
+      for (let i = Math.max(0, from - protectLast); i < input.length; i++)
+        if (mayExceed(input[i]!, maxChars)) return true;
+      return false;
+    };
+  /** A result after the last user text message may be over the limit. */
+  let longInTurn = true;
+  const isUserText = (m: Message) => m.role === 'user' && m.parts.some((p) => p.type === 'text');
+  return {
+    affects(input, from) {
+      for (let i = from; i < input.length; i++) {
+        const m = input[i]!;
+        if (isUserText(m)) {
+          if (longInTurn) return true;
+        } else if (mayExceed(m, maxChars)) longInTurn = true;
+      }
+      return false;
+    },
+    learn(input) {
+      const boundary = lastUserText(input, input.length);
+      longInTurn = false;
+      for (let i = Math.max(0, boundary + 1); i < input.length && !longInTurn; i++)
+        longInTurn = mayExceed(input[i]!, maxChars);
+    },
   };
 }

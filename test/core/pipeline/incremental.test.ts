@@ -78,13 +78,37 @@ describe('prefixStable', () => {
 describe('historicalAffects', () => {
   const long = toolResult('c1', 'bash', 'x'.repeat(30), { id: 't1' });
   const history = [user('q', { id: 'u1' }), assistant('', [toolCall('c1', 'bash')], { id: 'a1' }), long];
+  const next = [...history, user('next', { id: 'u2' })];
+
+  /** The cowagent watch after a full no-op run on `history`. */
+  function watch(maxChars: number) {
+    const w = historicalAffects('cowagent', maxChars, 2);
+    if (typeof w === 'function') throw new Error('expected a watch');
+    w.learn(history, ctx);
+    return w;
+  }
 
   it('is true when a new user message makes a result over the limit historical', () => {
-    expect(historicalAffects('cowagent', 20, 2)([...history, user('next', { id: 'u2' })], 3)).toBe(true);
+    expect(watch(20).affects(next, 3)).toBe(true);
   });
 
   it('is false when every result that became historical is within the limit', () => {
-    expect(historicalAffects('cowagent', 50, 2)([...history, user('next', { id: 'u2' })], 3)).toBe(false);
+    expect(watch(50).affects(next, 3)).toBe(false);
+  });
+
+  it('is false while the turn goes on, however long its results (nothing becomes historical)', () => {
+    const w = watch(20);
+    const more = [...history, assistant('', [toolCall('c2', 'bash')], { id: 'a2' })];
+    const longer = [...more, toolResult('c2', 'bash', 'y'.repeat(40), { id: 't2' })];
+    expect([w.affects(more, 3), w.affects(longer, 4)]).toEqual([false, false]);
+    expect(w.affects([...longer, user('go on', { id: 'u3' })], 5)).toBe(true);
+  });
+
+  it('co-cli: true when a result over the limit leaves the protected tail', () => {
+    const p = historicalAffects('co-cli', 20, 2);
+    if (typeof p !== 'function') throw new Error('expected a predicate');
+    expect(p(next, 3)).toBe(true);
+    expect(historicalAffects('co-cli', 50, 2)).toBeTypeOf('function');
   });
 });
 

@@ -1,16 +1,18 @@
 /**
- * Dedup's watch (stages/dedup.ts `watch()`): a pre-flight that extends the previous no-op input runs
- * dedup in full only when a new result may supersede an earlier one. Property: replayed step by step
- * as an agent runs (the previous output plus the new messages), the watched stage returns exactly what
- * a fresh dedup returns on the same input, at every step.
+ * The watches of `prefixStable` (incremental.ts): dedup's (stages/dedup.ts `watch()`) runs dedup in
+ * full only when a new result may supersede an earlier one; historical truncation's (cowagent) only
+ * when a new user message makes a long result historical. Property: replayed step by step as an
+ * agent runs (the previous output plus the new messages), the watched stage returns exactly what a
+ * fresh stage returns on the same input, at every step.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { prefixStable } from '../../../src/core/pipeline/incremental.ts';
+import { historicalAffects, prefixStable } from '../../../src/core/pipeline/incremental.ts';
 import { createDedup } from '../../../src/core/pipeline/stages/dedup.ts';
+import { createHistoricalTruncation } from '../../../src/core/pipeline/stages/historical-truncation.ts';
 import { INITIAL_STATE, type StageContext } from '../../../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
@@ -77,6 +79,35 @@ function render(steps: Array<{ calls: Call[]; userText: boolean; reuseIds: boole
     return out;
   });
 }
+
+describe('historical truncation watch (cowagent)', () => {
+  it('gives what a fresh stage gives at every step of a replay', async () => {
+    let watched = 0;
+    let applied = 0;
+    await fc.assert(
+      fc.asyncProperty(stepsArb, async (steps) => {
+        const options = { mode: 'cowagent' as const, maxChars: 30 };
+        const incremental = prefixStable(
+          createHistoricalTruncation(options),
+          historicalAffects('cowagent', 30, 2),
+        );
+        let working: Message[] = [user('start', { id: 'u-start' })];
+        for (const chunk of render(steps)) {
+          const input = working.concat(chunk);
+          const got = await incremental.run(input, ctx);
+          const want = createHistoricalTruncation(options).run(input, ctx);
+          expect(got.messages).toEqual(want.messages);
+          if (got.report.detail?.startsWith('unchanged')) watched += 1;
+          if (want.report.status === 'applied') applied += 1;
+          working = got.messages;
+        }
+      }),
+      { numRuns: 400, seed: 20261124 },
+    );
+    expect(watched).toBeGreaterThan(200);
+    expect(applied).toBeGreaterThan(20);
+  });
+});
 
 describe('dedup watch', () => {
   it('gives what a fresh dedup gives at every step of a replay', async () => {
