@@ -248,7 +248,10 @@ export function createDedup(options: DedupOptions = {}): DedupStage {
     let grepped = new Set<string>();
     /** Paths written after a read of them: a new read makes that read stale. */
     let writtenAfterRead = new Set<string>();
-    /** The last `learn` met a message it could not index (a reused call id): run the stage every time. */
+    /**
+     * The last `learn` stopped at a message it flagged (a reused call id, or a result that would
+     * supersede an untouchable one): the stage runs every time until a full run learns a clean input.
+     */
     let blind = false;
 
     /** Takes in `m`; true when it may give dedup something to do. */
