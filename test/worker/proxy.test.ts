@@ -24,6 +24,8 @@ const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
 const RESPONSES = '/v1/proxy/openai/responses';
 const WINDOW = 16_384;
+/** The fake provider's port (`PROXY_TEST_PORT`, for parallel runs on a shared machine). */
+const FAKE_PORT = Number(process.env.PROXY_TEST_PORT ?? 8812);
 
 let w: RunningWorker;
 let fake: FakeProvider;
@@ -31,7 +33,7 @@ let key: string;
 let logs = '';
 
 beforeAll(async () => {
-  fake = await startFakeProvider({ port: 8812 });
+  fake = await startFakeProvider({ port: FAKE_PORT });
   w = await startWorker({
     bindings: {
       UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
@@ -751,7 +753,7 @@ describe('proxy boundaries', () => {
     );
     expect(down.status).toBe(502);
     expect(((await down.json()) as Loose).error.code).toBe('upstream_unreachable');
-    fake = await startFakeProvider({ port: 8812 });
+    fake = await startFakeProvider({ port: FAKE_PORT });
     await until(
       async () => logs,
       (l) => l.includes('upstream unreachable'),
