@@ -1,4 +1,7 @@
-/** The proxy's pure pieces: the SSE reader across chunk boundaries, digests, answer accumulators. */
+/**
+ * The proxy's pure pieces: the SSE reader across chunk boundaries, digests, answer accumulators, the
+ * session object's write queue.
+ */
 import { describe, expect, it } from 'vitest';
 import { fromOpenAI } from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
@@ -8,6 +11,7 @@ import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import { cutWorking } from '../../src/worker/proxy/proxy-session.ts';
 import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
 import { phaseTimer, serverTiming, timingOn } from '../../src/worker/proxy/timing.ts';
+import { createWriteQueue } from '../../src/worker/session/write-queue.ts';
 
 const enc = new TextEncoder();
 
@@ -142,5 +146,49 @@ describe('phaseTimer', () => {
     expect(t.phases[0]![1]).toBeGreaterThanOrEqual(3);
     expect(t.phases[1]![1]).toBeLessThan(t.phases[0]![1]);
     expect(serverTiming(t.phases.slice(2))).toBe('do.write;dur=6.50');
+  });
+});
+
+describe('createWriteQueue', () => {
+  const later = () => {
+    let resolve!: () => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+
+  it("gives a call's value at once and holds the next call until that call's write settled", async () => {
+    const q = createWriteQueue({ onFailure: () => {} });
+    const write = later();
+    const order: string[] = [];
+    const first = await q.run(async () => ({ value: 'context', after: write.promise }));
+    expect(first).toBe('context');
+    const second = q.run(async () => {
+      order.push('second ran');
+      return { value: 2 };
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]);
+    order.push('write done');
+    write.resolve();
+    expect(await second).toBe(2);
+    expect(order).toEqual(['write done', 'second ran']);
+  });
+
+  it('runs the next call after a failed write too, and reports the failure', async () => {
+    let failures = 0;
+    const q = createWriteQueue({ onFailure: () => failures++ });
+    const write = later();
+    await q.run(async () => ({ value: 1, after: write.promise }));
+    const next = q.run(async () => ({ value: 'next' }));
+    write.reject(new Error('D1 down'));
+    expect(await next).toBe('next');
+    expect(failures).toBe(1);
+    await expect(q.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(failures).toBe(2);
+    expect(await q.run(async () => ({ value: 'after a failed call' }))).toBe('after a failed call');
   });
 });

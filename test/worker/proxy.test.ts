@@ -581,6 +581,94 @@ describe('proxy sessions', () => {
   });
 });
 
+describe('the write of a turn', () => {
+  const u = (t: string) => ({ role: 'user', content: t });
+  const a = (t: string) => ({ role: 'assistant', content: t });
+  const call = (session: string, messages: unknown[]) =>
+    post(OPENAI, { model: 'gpt-4o', messages }, { 'x-ctxkit-session': session });
+  const sessionRow = async (session: string) =>
+    (await w.db())
+      .prepare('SELECT last_seq AS lastSeq, state FROM sessions WHERE id = ?')
+      .bind(session)
+      .first<{ lastSeq: number; state: string }>();
+
+  it('answers 503 and stores nothing when the D1 write fails during the upstream call', async () => {
+    fake.script(
+      { kind: 'answer', text: 'A1' },
+      { kind: 'answer', text: 'A2' },
+      { kind: 'answer', text: 'A3' },
+    );
+    await (await call('wf-1', [u('u1')])).arrayBuffer();
+    await until(
+      () => logged('wf-1'),
+      (rows) => rows.length === 2,
+    );
+    const before = await sessionRow('wf-1');
+    const db = await w.db();
+    // A runtime error inside the batch (not a constraint, which would read as a concurrent append).
+    await db
+      .prepare(
+        "CREATE TRIGGER fail_wf1 BEFORE INSERT ON session_messages WHEN NEW.session_id = 'wf-1' BEGIN SELECT json('{not json'); END",
+      )
+      .run();
+    try {
+      const failed = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
+      expect(failed.status).toBe(503);
+      expect(((await failed.json()) as Loose).error).toEqual({
+        code: 'storage_error',
+        message: 'storage is unavailable',
+        path: null,
+      });
+      // The context did go upstream (at the same time as the write), but its answer was withheld.
+      expect(fake.requests).toHaveLength(2);
+      expect(fake.requests[1]!.body.messages.at(-1)).toEqual(u('u2'));
+    } finally {
+      await db.prepare('DROP TRIGGER fail_wf1').run();
+    }
+    expect((await logged('wf-1')).map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1']);
+    expect(await sessionRow('wf-1')).toEqual(before);
+    // The next call finds the log as it was and appends the new message then.
+    const again = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(((await again.json()) as Loose).choices[0].message.content).toBe('A3');
+    const rows = await until(
+      () => logged('wf-1'),
+      (r) => r.length === 4,
+    );
+    expect(rows.map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1', 'u2', 'A3']);
+  });
+
+  it("lets the session's other routes read the turn's writes, and answers only once D1 holds them", async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    await (await call('rw-1', [u('u1')])).arrayBuffer();
+    await until(
+      () => logged('rw-1'),
+      (rows) => rows.length === 2,
+    );
+    const pending = call('rw-1', [u('u1'), a('A1'), u('u2')]);
+    await until(
+      async () => fake.requests.length,
+      (n) => n === 2,
+    );
+    // The context is upstream and its rows may still be on their way to D1: the session object's
+    // queue holds this prepare until they are in.
+    const prepared = await client(w, key).post('/v1/sessions/rw-1/prepare', { dialect: 'openai' });
+    expect(prepared.status).toBe(200);
+    const context = prepared.body.messages.filter((m: Loose) => m.role !== 'system');
+    expect(context.slice(0, 3)).toEqual([u('u1'), a('A1'), u('u2')]);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    // Read straight from D1 by the Worker as soon as the answer is in.
+    expect((await logged('rw-1')).slice(0, 3).map((r: Loose) => r.message.parts[0].text)).toEqual([
+      'u1',
+      'A1',
+      'u2',
+    ]);
+    expect(((await res.json()) as Loose).choices[0].message.content).toBe('A2');
+  });
+});
+
 describe('proxy boundaries', () => {
   it('refuses unknown upstreams and requests that try to pick one', async () => {
     const other = await post('/v1/proxy/gemini/v1beta/models/x:generateContent', { contents: [] });

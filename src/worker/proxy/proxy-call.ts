@@ -259,10 +259,31 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     };
   }
   const first = sent.prepared.estimate;
+  // The session object is still writing the turn's new rows and state to D1: the context goes
+  // upstream meanwhile, and the answer is released only once that write succeeded.
+  const commit = stub && sessionKey ? stub.proxyCommit(sessionKey, callId) : undefined;
+  commit?.catch(() => undefined);
 
   let res: Response;
   try {
-    res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
+    let upstreamDown = false;
+    try {
+      res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
+    } catch (error) {
+      if (error !== upstreamFailure) throw error;
+      upstreamDown = true;
+      res = new Response(null, { status: 502 });
+    }
+    if (commit) {
+      const written = await commit;
+      if (!written.ok) {
+        // Nothing of this call is stored: the client gets the error, not the answer.
+        await res.body?.cancel();
+        unwrap(written);
+      } else timer.add('do.', written.value.timing);
+      timer.mark('commit-wait');
+    }
+    if (upstreamDown) throw upstreamFailure;
     if (!res.ok) {
       const text = await res.text();
       const overflow = overflowText(res.status, text);

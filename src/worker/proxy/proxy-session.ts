@@ -85,6 +85,20 @@ export interface ProxyTurnResult extends Prepared {
 /** The tail did not reach back far enough: send the history from `need` on. */
 export type ProxyTurnOutcome = { need: number } | { turn: ProxyTurnResult };
 
+/** What the turn's write reports once it succeeded (its duration, when timed). */
+export interface ProxyCommit {
+  timing?: Array<[string, number]>;
+}
+
+/**
+ * A turn as the session object runs it: the outcome to return at once, and the write of the new rows
+ * and state still under way (the object's queue waits for it; `proxyCommit` reports it).
+ */
+export interface ProxyTurnStarted {
+  outcome: ProxyTurnOutcome;
+  write?: Promise<ProxyCommit>;
+}
+
 /** The proxy's state in the session object: call records and the seq ranges a divergence took back. */
 export interface ProxyStorage {
   calls: CallLog;
@@ -164,7 +178,7 @@ export async function proxyTurn(
   input: ProxyTurnInput,
   known: KnownIds,
   storage: ProxyStorage,
-): Promise<ProxyTurnOutcome> {
+): Promise<ProxyTurnStarted> {
   const timer = phaseTimer(input.timing === true);
   const before = await load(deps, key);
   timer.mark('load');
@@ -179,10 +193,10 @@ export async function proxyTurn(
     const lastSeq = before.info.lastSeq;
     const working = cutWorking(before.state.working, path, from, lastSeq);
     if (working === undefined) from = 0;
-    if (from < input.tailStart) return { need: from };
+    if (from < input.tailStart) return { outcome: { need: from } };
     await setWorking(deps, key, before.state, working ?? { throughSeq: lastSeq, items: [] });
     await storage.abandon(path[from]!.seq, lastSeq);
-  } else if (from < input.tailStart) return { need: from };
+  } else if (from < input.tailStart) return { outcome: { need: from } };
   const fresh = input.tail.slice(from - input.tailStart);
   const staged =
     fresh.length > 0
@@ -206,25 +220,7 @@ export async function proxyTurn(
   timer.mark('prepare');
   const next = stateAfterRun(loaded, state, run);
   const changed = JSON.stringify(next) !== JSON.stringify(base.state);
-  let afterSeq = base.info.lastSeq;
-  if (staged && changed && canAppendWithState(deps.sessions)) {
-    afterSeq = await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
-      expectedSeq: staged.afterSeq,
-    });
-    await appended(deps, staged, known);
-  } else {
-    if (staged) {
-      afterSeq = await deps.sessions.append(key.tenant, key.session, staged.messages, {
-        expectedSeq: staged.afterSeq,
-      });
-      await appended(deps, staged, known);
-    }
-    if (changed) await deps.sessions.setState(key.tenant, key.session, next);
-  }
-  if (changed) afterSetState(deps.cache, next, deps.clock.now());
-  timer.mark('write');
-  await saveRunMemory(deps, key, loaded, state, run);
-  timer.mark('memory-save');
+  const afterSeq = staged ? staged.afterSeq + staged.messages.length : base.info.lastSeq;
   const record: CallRecord = {
     ...input.call,
     appended: fresh.length,
@@ -233,18 +229,43 @@ export async function proxyTurn(
     reports: run.reports,
     journal: run.journal,
   };
-  await storage.calls.put(record);
-  timer.mark('record');
+  // The new rows and the state the pipeline left, in one atomic D1 batch, then the memories a
+  // compaction extracted and the call record. Not awaited here: the caller sends the context upstream
+  // meanwhile and releases the answer only once this has succeeded (`proxyCommit`).
+  const write = async (): Promise<ProxyCommit> => {
+    const started = performance.now();
+    if (staged && changed && canAppendWithState(deps.sessions)) {
+      await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
+        expectedSeq: staged.afterSeq,
+      });
+      await appended(deps, staged, known);
+    } else {
+      if (staged) {
+        await deps.sessions.append(key.tenant, key.session, staged.messages, {
+          expectedSeq: staged.afterSeq,
+        });
+        await appended(deps, staged, known);
+      }
+      if (changed) await deps.sessions.setState(key.tenant, key.session, next);
+    }
+    if (changed) afterSetState(deps.cache, next, deps.clock.now());
+    await saveRunMemory(deps, key, loaded, state, run);
+    await storage.calls.put(record);
+    return timer.on ? { timing: [['write', performance.now() - started]] } : {};
+  };
   return {
-    turn: {
-      send: run.send,
-      memory: block.text ?? '',
-      estimate: run.estimate,
-      appended: fresh.length,
-      diverged,
-      afterSeq,
-      ...(timer.on ? { timing: timer.phases } : {}),
+    outcome: {
+      turn: {
+        send: run.send,
+        memory: block.text ?? '',
+        estimate: run.estimate,
+        appended: fresh.length,
+        diverged,
+        afterSeq,
+        ...(timer.on ? { timing: timer.phases } : {}),
+      },
     },
+    write: write(),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * One Durable Object per session (`idFromName(tenant + ':' + session)`). Every write of the session
- * goes through it and runs one at a time (an explicit in-object queue: D1 calls and summarizer
+ * goes through it and runs one at a time (`write-queue.ts`: D1 calls and summarizer
  * fetches open the input gate, so the gate alone would let writes interleave). Compaction never runs
  * twice at once: a second request while one is queued or running gets 409, and a persisted
  * `compacting` flag tells a restarted object that an earlier one died mid-way (its result was never
@@ -14,6 +14,7 @@ import {
   type BudgetConfig,
   CtxError,
   createPipeline,
+  isCtxError,
   type Pipeline,
   type PipelineOptions,
   parseWith,
@@ -27,6 +28,7 @@ import type { Env } from '../env.ts';
 import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
 import {
   type Prepared,
+  type ProxyCommit,
   type ProxyRecordInput,
   type ProxyRecoverInput,
   type ProxyTurnInput,
@@ -61,11 +63,14 @@ import {
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
+import { createWriteQueue } from './write-queue.ts';
 
 const SETTINGS = 'settings';
 const COMPACTING = 'compacting';
 const INTERRUPTED = 'interruptedCompaction';
 const DAILY = 'daily';
+/** Turn writes kept for `proxyCommit` at most (a Worker collects its own right away). */
+const MAX_UNCOLLECTED_WRITES = 32;
 
 export interface CompactionStatus {
   running: boolean;
@@ -74,7 +79,12 @@ export interface CompactionStatus {
 }
 
 export class SessionObject extends DurableObject<Env> {
-  private tail: Promise<unknown> = Promise.resolve();
+  // A write that failed half-way may have left D1 ahead of the cache: read it again next time.
+  private readonly queue = createWriteQueue({
+    onFailure: () => {
+      this.cache.view = undefined;
+    },
+  });
   private compacting = false;
   private pipeline: Pipeline | undefined;
   private ids: Set<string> | undefined;
@@ -94,18 +104,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs `fn` after every write queued before it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const guarded = async () => {
-      try {
-        return await fn();
-      } catch (error) {
-        // A write that failed half-way may have left D1 ahead of the cache: read it again next time.
-        this.cache.view = undefined;
-        throw error;
-      }
-    };
-    const run = this.tail.then(guarded, guarded);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue.run(async () => ({ value: await fn() }));
   }
 
   private idempotentWrites = 0;
@@ -300,14 +299,57 @@ export class SessionObject extends DurableObject<Env> {
     };
   }
 
-  /** Drop-in proxy (src/worker/proxy): new history in, the context to send out. */
+  /** Turn writes under way or settled, by call id, until `proxyCommit` collects them. */
+  private readonly writes = new Map<string, Promise<Outcome<ProxyCommit>>>();
+
+  /**
+   * Drop-in proxy (src/worker/proxy): new history in, the context to send out. The context comes back
+   * while the new rows and state are still being written; the Worker sends it upstream meanwhile and
+   * asks `proxyCommit` before it releases the answer. The queue holds every later call of the session
+   * behind that write.
+   */
   async proxyTurn(key: SessionKey, input: ProxyTurnInput): Promise<Outcome<ProxyTurnOutcome>> {
     return outcome(() =>
-      this.serial(async () => {
+      this.queue.run(async () => {
         const deps = await this.deps(key);
-        return proxyTurn(deps, key, input, this.knownIds(deps, key), createProxyStorage(this.ctx.storage));
+        const started = await proxyTurn(
+          deps,
+          key,
+          input,
+          this.knownIds(deps, key),
+          createProxyStorage(this.ctx.storage),
+        );
+        if (started.write) {
+          const write = started.write;
+          const settled = outcome(() =>
+            write.catch((error: unknown) => {
+              if (isCtxError(error)) throw error;
+              console.error('ctxkit proxy: writing a turn failed:', error);
+              throw new CtxError('storage_error', 'the turn could not be written', { cause: error });
+            }),
+          );
+          this.writes.set(input.call.id, settled);
+          // A Worker that never collected its write (it failed in between) leaves an entry: keep a few.
+          for (const id of this.writes.keys()) {
+            if (this.writes.size <= MAX_UNCOLLECTED_WRITES) break;
+            this.writes.delete(id);
+          }
+        }
+        return { value: started.outcome, after: started.write };
       }),
     );
+  }
+
+  /** Waits for the write of call `callId`'s turn: its error, or what it reports once D1 holds it. */
+  async proxyCommit(_key: SessionKey, callId: string): Promise<Outcome<ProxyCommit>> {
+    const write = this.writes.get(callId);
+    if (!write)
+      return {
+        ok: false,
+        error: { code: 'not_found', message: `no write of call ${callId} is known`, path: 'call' },
+      };
+    this.writes.delete(callId);
+    return write;
   }
 
   async proxyRecover(
