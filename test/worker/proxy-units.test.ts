@@ -3,12 +3,12 @@
  * session object's write queue.
  */
 import { describe, expect, it } from 'vitest';
-import { fromOpenAI } from '../../src/core/index.ts';
+import { fromOpenAI, type Message } from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
-import { messageDigest } from '../../src/worker/proxy/digest.ts';
+import { messageDigest, withDigest } from '../../src/worker/proxy/digest.ts';
 import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
-import { cutWorking } from '../../src/worker/proxy/proxy-session.ts';
+import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-session.ts';
 import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
 import { phaseTimer, serverTiming, timingOn } from '../../src/worker/proxy/timing.ts';
 import { createWriteQueue } from '../../src/worker/session/write-queue.ts';
@@ -190,5 +190,32 @@ describe('createWriteQueue', () => {
     await expect(q.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(failures).toBe(2);
     expect(await q.run(async () => ({ value: 'after a failed call' }))).toBe('after a failed call');
+  });
+});
+
+describe('sendRefs', () => {
+  const text = (id: string, role: 'user' | 'assistant', t: string): Message => ({
+    id,
+    role,
+    parts: [{ type: 'text', text: t }],
+  });
+  const logged = (m: Message) => withDigest(m, messageDigest(m));
+  const row = (seq: number, message: Message) => ({ seq, message, createdAt: 0, compacted: false });
+
+  it('names by index the messages the log holds as the client sent them and the pipeline left alone', () => {
+    const u1 = logged(text('m1', 'user', 'read the file'));
+    const a1 = logged(text('m2', 'assistant', 'done'));
+    // Cut on the way in (output truncation): its digest is still the client's, its content is not.
+    const cut = {
+      ...logged(text('m3', 'user', 'a very long paste')),
+      parts: [{ type: 'text' as const, text: 'a ver…' }],
+    };
+    const fresh = logged(text('m4', 'user', 'go on'));
+    const path = [row(1, u1), row(2, a1), row(3, cut)];
+    const rewritten = { ...a1, parts: [{ type: 'text' as const, text: 'done (shortened)' }] };
+    expect(sendRefs([u1, rewritten, cut, fresh], path, 3, [fresh])).toEqual([0, rewritten, cut, 3]);
+    // A message without the digest it was logged with (not from the proxy) is sent whole.
+    const plain = text('m5', 'user', 'hi');
+    expect(sendRefs([plain], [row(1, plain)], 1, [])).toEqual([plain]);
   });
 });

@@ -581,6 +581,44 @@ describe('proxy sessions', () => {
   });
 });
 
+describe('what is forwarded for the logged messages', () => {
+  it("sends the client's own copy of a message the log holds: a moved cache breakpoint moves upstream too", async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    const block = (text: string, cached: boolean) => ({
+      type: 'text',
+      text,
+      ...(cached ? { cache_control: { type: 'ephemeral' } } : {}),
+    });
+    const call = async (messages: unknown[]) => {
+      const res = await post(
+        ANTHROPIC,
+        { model: 'claude-sonnet-4-6', max_tokens: 64, messages },
+        { 'x-ctxkit-session': 'cc-1' },
+        'x-api-key',
+      );
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      return res;
+    };
+    await call([{ role: 'user', content: [block('u1', true)] }]);
+    await until(
+      () => logged('cc-1'),
+      (rows) => rows.length === 2,
+    );
+    const second = await call([
+      { role: 'user', content: [block('u1', false)] },
+      { role: 'assistant', content: [block('A1', false)] },
+      { role: 'user', content: [block('u2', true)] },
+    ]);
+    expect(second.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(fake.requests[1]!.body.messages).toEqual([
+      { role: 'user', content: 'u1' },
+      { role: 'assistant', content: 'A1' },
+      { role: 'user', content: [block('u2', true)] },
+    ]);
+  });
+});
+
 describe('the write of a turn', () => {
   const u = (t: string) => ({ role: 'user', content: t });
   const a = (t: string) => ({ role: 'assistant', content: t });

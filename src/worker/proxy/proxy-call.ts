@@ -241,7 +241,14 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       },
       timer,
     );
-    sent = { prepared: turn, retried: false, appended: turn.appended, diverged: turn.diverged };
+    // The client's own copy of each message the session object sent back as an index.
+    const send = turn.send.map((m) => (typeof m === 'number' ? request.messages[m]! : m));
+    sent = {
+      prepared: { ...turn, send },
+      retried: false,
+      appended: turn.appended,
+      diverged: turn.diverged,
+    };
   } else {
     stateless = statelessPipeline(env, options);
     statelessState = await stateless.prepare({
@@ -338,7 +345,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     extra['x-ctxkit-journal'] = `/v1/proxy/sessions/${sessionKey.session}/calls/${callId}`;
   }
   const out = ctxkitHeaders(relayHeaders(res), sent.prepared.estimate, first, extra);
-  const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as ProxyTurnResult).afterSeq : undefined;
+  const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as { afterSeq: number }).afterSeq : undefined;
   const record = async (answer: Message | undefined) => {
     if (!stub || !sessionKey || afterSeq === undefined) return;
     const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;

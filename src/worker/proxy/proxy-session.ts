@@ -36,7 +36,7 @@ import {
 } from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
 import type { CallLog, CallRecord } from './call-log.ts';
-import { storedDigest } from './digest.ts';
+import { messageDigest, storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { phaseTimer } from './timing.ts';
 
@@ -73,7 +73,14 @@ export interface Prepared {
   estimate: RunEstimate;
 }
 
-export interface ProxyTurnResult extends Prepared {
+/** A turn's context: what to send, where a number stands for the client's own message at that index. */
+export interface ProxyTurnResult extends Omit<Prepared, 'send'> {
+  /**
+   * The messages to send, repaired for the dialect. A message the log holds exactly as the client sent
+   * it, and that the pipeline left alone, comes back as its index in the client's history: the Worker
+   * renders its own copy, so the context does not travel back whole.
+   */
+  send: Array<Message | number>;
   appended: number;
   diverged: boolean;
   /** The log's last seq once the history is in: the answer is logged after it. */
@@ -104,6 +111,44 @@ export interface ProxyStorage {
   calls: CallLog;
   abandoned(): Promise<Array<[number, number]>>;
   abandon(fromSeq: number, toSeq: number): Promise<void>;
+}
+
+const verbatimMemo = new WeakMap<Message, boolean>();
+
+/**
+ * Whether a logged message still has the content it came with from a client (its digest is the one
+ * it was logged with): not one that output truncation cut on the way in. Memoised per message object
+ * (the session object's view keeps its rows between calls).
+ */
+function verbatim(m: Message): boolean {
+  let v = verbatimMemo.get(m);
+  if (v === undefined) {
+    const d = storedDigest(m);
+    v = d !== undefined && messageDigest(m) === d;
+    verbatimMemo.set(m, v);
+  }
+  return v;
+}
+
+/**
+ * `send` with each message that is, unchanged, the log's copy of the client's message at index `i`
+ * replaced by `i`. `path[0..from)` matched the client's history `0..from`; `fresh` follows it.
+ */
+export function sendRefs(
+  send: readonly Message[],
+  path: readonly StoredMessage[],
+  from: number,
+  fresh: readonly Message[],
+): Array<Message | number> {
+  const index = new Map<Message, number>();
+  for (let k = 0; k < from; k++) index.set(path[k]!.message, k);
+  fresh.forEach((m, j) => {
+    index.set(m, from + j);
+  });
+  return send.map((m) => {
+    const i = index.get(m);
+    return i !== undefined && verbatim(m) ? i : m;
+  });
 }
 
 function isAbandoned(ranges: ReadonlyArray<[number, number]>, seq: number): boolean {
@@ -233,7 +278,7 @@ export async function proxyTurn(
   // compaction extracted and the call record. Not awaited here: the caller sends the context upstream
   // meanwhile and releases the answer only once this has succeeded (`proxyCommit`).
   const write = async (): Promise<ProxyCommit> => {
-    const started = performance.now();
+    const w = phaseTimer(timer.on);
     if (staged && changed && canAppendWithState(deps.sessions)) {
       await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
         expectedSeq: staged.afterSeq,
@@ -249,14 +294,17 @@ export async function proxyTurn(
       if (changed) await deps.sessions.setState(key.tenant, key.session, next);
     }
     if (changed) afterSetState(deps.cache, next, deps.clock.now());
+    w.mark('write.d1');
     await saveRunMemory(deps, key, loaded, state, run);
+    w.mark('write.memory');
     await storage.calls.put(record);
-    return timer.on ? { timing: [['write', performance.now() - started]] } : {};
+    w.mark('write.record');
+    return w.on ? { timing: w.phases } : {};
   };
   return {
     outcome: {
       turn: {
-        send: run.send,
+        send: sendRefs(run.send, path, from, staged?.messages ?? []),
         memory: block.text ?? '',
         estimate: run.estimate,
         appended: fresh.length,
