@@ -29,7 +29,7 @@ import { type PhaseTimer, phaseTimer, serverTiming, timingOn } from './timing.ts
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
 
 /** Most messages (and bytes) sent to the session object before it says where the new part starts. */
-export const TAIL_MESSAGES = 16;
+export const TAIL_MESSAGES = 8;
 export const TAIL_BYTES = 64 * 1024;
 
 export interface ProxyContext {

@@ -265,6 +265,7 @@ export async function proxyTurn(
   timer.mark('prepare');
   const next = stateAfterRun(loaded, state, run);
   const changed = JSON.stringify(next) !== JSON.stringify(base.state);
+  timer.mark('state');
   const afterSeq = staged ? staged.afterSeq + staged.messages.length : base.info.lastSeq;
   const record: CallRecord = {
     ...input.call,
@@ -301,10 +302,12 @@ export async function proxyTurn(
     w.mark('write.record');
     return w.on ? { timing: w.phases } : {};
   };
+  const send = sendRefs(run.send, path, from, staged?.messages ?? []);
+  timer.mark('refs');
   return {
     outcome: {
       turn: {
-        send: sendRefs(run.send, path, from, staged?.messages ?? []),
+        send,
         memory: block.text ?? '',
         estimate: run.estimate,
         appended: fresh.length,
