@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { fromOpenAI, type Message } from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
 import { messageDigest, withDigest } from '../../src/worker/proxy/digest.ts';
+import { sameLeading, scanArrayField } from '../../src/worker/proxy/json-scan.ts';
 import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-session.ts';
@@ -217,5 +218,54 @@ describe('sendRefs', () => {
     // A message without the digest it was logged with (not from the proxy) is sent whole.
     const plain = text('m5', 'user', 'hi');
     expect(sendRefs([plain], [row(1, plain)], 1, [])).toEqual([plain]);
+  });
+});
+
+describe('scanArrayField / sameLeading', () => {
+  const elements = (text: string, field = 'messages') => {
+    const layout = scanArrayField(text, field);
+    if (!layout) return undefined;
+    let from = layout.start + 1;
+    return layout.ends.map((end) => {
+      const el = JSON.parse(text.slice(from, end).replace(/^\s*,?/, '')) as unknown;
+      from = end + 1;
+      return el;
+    });
+  };
+
+  it('finds each element of the field, whatever the spacing, escapes and nesting', () => {
+    const body = {
+      tools: [{ a: '"]}', b: [1, { c: '\\' }] }],
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'say "hi" \\ [x] {y}' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { arguments: '{"p":"]"}' } }] },
+        { role: 'tool', content: '\\"' },
+      ],
+      n: 1.5e3,
+      stream: true,
+    };
+    expect(elements(JSON.stringify(body))).toEqual(body.messages);
+    expect(elements(JSON.stringify(body, null, 2))).toEqual(body.messages);
+    expect(elements('{"messages":[]}')).toEqual([]);
+    expect(elements('{"m\\u0065ssages":[1,2]}')).toEqual([1, 2]);
+  });
+
+  it('gives up on what JSON.parse would read differently: a repeated field, a field that is not an array', () => {
+    expect(scanArrayField('{"messages":[1],"messages":[2]}', 'messages')).toBeUndefined();
+    expect(scanArrayField('{"messages":"x"}', 'messages')).toBeUndefined();
+    expect(scanArrayField('[1]', 'messages')).toBeUndefined();
+    expect(scanArrayField('{"model":"x"}', 'messages')).toBeUndefined();
+  });
+
+  it('counts the leading elements that are the same text as in the known body', () => {
+    const a = '{"model":"a","messages":[{"x":1},{"x":2},{"x":3}]}';
+    const same = (b: string) =>
+      sameLeading(a, scanArrayField(a, 'messages')!, b, scanArrayField(b, 'messages')!);
+    expect(same('{"model":"other","messages":[{"x":1},{"x":2},{"x":3},{"x":4}]}')).toBe(3);
+    expect(same('{"messages":[{"x":1},{"x":2}],"model":"a"}')).toBe(2);
+    expect(same('{"messages":[{"x":1},{"x":9},{"x":3}]}')).toBe(1);
+    expect(same('{"messages":[{"x": 1},{"x":2}]}')).toBe(0);
+    expect(same('{"messages":[]}')).toBe(0);
   });
 });

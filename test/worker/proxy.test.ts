@@ -619,6 +619,30 @@ describe('what is forwarded for the logged messages', () => {
   });
 });
 
+describe('a history the previous call already brought', () => {
+  it('converts again only what is new or changed, and still names a bad new message by its index', async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    const u = (t: string) => ({ role: 'user', content: t });
+    const a = (t: string) => ({ role: 'assistant', content: t });
+    const call = async (messages: unknown[]) =>
+      post(OPENAI, { model: 'gpt-4o', messages }, { 'x-ctxkit-session': 'hm-1' });
+    await (await call([u('u1')])).arrayBuffer();
+    const bad = await call([u('u1'), a('A1'), { role: 'bogus', content: 'x' }]);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Loose).error.path).toBe('messages[2].role');
+    // An edited first message: the text differs there, so nothing of the previous call is reused.
+    const edited = await call([u('u1 edited'), a('A1'), u('u2')]);
+    expect(edited.status).toBe(200);
+    await edited.arrayBuffer();
+    expect(edited.headers.get('x-ctxkit-diverged')).toBe('1');
+    expect(fake.requests[1]!.body.messages.filter((m: Loose) => m.role !== 'system')).toEqual([
+      u('u1 edited'),
+      a('A1'),
+      u('u2'),
+    ]);
+  });
+});
+
 describe('the write of a turn', () => {
   const u = (t: string) => ({ role: 'user', content: t });
   const a = (t: string) => ({ role: 'assistant', content: t });

@@ -69,6 +69,15 @@ export async function readJson(
   max: number,
   options: { allowEmpty?: boolean } = {},
 ): Promise<unknown> {
+  return (await readJsonText(request, max, options)).value;
+}
+
+/** `readJson`, with the text it parsed. */
+export async function readJsonText(
+  request: Request,
+  max: number,
+  options: { allowEmpty?: boolean } = {},
+): Promise<{ text: string; value: unknown }> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     throw new CtxError('unsupported', 'content-type must be application/json', {
@@ -76,11 +85,11 @@ export async function readJson(
     });
   const text = await readText(request, max);
   if (text.trim() === '') {
-    if (options.allowEmpty) return undefined;
+    if (options.allowEmpty) return { text, value: undefined };
     throw new CtxError('invalid_input', 'body is empty (expected a JSON object)', { path: 'body' });
   }
   try {
-    return JSON.parse(text) as unknown;
+    return { text, value: JSON.parse(text) as unknown };
   } catch (error) {
     throw new CtxError('invalid_input', `body is not valid JSON: ${(error as Error).message}`, {
       path: 'body',

@@ -15,12 +15,13 @@ import {
   type RunEstimate,
 } from '../../core/index.ts';
 import type { Env } from '../env.ts';
-import { readJson } from '../http/body.ts';
+import { readJsonText } from '../http/body.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import { canonicalMessage, hashText, messageDigest, withDigest } from './digest.ts';
+import { recallHistory, rememberHistory } from './history-memo.ts';
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
@@ -147,13 +148,26 @@ function relayHeaders(res: Response): Headers {
   return h;
 }
 
+const digestMemo = new WeakMap<Message, { digest: string; chars: number }>();
+
+/** A client message's digest and the length of its canonical form, once per message object. */
+function digestOf(m: Message): { digest: string; chars: number } {
+  let d = digestMemo.get(m);
+  if (!d) {
+    const canon = canonicalMessage(m);
+    d = { digest: hashText(canon), chars: canon.length };
+    digestMemo.set(m, d);
+  }
+  return d;
+}
+
 function digestTail(messages: readonly Message[]) {
-  const canon = messages.map(canonicalMessage);
-  const digests = canon.map(hashText);
+  const known = messages.map(digestOf);
+  const digests = known.map((d) => d.digest);
   let start = messages.length;
   let bytes = 0;
   while (start > 0 && messages.length - start < TAIL_MESSAGES) {
-    bytes += canon[start - 1]!.length;
+    bytes += known[start - 1]!.chars;
     if (bytes > TAIL_BYTES && start < messages.length) break;
     start--;
   }
@@ -214,9 +228,17 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   refuseUpstreamOverride(req.headers);
   const upstream = upstreamFor(env, protocol.id);
   const key = upstreamKey(env, protocol.id, req.headers);
-  const raw = await readJson(req, proxyMaxBodyBytes(env));
+  const { text: bodyText, value: raw } = await readJsonText(req, proxyMaxBodyBytes(env));
   timer.mark('read');
-  const request = protocol.parse(raw);
+  const session = req.headers.get('x-ctxkit-session');
+  // The session header is validated with the other options below; the key only has to tell callers apart.
+  const memoKey = `${ctx.tenant}\n${session ?? ''}\n${protocol.path}`;
+  const field = protocol.historyField;
+  const recalled = field ? recallHistory(memoKey, bodyText, field) : undefined;
+  timer.mark('recall');
+  const request = protocol.parse(raw, recalled?.known);
+  if (recalled?.layout && request.converted)
+    rememberHistory(memoKey, bodyText, recalled.layout, request.converted);
   timer.mark('parse');
   const options = proxyOptions(req.headers, request.model);
   const headers = protocol.upstreamHeaders(req.headers, key);
