@@ -52,7 +52,13 @@ export async function readText(request: Request, max: number): Promise<string> {
   return decodeUtf8(bytes);
 }
 
+const lenient = new TextDecoder('utf-8');
+
 function decodeUtf8(bytes: Uint8Array): string {
+  // The lenient decoder is the runtime's fast path; a U+FFFD in its output (an invalid sequence, or
+  // a real replacement character) is rare, and only then are the bytes checked strictly.
+  const text = lenient.decode(bytes);
+  if (!text.includes('\uFFFD')) return text;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

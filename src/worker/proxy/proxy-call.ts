@@ -184,12 +184,11 @@ async function sessionTurn(
   timer: PhaseTimer,
 ): Promise<ProxyTurnResult> {
   const { digests, start } = digestTail(request.messages);
-  const tagged = request.messages.map((m, i) => withDigest(m, digests[i]!));
   timer.mark('digest');
   const turnInput = (tailStart: number) => ({
     digests,
     tailStart,
-    tail: tagged.slice(tailStart),
+    tail: request.messages.slice(tailStart).map((m, j) => withDigest(m, digests[tailStart + j]!)),
     system: request.systemText,
     tools: request.tools,
     dialect: protocol.dialect,

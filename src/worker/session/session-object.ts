@@ -31,6 +31,7 @@ import {
   type ProxyCommit,
   type ProxyRecordInput,
   type ProxyRecoverInput,
+  type ProxyStorage,
   type ProxyTurnInput,
   type ProxyTurnOutcome,
   proxyRecord,
@@ -132,8 +133,12 @@ export class SessionObject extends DurableObject<Env> {
     return { value, replayed: false };
   }
 
+  /** The settings, read from storage once per object (only `create` and `remove` change them). */
+  private cachedSettings: SessionSettings | undefined;
+
   private async settings(): Promise<SessionSettings> {
-    return (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
+    this.cachedSettings ??= (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
+    return this.cachedSettings;
   }
 
   /** `DEFAULT_PRESET` when it names a preset, else `default`. */
@@ -186,6 +191,7 @@ export class SessionObject extends DurableObject<Env> {
           if (await sessions.get(key.tenant, key.session))
             throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
           await this.ctx.storage.put(SETTINGS, settings);
+          this.cachedSettings = settings;
           const info = await sessions.create({
             tenant: key.tenant,
             id: key.session,
@@ -286,6 +292,8 @@ export class SessionObject extends DurableObject<Env> {
         this.ids = undefined;
         this.pipeline = undefined;
         this.cache.view = undefined;
+        this.cachedSettings = undefined;
+        this.proxyStorage = undefined;
         await this.ctx.storage.deleteAll();
         return { deleted: true as const };
       }),
@@ -297,6 +305,14 @@ export class SessionObject extends DurableObject<Env> {
       this.ids ??= new Set((await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id));
       return this.ids;
     };
+  }
+
+  private proxyStorage: ProxyStorage | undefined;
+
+  /** The proxy's part of the object's storage (its divergence ranges cached). */
+  private proxy(): ProxyStorage {
+    this.proxyStorage ??= createProxyStorage(this.ctx.storage);
+    return this.proxyStorage;
   }
 
   /** Turn writes under way or settled, by call id, until `proxyCommit` collects them. */
@@ -312,13 +328,7 @@ export class SessionObject extends DurableObject<Env> {
     return outcome(() =>
       this.queue.run(async () => {
         const deps = await this.deps(key);
-        const started = await proxyTurn(
-          deps,
-          key,
-          input,
-          this.knownIds(deps, key),
-          createProxyStorage(this.ctx.storage),
-        );
+        const started = await proxyTurn(deps, key, input, this.knownIds(deps, key), this.proxy());
         if (started.write) {
           const write = started.write;
           const settled = outcome(() =>
@@ -357,9 +367,7 @@ export class SessionObject extends DurableObject<Env> {
     input: ProxyRecoverInput,
   ): Promise<Outcome<Prepared & { retry: boolean }>> {
     return outcome(() =>
-      this.serial(async () =>
-        proxyRecover(await this.deps(key), key, input, createProxyStorage(this.ctx.storage).calls),
-      ),
+      this.serial(async () => proxyRecover(await this.deps(key), key, input, this.proxy().calls)),
     );
   }
 
@@ -367,13 +375,7 @@ export class SessionObject extends DurableObject<Env> {
     return outcome(() =>
       this.serial(async () => {
         const deps = await this.deps(key);
-        return proxyRecord(
-          deps,
-          key,
-          input,
-          this.knownIds(deps, key),
-          createProxyStorage(this.ctx.storage).calls,
-        );
+        return proxyRecord(deps, key, input, this.knownIds(deps, key), this.proxy().calls);
       }),
     );
   }
@@ -381,7 +383,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Read-only; not queued. */
   async proxyCall(_key: SessionKey, id: string): Promise<Outcome<CallRecord>> {
     return outcome(async () => {
-      const record = await createProxyStorage(this.ctx.storage).calls.get(id);
+      const record = await this.proxy().calls.get(id);
       if (!record) throw new CtxError('not_found', `call ${id} not found`, { path: 'params.call' });
       return record;
     });
