@@ -643,6 +643,58 @@ describe('a history the previous call already brought', () => {
   });
 });
 
+describe('a history the previous call already brought (Anthropic)', () => {
+  it('reuses the converted messages, a tool result split off its user message included', async () => {
+    fake.script({ kind: 'answer', text: 'A2' }, { kind: 'answer', text: 'A3' });
+    const call = async (messages: unknown[]) =>
+      post(
+        ANTHROPIC,
+        { model: 'claude-sonnet-4-6', max_tokens: 64, messages },
+        { 'x-ctxkit-session': 'hm-2' },
+        'x-api-key',
+      );
+    const history = [
+      { role: 'user', content: 'read it' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'tu1', name: 'read', input: { p: 'a' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'tu1', content: 'file a' },
+          { type: 'text', text: 'and now?' },
+        ],
+      },
+    ];
+    const first = await call(history);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    expect(first.headers.get('x-ctxkit-appended')).toBe('4');
+    await until(
+      () => logged('hm-2'),
+      (rows) => rows.length === 5,
+    );
+    const bad = await call([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: [{ type: 'nope' }] },
+    ]);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Loose).error.path).toMatch(/^messages\[4\]\.content/);
+    const next = await call([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: 'go on' },
+    ]);
+    expect(next.status).toBe(200);
+    await next.arrayBuffer();
+    expect(next.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(fake.requests[1]!.body.messages).toEqual([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: 'go on' },
+    ]);
+  });
+});
+
 describe('the write of a turn', () => {
   const u = (t: string) => ({ role: 'user', content: t });
   const a = (t: string) => ({ role: 'assistant', content: t });

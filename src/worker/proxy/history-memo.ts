@@ -4,7 +4,7 @@
  * element's neutral form. A client resends its whole conversation every call; the elements whose text
  * is the same, character for character, as last time are not validated and converted again, and keep
  * their message objects, so digests and token counts memoised per object hold. Only a protocol whose
- * elements convert one to one takes part (`Protocol.historyField`).
+ * elements convert each on its own takes part (`Protocol.historyField`).
  */
 import type { Message } from '../../core/index.ts';
 import { type ArrayLayout, sameLeading, scanArrayField } from './json-scan.ts';
@@ -18,7 +18,7 @@ export const HISTORY_MEMO_CHARS = 4_000_000;
 interface Entry {
   text: string;
   layout: ArrayLayout;
-  messages: readonly Message[];
+  elements: ReadonlyArray<readonly Message[]>;
 }
 
 const entries = new Map<string, Entry>();
@@ -44,7 +44,7 @@ export function recallHistory(key: string, text: string, field: string): Recalle
   const prev = entries.get(key);
   if (!layout || !prev) return { known: undefined, layout };
   const count = sameLeading(prev.text, prev.layout, text, layout);
-  return { known: count > 0 ? { count, messages: prev.messages } : undefined, layout };
+  return { known: count > 0 ? { count, elements: prev.elements } : undefined, layout };
 }
 
 /** Remembers this call's history under `key` (the newest in, the oldest out past the bounds). */
@@ -52,11 +52,11 @@ export function rememberHistory(
   key: string,
   text: string,
   layout: ArrayLayout,
-  messages: readonly Message[],
+  elements: ReadonlyArray<readonly Message[]>,
 ): void {
   drop(key);
-  if (messages.length !== layout.ends.length || text.length > HISTORY_MEMO_CHARS / 4) return;
-  entries.set(key, { text, layout, messages });
+  if (elements.length !== layout.ends.length || text.length > HISTORY_MEMO_CHARS / 4) return;
+  entries.set(key, { text, layout, elements });
   chars += text.length;
   for (const k of entries.keys()) {
     if (chars <= HISTORY_MEMO_CHARS && entries.size <= HISTORY_MEMO_ENTRIES) break;

@@ -123,7 +123,7 @@ export const openAIChat: Protocol = {
     const all =
       reused > 0
         ? [
-            ...known!.messages.slice(0, reused),
+            ...known!.elements.slice(0, reused).map((e) => e[0]!),
             ...fromOpenAI(b.messages.slice(reused), { path: 'messages', start: reused }),
           ]
         : fromOpenAI(b.messages, { path: 'messages' });
@@ -138,7 +138,7 @@ export const openAIChat: Protocol = {
       systemText,
       tools: b.tools ?? undefined,
       messages: all.slice(lead),
-      converted: all,
+      converted: all.map((m) => [m]),
     };
   },
   render(request, send, memory) {

@@ -20,17 +20,17 @@ export interface ProxyRequest {
   /** The conversation, neutral, without the leading system prompt. */
   messages: Message[];
   /**
-   * Protocols whose history elements convert one to one (`historyField`): the neutral form of every
-   * element of the client's list, system prompt included, for the next call to reuse.
+   * Protocols whose history elements convert each on its own (`historyField`): the neutral messages
+   * of every element of the client's list, in order, for the next call to reuse.
    */
-  converted?: Message[];
+  converted?: Message[][];
 }
 
 /** The first `count` elements of the client's list, known (same text) from its previous call. */
 export interface KnownElements {
   count: number;
-  /** Their neutral forms, one per element. */
-  messages: readonly Message[];
+  /** The neutral messages of each of them (and maybe of more elements, not to be used). */
+  elements: ReadonlyArray<readonly Message[]>;
 }
 
 export interface AnswerAccumulator {
@@ -51,8 +51,8 @@ export interface Protocol {
    */
   parse(body: unknown, known?: KnownElements): ProxyRequest;
   /**
-   * The body field holding the history when each of its elements converts on its own, one to one (so
-   * a call can reuse what the previous one converted); absent when elements merge or split.
+   * The body field holding the history when each of its elements converts on its own, without its
+   * neighbours (so a call can reuse what the previous one converted); absent when elements merge.
    */
   historyField?: string;
   /** The body to forward: `request.body` with the prepared messages and the memory block. */
