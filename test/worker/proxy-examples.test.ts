@@ -15,7 +15,7 @@ let key: string;
 let url: string;
 
 beforeAll(async () => {
-  fake = await startFakeProvider({ port: 8813 });
+  fake = await startFakeProvider({ port: Number(process.env.PROXY_TEST_PORT ?? 8812) + 1 });
   w = await startWorker({
     bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase, UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase },
   });

@@ -1,13 +1,18 @@
-/** The proxy's pure pieces: the SSE reader across chunk boundaries, digests, answer accumulators. */
+/**
+ * The proxy's pure pieces: the SSE reader across chunk boundaries, digests, answer accumulators, the
+ * session object's write queue.
+ */
 import { describe, expect, it } from 'vitest';
-import { fromOpenAI } from '../../src/core/index.ts';
+import { fromOpenAI, type Message } from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
-import { messageDigest } from '../../src/worker/proxy/digest.ts';
+import { messageDigest, withDigest } from '../../src/worker/proxy/digest.ts';
+import { sameLeading, scanArrayField } from '../../src/worker/proxy/json-scan.ts';
 import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
-import { cutWorking } from '../../src/worker/proxy/proxy-session.ts';
+import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-session.ts';
 import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
 import { phaseTimer, serverTiming, timingOn } from '../../src/worker/proxy/timing.ts';
+import { createWriteQueue } from '../../src/worker/session/write-queue.ts';
 
 const enc = new TextEncoder();
 
@@ -142,5 +147,125 @@ describe('phaseTimer', () => {
     expect(t.phases[0]![1]).toBeGreaterThanOrEqual(3);
     expect(t.phases[1]![1]).toBeLessThan(t.phases[0]![1]);
     expect(serverTiming(t.phases.slice(2))).toBe('do.write;dur=6.50');
+  });
+});
+
+describe('createWriteQueue', () => {
+  const later = () => {
+    let resolve!: () => void;
+    let reject!: (e: Error) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+
+  it("gives a call's value at once and holds the next call until that call's write settled", async () => {
+    const q = createWriteQueue({ onFailure: () => {} });
+    const write = later();
+    const order: string[] = [];
+    const first = await q.run(async () => ({ value: 'context', after: write.promise }));
+    expect(first).toBe('context');
+    const second = q.run(async () => {
+      order.push('second ran');
+      return { value: 2 };
+    });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(order).toEqual([]);
+    order.push('write done');
+    write.resolve();
+    expect(await second).toBe(2);
+    expect(order).toEqual(['write done', 'second ran']);
+  });
+
+  it('runs the next call after a failed write too, and reports the failure', async () => {
+    let failures = 0;
+    const q = createWriteQueue({ onFailure: () => failures++ });
+    const write = later();
+    await q.run(async () => ({ value: 1, after: write.promise }));
+    const next = q.run(async () => ({ value: 'next' }));
+    write.reject(new Error('D1 down'));
+    expect(await next).toBe('next');
+    expect(failures).toBe(1);
+    await expect(q.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(failures).toBe(2);
+    expect(await q.run(async () => ({ value: 'after a failed call' }))).toBe('after a failed call');
+  });
+});
+
+describe('sendRefs', () => {
+  const text = (id: string, role: 'user' | 'assistant', t: string): Message => ({
+    id,
+    role,
+    parts: [{ type: 'text', text: t }],
+  });
+  const logged = (m: Message) => withDigest(m, messageDigest(m));
+  const row = (seq: number, message: Message) => ({ seq, message, createdAt: 0, compacted: false });
+
+  it('names by index the messages the log holds as the client sent them and the pipeline left alone', () => {
+    const u1 = logged(text('m1', 'user', 'read the file'));
+    const a1 = logged(text('m2', 'assistant', 'done'));
+    // Cut on the way in (output truncation): its digest is still the client's, its content is not.
+    const cut = {
+      ...logged(text('m3', 'user', 'a very long paste')),
+      parts: [{ type: 'text' as const, text: 'a ver…' }],
+    };
+    const fresh = logged(text('m4', 'user', 'go on'));
+    const path = [row(1, u1), row(2, a1), row(3, cut)];
+    const rewritten = { ...a1, parts: [{ type: 'text' as const, text: 'done (shortened)' }] };
+    expect(sendRefs([u1, rewritten, cut, fresh], path, 3, [fresh])).toEqual([0, rewritten, cut, 3]);
+    // A message without the digest it was logged with (not from the proxy) is sent whole.
+    const plain = text('m5', 'user', 'hi');
+    expect(sendRefs([plain], [row(1, plain)], 1, [])).toEqual([plain]);
+  });
+});
+
+describe('scanArrayField / sameLeading', () => {
+  const elements = (text: string, field = 'messages') => {
+    const layout = scanArrayField(text, field);
+    if (!layout) return undefined;
+    let from = layout.start + 1;
+    return layout.ends.map((end) => {
+      const el = JSON.parse(text.slice(from, end).replace(/^\s*,?/, '')) as unknown;
+      from = end + 1;
+      return el;
+    });
+  };
+
+  it('finds each element of the field, whatever the spacing, escapes and nesting', () => {
+    const body = {
+      tools: [{ a: '"]}', b: [1, { c: '\\' }] }],
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'say "hi" \\ [x] {y}' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { arguments: '{"p":"]"}' } }] },
+        { role: 'tool', content: '\\"' },
+      ],
+      n: 1.5e3,
+      stream: true,
+    };
+    expect(elements(JSON.stringify(body))).toEqual(body.messages);
+    expect(elements(JSON.stringify(body, null, 2))).toEqual(body.messages);
+    expect(elements('{"messages":[]}')).toEqual([]);
+    expect(elements('{"m\\u0065ssages":[1,2]}')).toEqual([1, 2]);
+  });
+
+  it('gives up on what JSON.parse would read differently: a repeated field, a field that is not an array', () => {
+    expect(scanArrayField('{"messages":[1],"messages":[2]}', 'messages')).toBeUndefined();
+    expect(scanArrayField('{"messages":"x"}', 'messages')).toBeUndefined();
+    expect(scanArrayField('[1]', 'messages')).toBeUndefined();
+    expect(scanArrayField('{"model":"x"}', 'messages')).toBeUndefined();
+  });
+
+  it('counts the leading elements that are the same text as in the known body', () => {
+    const a = '{"model":"a","messages":[{"x":1},{"x":2},{"x":3}]}';
+    const same = (b: string) =>
+      sameLeading(a, scanArrayField(a, 'messages')!, b, scanArrayField(b, 'messages')!);
+    expect(same('{"model":"other","messages":[{"x":1},{"x":2},{"x":3},{"x":4}]}')).toBe(3);
+    expect(same('{"messages":[{"x":1},{"x":2}],"model":"a"}')).toBe(2);
+    expect(same('{"messages":[{"x":1},{"x":9},{"x":3}]}')).toBe(1);
+    expect(same('{"messages":[{"x": 1},{"x":2}]}')).toBe(0);
+    expect(same('{"messages":[]}')).toBe(0);
   });
 });

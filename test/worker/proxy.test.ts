@@ -24,6 +24,8 @@ const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
 const RESPONSES = '/v1/proxy/openai/responses';
 const WINDOW = 16_384;
+/** The fake provider's port (`PROXY_TEST_PORT`, for parallel runs on a shared machine). */
+const FAKE_PORT = Number(process.env.PROXY_TEST_PORT ?? 8812);
 
 let w: RunningWorker;
 let fake: FakeProvider;
@@ -31,7 +33,7 @@ let key: string;
 let logs = '';
 
 beforeAll(async () => {
-  fake = await startFakeProvider({ port: 8812 });
+  fake = await startFakeProvider({ port: FAKE_PORT });
   w = await startWorker({
     bindings: {
       UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
@@ -579,6 +581,208 @@ describe('proxy sessions', () => {
   });
 });
 
+describe('what is forwarded for the logged messages', () => {
+  it("sends the client's own copy of a message the log holds: a moved cache breakpoint moves upstream too", async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    const block = (text: string, cached: boolean) => ({
+      type: 'text',
+      text,
+      ...(cached ? { cache_control: { type: 'ephemeral' } } : {}),
+    });
+    const call = async (messages: unknown[]) => {
+      const res = await post(
+        ANTHROPIC,
+        { model: 'claude-sonnet-4-6', max_tokens: 64, messages },
+        { 'x-ctxkit-session': 'cc-1' },
+        'x-api-key',
+      );
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      return res;
+    };
+    await call([{ role: 'user', content: [block('u1', true)] }]);
+    await until(
+      () => logged('cc-1'),
+      (rows) => rows.length === 2,
+    );
+    const second = await call([
+      { role: 'user', content: [block('u1', false)] },
+      { role: 'assistant', content: [block('A1', false)] },
+      { role: 'user', content: [block('u2', true)] },
+    ]);
+    expect(second.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(fake.requests[1]!.body.messages).toEqual([
+      { role: 'user', content: 'u1' },
+      { role: 'assistant', content: 'A1' },
+      { role: 'user', content: [block('u2', true)] },
+    ]);
+  });
+});
+
+describe('a history the previous call already brought', () => {
+  it('converts again only what is new or changed, and still names a bad new message by its index', async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    const u = (t: string) => ({ role: 'user', content: t });
+    const a = (t: string) => ({ role: 'assistant', content: t });
+    const call = async (messages: unknown[]) =>
+      post(OPENAI, { model: 'gpt-4o', messages }, { 'x-ctxkit-session': 'hm-1' });
+    await (await call([u('u1')])).arrayBuffer();
+    const bad = await call([u('u1'), a('A1'), { role: 'bogus', content: 'x' }]);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Loose).error.path).toBe('messages[2].role');
+    // An edited first message: the text differs there, so nothing of the previous call is reused.
+    const edited = await call([u('u1 edited'), a('A1'), u('u2')]);
+    expect(edited.status).toBe(200);
+    await edited.arrayBuffer();
+    expect(edited.headers.get('x-ctxkit-diverged')).toBe('1');
+    expect(fake.requests[1]!.body.messages.filter((m: Loose) => m.role !== 'system')).toEqual([
+      u('u1 edited'),
+      a('A1'),
+      u('u2'),
+    ]);
+  });
+});
+
+describe('a history the previous call already brought (Anthropic)', () => {
+  it('reuses the converted messages, a tool result split off its user message included', async () => {
+    fake.script({ kind: 'answer', text: 'A2' }, { kind: 'answer', text: 'A3' });
+    const call = async (messages: unknown[]) =>
+      post(
+        ANTHROPIC,
+        { model: 'claude-sonnet-4-6', max_tokens: 64, messages },
+        { 'x-ctxkit-session': 'hm-2' },
+        'x-api-key',
+      );
+    const history = [
+      { role: 'user', content: 'read it' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'tu1', name: 'read', input: { p: 'a' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'tu1', content: 'file a' },
+          { type: 'text', text: 'and now?' },
+        ],
+      },
+    ];
+    const first = await call(history);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    expect(first.headers.get('x-ctxkit-appended')).toBe('4');
+    await until(
+      () => logged('hm-2'),
+      (rows) => rows.length === 5,
+    );
+    const bad = await call([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: [{ type: 'nope' }] },
+    ]);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Loose).error.path).toMatch(/^messages\[4\]\.content/);
+    const next = await call([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: 'go on' },
+    ]);
+    expect(next.status).toBe(200);
+    await next.arrayBuffer();
+    expect(next.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(fake.requests[1]!.body.messages).toEqual([
+      ...history,
+      { role: 'assistant', content: 'A2' },
+      { role: 'user', content: 'go on' },
+    ]);
+  });
+});
+
+describe('the write of a turn', () => {
+  const u = (t: string) => ({ role: 'user', content: t });
+  const a = (t: string) => ({ role: 'assistant', content: t });
+  const call = (session: string, messages: unknown[]) =>
+    post(OPENAI, { model: 'gpt-4o', messages }, { 'x-ctxkit-session': session });
+  const sessionRow = async (session: string) =>
+    (await w.db())
+      .prepare('SELECT last_seq AS lastSeq, state FROM sessions WHERE id = ?')
+      .bind(session)
+      .first<{ lastSeq: number; state: string }>();
+
+  it('answers 503 and stores nothing when the D1 write fails during the upstream call', async () => {
+    fake.script(
+      { kind: 'answer', text: 'A1' },
+      { kind: 'answer', text: 'A2' },
+      { kind: 'answer', text: 'A3' },
+    );
+    await (await call('wf-1', [u('u1')])).arrayBuffer();
+    await until(
+      () => logged('wf-1'),
+      (rows) => rows.length === 2,
+    );
+    const before = await sessionRow('wf-1');
+    const db = await w.db();
+    // A runtime error inside the batch (not a constraint, which would read as a concurrent append).
+    await db
+      .prepare(
+        "CREATE TRIGGER fail_wf1 BEFORE INSERT ON session_messages WHEN NEW.session_id = 'wf-1' BEGIN SELECT json('{not json'); END",
+      )
+      .run();
+    try {
+      const failed = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
+      expect(failed.status).toBe(503);
+      expect(((await failed.json()) as Loose).error).toEqual({
+        code: 'storage_error',
+        message: 'storage is unavailable',
+        path: null,
+      });
+      // The context did go upstream (at the same time as the write), but its answer was withheld.
+      expect(fake.requests).toHaveLength(2);
+      expect(fake.requests[1]!.body.messages.at(-1)).toEqual(u('u2'));
+    } finally {
+      await db.prepare('DROP TRIGGER fail_wf1').run();
+    }
+    expect((await logged('wf-1')).map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1']);
+    expect(await sessionRow('wf-1')).toEqual(before);
+    // The next call finds the log as it was and appends the new message then.
+    const again = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(((await again.json()) as Loose).choices[0].message.content).toBe('A3');
+    const rows = await until(
+      () => logged('wf-1'),
+      (r) => r.length === 4,
+    );
+    expect(rows.map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1', 'u2', 'A3']);
+  });
+
+  it("lets the session's other routes read the turn's writes, and answers only once D1 holds them", async () => {
+    fake.script({ kind: 'answer', text: 'A1' }, { kind: 'answer', text: 'A2' });
+    await (await call('rw-1', [u('u1')])).arrayBuffer();
+    await until(
+      () => logged('rw-1'),
+      (rows) => rows.length === 2,
+    );
+    const pending = call('rw-1', [u('u1'), a('A1'), u('u2')]);
+    await until(
+      async () => fake.requests.length,
+      (n) => n === 2,
+    );
+    // The context is upstream and its rows may still be on their way to D1: the session object's
+    // queue holds this prepare until they are in.
+    const prepared = await client(w, key).post('/v1/sessions/rw-1/prepare', { dialect: 'openai' });
+    expect(prepared.status).toBe(200);
+    const context = prepared.body.messages.filter((m: Loose) => m.role !== 'system');
+    expect(context.slice(0, 3)).toEqual([u('u1'), a('A1'), u('u2')]);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    // Read straight from D1 by the Worker as soon as the answer is in.
+    expect((await logged('rw-1')).slice(0, 3).map((r: Loose) => r.message.parts[0].text)).toEqual([
+      'u1',
+      'A1',
+      'u2',
+    ]);
+    expect(((await res.json()) as Loose).choices[0].message.content).toBe('A2');
+  });
+});
+
 describe('proxy boundaries', () => {
   it('refuses unknown upstreams and requests that try to pick one', async () => {
     const other = await post('/v1/proxy/gemini/v1beta/models/x:generateContent', { contents: [] });
@@ -751,7 +955,7 @@ describe('proxy boundaries', () => {
     );
     expect(down.status).toBe(502);
     expect(((await down.json()) as Loose).error.code).toBe('upstream_unreachable');
-    fake = await startFakeProvider({ port: 8812 });
+    fake = await startFakeProvider({ port: FAKE_PORT });
     await until(
       async () => logs,
       (l) => l.includes('upstream unreachable'),

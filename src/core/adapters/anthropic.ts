@@ -78,8 +78,16 @@ function textFrom(b: z.infer<typeof textBlock>): TextPart {
 }
 
 /** Converts an Anthropic request (`{ system?, messages }`) or a bare message list to neutral messages. */
-export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {}): Message[] {
+export function fromAnthropic(
+  input: unknown,
+  options: {
+    idPrefix?: string;
+    /** Index of the first message in the whole list (error paths count from it). @default 0 */
+    start?: number;
+  } = {},
+): Message[] {
   const prefix = options.idPrefix ?? 'm';
+  const start = options.start ?? 0;
   const request: z.infer<typeof anthropicRequestSchema> = Array.isArray(input)
     ? { messages: input }
     : parseWith(anthropicRequestSchema, input, []);
@@ -93,7 +101,8 @@ export function fromAnthropic(input: unknown, options: { idPrefix?: string } = {
         : request.system.map(textFrom);
     out.push({ id: nextId(), role: 'system', parts });
   }
-  request.messages.forEach((raw, i) => {
+  request.messages.forEach((raw, at) => {
+    const i = start + at;
     const m = parseWith(anthropicMessageSchema, raw, ['messages', i]);
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     const results: Part[] = [];

@@ -99,6 +99,11 @@ export interface FromOptions {
   idPrefix?: string;
   /** JSON path of the list in error messages. @default 'messages' */
   path?: string;
+  /**
+   * Index of `input[0]` in the whole list, when `input` is the rest of a list whose start was
+   * converted before: ids and error paths count from it. @default 0
+   */
+  start?: number;
 }
 
 function textOf(content: string | Array<{ type: 'text'; text: string }>): string {
@@ -140,7 +145,9 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
   if (!Array.isArray(input))
     throw new CtxError('invalid_input', 'expected an array of messages', { path: base });
   const prefix = options.idPrefix ?? 'm';
-  return input.map((raw, i): Message => {
+  const start = options.start ?? 0;
+  return input.map((raw, at): Message => {
+    const i = start + at;
     const m = parseWith(openAIMessageSchema, raw, [base, i]);
     const meta: MessageMeta = { ...(m.meta ?? {}) };
     let parts: Part[];

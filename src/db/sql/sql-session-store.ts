@@ -5,6 +5,7 @@ import {
   CtxError,
   EMPTY_SESSION_STATE,
   type IdGenerator,
+  isCtxError,
   type Message,
   messageText,
   type RecallHit,
@@ -93,7 +94,11 @@ export function createSqlSessionStore(
         .update(sessions)
         .set({ state: JSON.stringify(state), lastActive: clock.now() })
         .where(where(tenant, id)),
-      db.update(sessionMessages).set({ compacted }).where(rowsOf(tenant, id)),
+      // Only the rows whose flag changes: SQLite rewrites a whole row (its message with it) on update.
+      db
+        .update(sessionMessages)
+        .set({ compacted })
+        .where(and(rowsOf(tenant, id), sql`${sessionMessages.compacted} <> ${compacted}`)),
     ];
   };
   /** Inserts `messages` after `lastSeq`, moves the session's `lastSeq`, then `after`: one batch. */
@@ -192,9 +197,62 @@ export function createSqlSessionStore(
       return appendBatch(tenant, id, row.lastSeq, messages, []);
     },
     async appendWithState(tenant, id, messages, state, opts) {
-      const row = await need(tenant, id);
-      if (opts.expectedSeq !== row.lastSeq) throw seqMoved(opts.expectedSeq, row);
-      return appendBatch(tenant, id, row.lastSeq, messages, stateWrites(tenant, id, state));
+      // One round trip, no read first: the batch moves `lastSeq` from `expectedSeq` on, and each row
+      // takes its seq from the moved mark, so when the log was not at `expectedSeq` (or the session is
+      // gone) a row's seq is NULL, its insert fails and the whole batch is rolled back.
+      const from = opts.expectedSeq;
+      if (messages.length === 0) {
+        const row = await need(tenant, id);
+        if (row.lastSeq !== from) throw seqMoved(from, row);
+        await driver.batch(stateWrites(tenant, id, state));
+        return from;
+      }
+      const last = from + messages.length;
+      const now = clock.now();
+      const writes: SqlWrite[] = [
+        db
+          .update(sessions)
+          .set({ lastSeq: last, lastActive: now })
+          .where(and(where(tenant, id), eq(sessions.lastSeq, from))),
+        ...messages.map((m, i) =>
+          db.insert(sessionMessages).values({
+            tenant,
+            sessionId: id,
+            seq: sql`(SELECT ${sessions.lastSeq} - ${messages.length - 1 - i} FROM ${sessions} WHERE ${where(tenant, id)} AND ${sessions.lastSeq} = ${last})`,
+            messageId: m.id,
+            role: m.role,
+            text: indexedText(m),
+            message: JSON.stringify(m),
+            createdAt: now,
+            compacted: false,
+          }),
+        ),
+        ...stateWrites(tenant, id, state),
+      ];
+      try {
+        await driver.batch(writes);
+      } catch (error) {
+        // Only now read why: a moved log, a deleted session, or a storage failure.
+        let row: SessionRow;
+        try {
+          row = await need(tenant, id);
+        } catch (read) {
+          if (isCtxError(read)) throw read;
+          throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+        }
+        if (row.lastSeq !== from) throw seqMoved(from, row);
+        if (isUniqueViolation(error))
+          throw new CtxError(
+            'conflict',
+            `seq ${from + 1} of session ${id} was taken by a concurrent append`,
+            {
+              path: 'expectedSeq',
+              cause: error,
+            },
+          );
+        throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+      }
+      return last;
     },
     async messages(tenant, id, opts = {}) {
       await need(tenant, id);

@@ -21,6 +21,13 @@ export async function readText(request: Request, max: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(max);
   if (!request.body) return '';
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // A declared length within the limit: the runtime reads the body in one go (much cheaper than
+    // chunk by chunk here for a large body), and what arrives is checked against the limit again.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > max) throw tooLarge(max);
+    return decodeUtf8(bytes);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -42,6 +49,16 @@ export async function readText(request: Request, max: number): Promise<string> {
     bytes.set(c, offset);
     offset += c.byteLength;
   }
+  return decodeUtf8(bytes);
+}
+
+const lenient = new TextDecoder('utf-8');
+
+function decodeUtf8(bytes: Uint8Array): string {
+  // The lenient decoder is the runtime's fast path; a U+FFFD in its output (an invalid sequence, or
+  // a real replacement character) is rare, and only then are the bytes checked strictly.
+  const text = lenient.decode(bytes);
+  if (!text.includes('\uFFFD')) return text;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
@@ -58,6 +75,15 @@ export async function readJson(
   max: number,
   options: { allowEmpty?: boolean } = {},
 ): Promise<unknown> {
+  return (await readJsonText(request, max, options)).value;
+}
+
+/** `readJson`, with the text it parsed. */
+export async function readJsonText(
+  request: Request,
+  max: number,
+  options: { allowEmpty?: boolean } = {},
+): Promise<{ text: string; value: unknown }> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     throw new CtxError('unsupported', 'content-type must be application/json', {
@@ -65,11 +91,11 @@ export async function readJson(
     });
   const text = await readText(request, max);
   if (text.trim() === '') {
-    if (options.allowEmpty) return undefined;
+    if (options.allowEmpty) return { text, value: undefined };
     throw new CtxError('invalid_input', 'body is empty (expected a JSON object)', { path: 'body' });
   }
   try {
-    return JSON.parse(text) as unknown;
+    return { text, value: JSON.parse(text) as unknown };
   } catch (error) {
     throw new CtxError('invalid_input', `body is not valid JSON: ${(error as Error).message}`, {
       path: 'body',

@@ -132,8 +132,18 @@ export const anthropicMessages: Protocol = {
   id: 'anthropic',
   dialect: 'anthropic',
   path: '/v1/messages',
-  parse(body): ProxyRequest {
+  historyField: 'messages',
+  parse(body, known): ProxyRequest {
     const b = parseWith(requestSchema, body, []);
+    // Each message converts on its own (a user message with tool results becomes a tool message and
+    // maybe a user one); those the previous call already converted are taken as they are.
+    const reused = known ? Math.min(known.count, b.messages.length) : 0;
+    const elements: Message[][] = [
+      ...(known?.elements.slice(0, reused) ?? []).map((e) => [...e]),
+      ...b.messages
+        .slice(reused)
+        .map((raw, j) => fromAnthropic([raw], { idPrefix: `m${reused + j}.`, start: reused + j })),
+    ];
     const system = b.system;
     const systemText =
       system === undefined
@@ -147,7 +157,8 @@ export const anthropicMessages: Protocol = {
       stream: b.stream === true,
       systemText,
       tools: b.tools ?? undefined,
-      messages: fromAnthropic(b.messages),
+      messages: elements.flat(),
+      converted: elements,
     };
   },
   render(request, send, memory) {

@@ -48,12 +48,19 @@ const ABANDONED = 'proxy:abandoned';
 
 /** The proxy's state in a session object's storage: the call log and the seq ranges taken back. */
 export function createProxyStorage(storage: CallStorage) {
+  // The ranges are read once; this object is their only writer.
+  let ranges: Array<[number, number]> | undefined;
+  const abandoned = async () => {
+    ranges ??= (await storage.get<Array<[number, number]>>(ABANDONED)) ?? [];
+    return ranges;
+  };
   return {
     calls: createCallLog(storage),
-    abandoned: async () => (await storage.get<Array<[number, number]>>(ABANDONED)) ?? [],
+    abandoned,
     async abandon(fromSeq: number, toSeq: number) {
-      const ranges = (await storage.get<Array<[number, number]>>(ABANDONED)) ?? [];
-      await storage.put(ABANDONED, [...ranges, [fromSeq, toSeq]]);
+      const next: Array<[number, number]> = [...(await abandoned()), [fromSeq, toSeq]];
+      await storage.put(ABANDONED, next);
+      ranges = next;
     },
   };
 }

@@ -113,11 +113,20 @@ export const openAIChat: Protocol = {
   id: 'openai',
   dialect: 'openai',
   path: '/chat/completions',
-  parse(body): ProxyRequest {
+  historyField: 'messages',
+  parse(body, known): ProxyRequest {
     const b = parseWith(requestSchema, body, []);
     let lead = 0;
     while (lead < b.messages.length && isSystem(b.messages[lead])) lead++;
-    const all = fromOpenAI(b.messages, { path: 'messages' });
+    // Elements the previous call already converted (validated then) are not converted again.
+    const reused = known ? Math.min(known.count, b.messages.length) : 0;
+    const all =
+      reused > 0
+        ? [
+            ...known!.elements.slice(0, reused).map((e) => e[0]!),
+            ...fromOpenAI(b.messages.slice(reused), { path: 'messages', start: reused }),
+          ]
+        : fromOpenAI(b.messages, { path: 'messages' });
     const systemText = all
       .slice(0, lead)
       .map((m) => messageText(m))
@@ -129,6 +138,7 @@ export const openAIChat: Protocol = {
       systemText,
       tools: b.tools ?? undefined,
       messages: all.slice(lead),
+      converted: all.map((m) => [m]),
     };
   },
   render(request, send, memory) {

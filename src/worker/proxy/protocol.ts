@@ -19,6 +19,18 @@ export interface ProxyRequest {
   tools: JsonValue[] | undefined;
   /** The conversation, neutral, without the leading system prompt. */
   messages: Message[];
+  /**
+   * Protocols whose history elements convert each on its own (`historyField`): the neutral messages
+   * of every element of the client's list, in order, for the next call to reuse.
+   */
+  converted?: Message[][];
+}
+
+/** The first `count` elements of the client's list, known (same text) from its previous call. */
+export interface KnownElements {
+  count: number;
+  /** The neutral messages of each of them (and maybe of more elements, not to be used). */
+  elements: ReadonlyArray<readonly Message[]>;
 }
 
 export interface AnswerAccumulator {
@@ -32,8 +44,17 @@ export interface Protocol {
   dialect: Extract<Dialect, 'openai' | 'anthropic' | 'responses'>;
   /** Path appended to the upstream base URL. */
   path: string;
-  /** Validates the body (throws `invalid_input` naming the field) and converts it. */
-  parse(body: unknown): ProxyRequest;
+  /**
+   * Validates the body (throws `invalid_input` naming the field) and converts it. With `known`, the
+   * first `known.count` elements of the history field are those of the client's previous call,
+   * character for character: their neutral forms are taken as they are.
+   */
+  parse(body: unknown, known?: KnownElements): ProxyRequest;
+  /**
+   * The body field holding the history when each of its elements converts on its own, without its
+   * neighbours (so a call can reuse what the previous one converted); absent when elements merge.
+   */
+  historyField?: string;
   /** The body to forward: `request.body` with the prepared messages and the memory block. */
   render(request: ProxyRequest, send: readonly Message[], memory: string): Record<string, unknown>;
   /** A non-streamed answer → one neutral assistant message (with usage), or `undefined`. */

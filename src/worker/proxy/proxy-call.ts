@@ -15,12 +15,13 @@ import {
   type RunEstimate,
 } from '../../core/index.ts';
 import type { Env } from '../env.ts';
-import { readJson } from '../http/body.ts';
+import { readJsonText } from '../http/body.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import { canonicalMessage, hashText, messageDigest, withDigest } from './digest.ts';
+import { recallHistory, rememberHistory } from './history-memo.ts';
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
@@ -29,7 +30,7 @@ import { type PhaseTimer, phaseTimer, serverTiming, timingOn } from './timing.ts
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
 
 /** Most messages (and bytes) sent to the session object before it says where the new part starts. */
-export const TAIL_MESSAGES = 16;
+export const TAIL_MESSAGES = 8;
 export const TAIL_BYTES = 64 * 1024;
 
 export interface ProxyContext {
@@ -147,13 +148,26 @@ function relayHeaders(res: Response): Headers {
   return h;
 }
 
+const digestMemo = new WeakMap<Message, { digest: string; chars: number }>();
+
+/** A client message's digest and the length of its canonical form, once per message object. */
+function digestOf(m: Message): { digest: string; chars: number } {
+  let d = digestMemo.get(m);
+  if (!d) {
+    const canon = canonicalMessage(m);
+    d = { digest: hashText(canon), chars: canon.length };
+    digestMemo.set(m, d);
+  }
+  return d;
+}
+
 function digestTail(messages: readonly Message[]) {
-  const canon = messages.map(canonicalMessage);
-  const digests = canon.map(hashText);
+  const known = messages.map(digestOf);
+  const digests = known.map((d) => d.digest);
   let start = messages.length;
   let bytes = 0;
   while (start > 0 && messages.length - start < TAIL_MESSAGES) {
-    bytes += canon[start - 1]!.length;
+    bytes += known[start - 1]!.chars;
     if (bytes > TAIL_BYTES && start < messages.length) break;
     start--;
   }
@@ -170,12 +184,11 @@ async function sessionTurn(
   timer: PhaseTimer,
 ): Promise<ProxyTurnResult> {
   const { digests, start } = digestTail(request.messages);
-  const tagged = request.messages.map((m, i) => withDigest(m, digests[i]!));
   timer.mark('digest');
   const turnInput = (tailStart: number) => ({
     digests,
     tailStart,
-    tail: tagged.slice(tailStart),
+    tail: request.messages.slice(tailStart).map((m, j) => withDigest(m, digests[tailStart + j]!)),
     system: request.systemText,
     tools: request.tools,
     dialect: protocol.dialect,
@@ -214,9 +227,17 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   refuseUpstreamOverride(req.headers);
   const upstream = upstreamFor(env, protocol.id);
   const key = upstreamKey(env, protocol.id, req.headers);
-  const raw = await readJson(req, proxyMaxBodyBytes(env));
+  const { text: bodyText, value: raw } = await readJsonText(req, proxyMaxBodyBytes(env));
   timer.mark('read');
-  const request = protocol.parse(raw);
+  const session = req.headers.get('x-ctxkit-session');
+  // The session header is validated with the other options below; the key only has to tell callers apart.
+  const memoKey = `${ctx.tenant}\n${session ?? ''}\n${protocol.path}`;
+  const field = protocol.historyField;
+  const recalled = field ? recallHistory(memoKey, bodyText, field) : undefined;
+  timer.mark('recall');
+  const request = protocol.parse(raw, recalled?.known);
+  if (recalled?.layout && request.converted)
+    rememberHistory(memoKey, bodyText, recalled.layout, request.converted);
   timer.mark('parse');
   const options = proxyOptions(req.headers, request.model);
   const headers = protocol.upstreamHeaders(req.headers, key);
@@ -241,7 +262,14 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       },
       timer,
     );
-    sent = { prepared: turn, retried: false, appended: turn.appended, diverged: turn.diverged };
+    // The client's own copy of each message the session object sent back as an index.
+    const send = turn.send.map((m) => (typeof m === 'number' ? request.messages[m]! : m));
+    sent = {
+      prepared: { ...turn, send },
+      retried: false,
+      appended: turn.appended,
+      diverged: turn.diverged,
+    };
   } else {
     stateless = statelessPipeline(env, options);
     statelessState = await stateless.prepare({
@@ -259,10 +287,31 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     };
   }
   const first = sent.prepared.estimate;
+  // The session object is still writing the turn's new rows and state to D1: the context goes
+  // upstream meanwhile, and the answer is released only once that write succeeded.
+  const commit = stub && sessionKey ? stub.proxyCommit(sessionKey, callId) : undefined;
+  commit?.catch(() => undefined);
 
   let res: Response;
   try {
-    res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
+    let upstreamDown = false;
+    try {
+      res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
+    } catch (error) {
+      if (error !== upstreamFailure) throw error;
+      upstreamDown = true;
+      res = new Response(null, { status: 502 });
+    }
+    if (commit) {
+      const written = await commit;
+      if (!written.ok) {
+        // Nothing of this call is stored: the client gets the error, not the answer.
+        await res.body?.cancel();
+        unwrap(written);
+      } else timer.add('do.', written.value.timing);
+      timer.mark('commit-wait');
+    }
+    if (upstreamDown) throw upstreamFailure;
     if (!res.ok) {
       const text = await res.text();
       const overflow = overflowText(res.status, text);
@@ -317,7 +366,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     extra['x-ctxkit-journal'] = `/v1/proxy/sessions/${sessionKey.session}/calls/${callId}`;
   }
   const out = ctxkitHeaders(relayHeaders(res), sent.prepared.estimate, first, extra);
-  const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as ProxyTurnResult).afterSeq : undefined;
+  const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as { afterSeq: number }).afterSeq : undefined;
   const record = async (answer: Message | undefined) => {
     if (!stub || !sessionKey || afterSeq === undefined) return;
     const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;

@@ -36,7 +36,7 @@ import {
 } from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
 import type { CallLog, CallRecord } from './call-log.ts';
-import { storedDigest } from './digest.ts';
+import { messageDigest, storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { phaseTimer } from './timing.ts';
 
@@ -73,7 +73,14 @@ export interface Prepared {
   estimate: RunEstimate;
 }
 
-export interface ProxyTurnResult extends Prepared {
+/** A turn's context: what to send, where a number stands for the client's own message at that index. */
+export interface ProxyTurnResult extends Omit<Prepared, 'send'> {
+  /**
+   * The messages to send, repaired for the dialect. A message the log holds exactly as the client sent
+   * it, and that the pipeline left alone, comes back as its index in the client's history: the Worker
+   * renders its own copy, so the context does not travel back whole.
+   */
+  send: Array<Message | number>;
   appended: number;
   diverged: boolean;
   /** The log's last seq once the history is in: the answer is logged after it. */
@@ -85,11 +92,63 @@ export interface ProxyTurnResult extends Prepared {
 /** The tail did not reach back far enough: send the history from `need` on. */
 export type ProxyTurnOutcome = { need: number } | { turn: ProxyTurnResult };
 
+/** What the turn's write reports once it succeeded (its duration, when timed). */
+export interface ProxyCommit {
+  timing?: Array<[string, number]>;
+}
+
+/**
+ * A turn as the session object runs it: the outcome to return at once, and the write of the new rows
+ * and state still under way (the object's queue waits for it; `proxyCommit` reports it).
+ */
+export interface ProxyTurnStarted {
+  outcome: ProxyTurnOutcome;
+  write?: Promise<ProxyCommit>;
+}
+
 /** The proxy's state in the session object: call records and the seq ranges a divergence took back. */
 export interface ProxyStorage {
   calls: CallLog;
   abandoned(): Promise<Array<[number, number]>>;
   abandon(fromSeq: number, toSeq: number): Promise<void>;
+}
+
+const verbatimMemo = new WeakMap<Message, boolean>();
+
+/**
+ * Whether a logged message still has the content it came with from a client (its digest is the one
+ * it was logged with): not one that output truncation cut on the way in. Memoised per message object
+ * (the session object's view keeps its rows between calls).
+ */
+function verbatim(m: Message): boolean {
+  let v = verbatimMemo.get(m);
+  if (v === undefined) {
+    const d = storedDigest(m);
+    v = d !== undefined && messageDigest(m) === d;
+    verbatimMemo.set(m, v);
+  }
+  return v;
+}
+
+/**
+ * `send` with each message that is, unchanged, the log's copy of the client's message at index `i`
+ * replaced by `i`. `path[0..from)` matched the client's history `0..from`; `fresh` follows it.
+ */
+export function sendRefs(
+  send: readonly Message[],
+  path: readonly StoredMessage[],
+  from: number,
+  fresh: readonly Message[],
+): Array<Message | number> {
+  const index = new Map<Message, number>();
+  for (let k = 0; k < from; k++) index.set(path[k]!.message, k);
+  fresh.forEach((m, j) => {
+    index.set(m, from + j);
+  });
+  return send.map((m) => {
+    const i = index.get(m);
+    return i !== undefined && verbatim(m) ? i : m;
+  });
 }
 
 function isAbandoned(ranges: ReadonlyArray<[number, number]>, seq: number): boolean {
@@ -164,7 +223,7 @@ export async function proxyTurn(
   input: ProxyTurnInput,
   known: KnownIds,
   storage: ProxyStorage,
-): Promise<ProxyTurnOutcome> {
+): Promise<ProxyTurnStarted> {
   const timer = phaseTimer(input.timing === true);
   const before = await load(deps, key);
   timer.mark('load');
@@ -179,10 +238,10 @@ export async function proxyTurn(
     const lastSeq = before.info.lastSeq;
     const working = cutWorking(before.state.working, path, from, lastSeq);
     if (working === undefined) from = 0;
-    if (from < input.tailStart) return { need: from };
+    if (from < input.tailStart) return { outcome: { need: from } };
     await setWorking(deps, key, before.state, working ?? { throughSeq: lastSeq, items: [] });
     await storage.abandon(path[from]!.seq, lastSeq);
-  } else if (from < input.tailStart) return { need: from };
+  } else if (from < input.tailStart) return { outcome: { need: from } };
   const fresh = input.tail.slice(from - input.tailStart);
   const staged =
     fresh.length > 0
@@ -206,25 +265,8 @@ export async function proxyTurn(
   timer.mark('prepare');
   const next = stateAfterRun(loaded, state, run);
   const changed = JSON.stringify(next) !== JSON.stringify(base.state);
-  let afterSeq = base.info.lastSeq;
-  if (staged && changed && canAppendWithState(deps.sessions)) {
-    afterSeq = await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
-      expectedSeq: staged.afterSeq,
-    });
-    await appended(deps, staged, known);
-  } else {
-    if (staged) {
-      afterSeq = await deps.sessions.append(key.tenant, key.session, staged.messages, {
-        expectedSeq: staged.afterSeq,
-      });
-      await appended(deps, staged, known);
-    }
-    if (changed) await deps.sessions.setState(key.tenant, key.session, next);
-  }
-  if (changed) afterSetState(deps.cache, next, deps.clock.now());
-  timer.mark('write');
-  await saveRunMemory(deps, key, loaded, state, run);
-  timer.mark('memory-save');
+  timer.mark('state');
+  const afterSeq = staged ? staged.afterSeq + staged.messages.length : base.info.lastSeq;
   const record: CallRecord = {
     ...input.call,
     appended: fresh.length,
@@ -233,18 +275,48 @@ export async function proxyTurn(
     reports: run.reports,
     journal: run.journal,
   };
-  await storage.calls.put(record);
-  timer.mark('record');
+  // The new rows and the state the pipeline left, in one atomic D1 batch, then the memories a
+  // compaction extracted and the call record. Not awaited here: the caller sends the context upstream
+  // meanwhile and releases the answer only once this has succeeded (`proxyCommit`).
+  const write = async (): Promise<ProxyCommit> => {
+    const w = phaseTimer(timer.on);
+    if (staged && changed && canAppendWithState(deps.sessions)) {
+      await deps.sessions.appendWithState(key.tenant, key.session, staged.messages, next, {
+        expectedSeq: staged.afterSeq,
+      });
+      await appended(deps, staged, known);
+    } else {
+      if (staged) {
+        await deps.sessions.append(key.tenant, key.session, staged.messages, {
+          expectedSeq: staged.afterSeq,
+        });
+        await appended(deps, staged, known);
+      }
+      if (changed) await deps.sessions.setState(key.tenant, key.session, next);
+    }
+    if (changed) afterSetState(deps.cache, next, deps.clock.now());
+    w.mark('write.d1');
+    await saveRunMemory(deps, key, loaded, state, run);
+    w.mark('write.memory');
+    await storage.calls.put(record);
+    w.mark('write.record');
+    return w.on ? { timing: w.phases } : {};
+  };
+  const send = sendRefs(run.send, path, from, staged?.messages ?? []);
+  timer.mark('refs');
   return {
-    turn: {
-      send: run.send,
-      memory: block.text ?? '',
-      estimate: run.estimate,
-      appended: fresh.length,
-      diverged,
-      afterSeq,
-      ...(timer.on ? { timing: timer.phases } : {}),
+    outcome: {
+      turn: {
+        send,
+        memory: block.text ?? '',
+        estimate: run.estimate,
+        appended: fresh.length,
+        diverged,
+        afterSeq,
+        ...(timer.on ? { timing: timer.phases } : {}),
+      },
     },
+    write: write(),
   };
 }
 

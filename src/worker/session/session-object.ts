@@ -1,6 +1,6 @@
 /**
  * One Durable Object per session (`idFromName(tenant + ':' + session)`). Every write of the session
- * goes through it and runs one at a time (an explicit in-object queue: D1 calls and summarizer
+ * goes through it and runs one at a time (`write-queue.ts`: D1 calls and summarizer
  * fetches open the input gate, so the gate alone would let writes interleave). Compaction never runs
  * twice at once: a second request while one is queued or running gets 409, and a persisted
  * `compacting` flag tells a restarted object that an earlier one died mid-way (its result was never
@@ -14,6 +14,7 @@ import {
   type BudgetConfig,
   CtxError,
   createPipeline,
+  isCtxError,
   type Pipeline,
   type PipelineOptions,
   parseWith,
@@ -27,8 +28,10 @@ import type { Env } from '../env.ts';
 import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
 import {
   type Prepared,
+  type ProxyCommit,
   type ProxyRecordInput,
   type ProxyRecoverInput,
+  type ProxyStorage,
   type ProxyTurnInput,
   type ProxyTurnOutcome,
   proxyRecord,
@@ -61,11 +64,14 @@ import {
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
+import { createWriteQueue } from './write-queue.ts';
 
 const SETTINGS = 'settings';
 const COMPACTING = 'compacting';
 const INTERRUPTED = 'interruptedCompaction';
 const DAILY = 'daily';
+/** Turn writes kept for `proxyCommit` at most (a Worker collects its own right away). */
+const MAX_UNCOLLECTED_WRITES = 32;
 
 export interface CompactionStatus {
   running: boolean;
@@ -74,7 +80,12 @@ export interface CompactionStatus {
 }
 
 export class SessionObject extends DurableObject<Env> {
-  private tail: Promise<unknown> = Promise.resolve();
+  // A write that failed half-way may have left D1 ahead of the cache: read it again next time.
+  private readonly queue = createWriteQueue({
+    onFailure: () => {
+      this.cache.view = undefined;
+    },
+  });
   private compacting = false;
   private pipeline: Pipeline | undefined;
   private ids: Set<string> | undefined;
@@ -94,18 +105,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs `fn` after every write queued before it. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const guarded = async () => {
-      try {
-        return await fn();
-      } catch (error) {
-        // A write that failed half-way may have left D1 ahead of the cache: read it again next time.
-        this.cache.view = undefined;
-        throw error;
-      }
-    };
-    const run = this.tail.then(guarded, guarded);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.queue.run(async () => ({ value: await fn() }));
   }
 
   private idempotentWrites = 0;
@@ -133,8 +133,12 @@ export class SessionObject extends DurableObject<Env> {
     return { value, replayed: false };
   }
 
+  /** The settings, read from storage once per object (only `create` and `remove` change them). */
+  private cachedSettings: SessionSettings | undefined;
+
   private async settings(): Promise<SessionSettings> {
-    return (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
+    this.cachedSettings ??= (await this.ctx.storage.get<SessionSettings>(SETTINGS)) ?? {};
+    return this.cachedSettings;
   }
 
   /** `DEFAULT_PRESET` when it names a preset, else `default`. */
@@ -187,6 +191,7 @@ export class SessionObject extends DurableObject<Env> {
           if (await sessions.get(key.tenant, key.session))
             throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
           await this.ctx.storage.put(SETTINGS, settings);
+          this.cachedSettings = settings;
           const info = await sessions.create({
             tenant: key.tenant,
             id: key.session,
@@ -287,6 +292,8 @@ export class SessionObject extends DurableObject<Env> {
         this.ids = undefined;
         this.pipeline = undefined;
         this.cache.view = undefined;
+        this.cachedSettings = undefined;
+        this.proxyStorage = undefined;
         await this.ctx.storage.deleteAll();
         return { deleted: true as const };
       }),
@@ -300,14 +307,59 @@ export class SessionObject extends DurableObject<Env> {
     };
   }
 
-  /** Drop-in proxy (src/worker/proxy): new history in, the context to send out. */
+  private proxyStorage: ProxyStorage | undefined;
+
+  /** The proxy's part of the object's storage (its divergence ranges cached). */
+  private proxy(): ProxyStorage {
+    this.proxyStorage ??= createProxyStorage(this.ctx.storage);
+    return this.proxyStorage;
+  }
+
+  /** Turn writes under way or settled, by call id, until `proxyCommit` collects them. */
+  private readonly writes = new Map<string, Promise<Outcome<ProxyCommit>>>();
+
+  /**
+   * Drop-in proxy (src/worker/proxy): new history in, the context to send out. The context comes back
+   * while the new rows and state are still being written; the Worker sends it upstream meanwhile and
+   * asks `proxyCommit` before it releases the answer. The queue holds every later call of the session
+   * behind that write.
+   */
   async proxyTurn(key: SessionKey, input: ProxyTurnInput): Promise<Outcome<ProxyTurnOutcome>> {
     return outcome(() =>
-      this.serial(async () => {
+      this.queue.run(async () => {
         const deps = await this.deps(key);
-        return proxyTurn(deps, key, input, this.knownIds(deps, key), createProxyStorage(this.ctx.storage));
+        const started = await proxyTurn(deps, key, input, this.knownIds(deps, key), this.proxy());
+        if (started.write) {
+          const write = started.write;
+          const settled = outcome(() =>
+            write.catch((error: unknown) => {
+              if (isCtxError(error)) throw error;
+              console.error('ctxkit proxy: writing a turn failed:', error);
+              throw new CtxError('storage_error', 'the turn could not be written', { cause: error });
+            }),
+          );
+          this.writes.set(input.call.id, settled);
+          // A Worker that never collected its write (it failed in between) leaves an entry: keep a few.
+          for (const id of this.writes.keys()) {
+            if (this.writes.size <= MAX_UNCOLLECTED_WRITES) break;
+            this.writes.delete(id);
+          }
+        }
+        return { value: started.outcome, after: started.write };
       }),
     );
+  }
+
+  /** Waits for the write of call `callId`'s turn: its error, or what it reports once D1 holds it. */
+  async proxyCommit(_key: SessionKey, callId: string): Promise<Outcome<ProxyCommit>> {
+    const write = this.writes.get(callId);
+    if (!write)
+      return {
+        ok: false,
+        error: { code: 'not_found', message: `no write of call ${callId} is known`, path: 'call' },
+      };
+    this.writes.delete(callId);
+    return write;
   }
 
   async proxyRecover(
@@ -315,9 +367,7 @@ export class SessionObject extends DurableObject<Env> {
     input: ProxyRecoverInput,
   ): Promise<Outcome<Prepared & { retry: boolean }>> {
     return outcome(() =>
-      this.serial(async () =>
-        proxyRecover(await this.deps(key), key, input, createProxyStorage(this.ctx.storage).calls),
-      ),
+      this.serial(async () => proxyRecover(await this.deps(key), key, input, this.proxy().calls)),
     );
   }
 
@@ -325,13 +375,7 @@ export class SessionObject extends DurableObject<Env> {
     return outcome(() =>
       this.serial(async () => {
         const deps = await this.deps(key);
-        return proxyRecord(
-          deps,
-          key,
-          input,
-          this.knownIds(deps, key),
-          createProxyStorage(this.ctx.storage).calls,
-        );
+        return proxyRecord(deps, key, input, this.knownIds(deps, key), this.proxy().calls);
       }),
     );
   }
@@ -339,7 +383,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Read-only; not queued. */
   async proxyCall(_key: SessionKey, id: string): Promise<Outcome<CallRecord>> {
     return outcome(async () => {
-      const record = await createProxyStorage(this.ctx.storage).calls.get(id);
+      const record = await this.proxy().calls.get(id);
       if (!record) throw new CtxError('not_found', `call ${id} not found`, { path: 'params.call' });
       return record;
     });

@@ -19,6 +19,7 @@ export type SessionApi = Pick<
   | 'stats'
   | 'daily'
   | 'proxyTurn'
+  | 'proxyCommit'
   | 'proxyRecover'
   | 'proxyRecord'
   | 'proxyCall'

@@ -54,4 +54,26 @@ describe('appendWithState (the proxy: rows and state in one write)', () => {
     expect(await store.getState('t', 's')).toEqual(EMPTY_SESSION_STATE);
     handle.close();
   });
+
+  it('writes nothing for a session that is gone, and keeps the flags of rows the state does not change', async () => {
+    const handle = openSqlite({ path: ':memory:' });
+    const store = createSqlSessionStore(handle);
+    await store.create({ tenant: 't', id: 's' });
+    await store.append('t', 's', [msg('a', 'one'), msg('b', 'two')]);
+    const state = { ...EMPTY_SESSION_STATE, working: { throughSeq: 2, items: [{ seq: 2 }] } };
+    await store.appendWithState('t', 's', [msg('c', 'three'), msg('d', 'four')], state, { expectedSeq: 2 });
+    expect((await store.messages('t', 's')).map((r) => [r.seq, r.compacted])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+      [4, false],
+    ]);
+    await store.delete('t', 's');
+    await expect(
+      store.appendWithState('t', 's', [msg('e', 'five')], state, { expectedSeq: 4 }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    const { n } = handle.client.prepare('SELECT count(*) AS n FROM session_messages').get() as { n: number };
+    expect(n).toBe(0);
+    handle.close();
+  });
 });
