@@ -8,7 +8,9 @@
  * 1 message, prepares, forwards, relays and logs the answer (each measurement starts once the answers
  * logged after earlier replies are in, so none pays for another's logging). Reported: the added latency per call
  * (proxy − direct, paired) p50 / p99 / worst, the same for stateless calls (no session header), and
- * ctxkit's own `POST /prepare` on the same session for comparison (the pipeline's share).
+ * ctxkit's own `POST /prepare` on the same session for comparison (the pipeline's share), and the
+ * floor of any proxy here: a second Worker in workerd that pipes the body upstream untouched, or parses
+ * and re-serialises it, measured the same way (paired with its own direct call).
  *
  *   npm run bench:proxy -- --sessions 40 --window 200000
  *
@@ -18,6 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Miniflare } from 'miniflare';
 import { startFakeProvider } from '../test/support/fake-provider-server.ts';
 import { startWorker } from '../test/worker/support/harness.ts';
 
@@ -76,6 +79,31 @@ const w = await startWorker({
   bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase, PROXY_TIMING: '1' },
 });
 const key = await w.createKey('bench');
+
+/**
+ * The floor of any proxy on this box: a Worker in the same runtime that adds nothing of its own.
+ * `/pipe` streams the client's body upstream untouched; `/json` parses it and serialises it again (the
+ * least a proxy that rewrites the messages must do). Both relay the answer as it comes.
+ */
+const FLOOR_WORKER = `export default {
+  async fetch(request, env) {
+    const path = new URL(request.url).pathname;
+    const body = path === '/json' ? JSON.stringify(await request.json()) : request.body;
+    return fetch(env.UPSTREAM + '/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+  },
+};`;
+const floor = new Miniflare({
+  host: '127.0.0.1',
+  modules: true,
+  script: FLOOR_WORKER,
+  compatibilityDate: '2025-09-01',
+  bindings: { UPSTREAM: fake.openaiBase },
+});
+const floorUrl = await floor.ready;
 const answer = { role: 'assistant', content: 'ok' };
 
 /** Per-phase timings (the `server-timing` header, `PROXY_TIMING=1`) of the measured proxy calls. */
@@ -115,6 +143,8 @@ const proxyUrl = new URL('/v1/proxy/openai/chat/completions', w.url).toString();
 const directUrl = `${fake.openaiBase}/chat/completions`;
 const auth = { authorization: `Bearer ${key}` };
 const added: Record<'session' | 'stateless', number[]> = { session: [], stateless: [] };
+/** Added by the floor Worker (same pairing with a direct call). */
+const floors: Record<'pipe' | 'json', number[]> = { pipe: [], json: [] };
 const direct: number[] = [];
 /** ctxkit's own `POST /v1/sessions/:id/prepare` on the same session: the pipeline's share of the cost. */
 const prepareRoute: number[] = [];
@@ -155,12 +185,19 @@ try {
     prepareRoute.push(
       await timed(new URL(`/v1/sessions/bench-${s}/prepare`, w.url).toString(), '{"dialect":"openai"}', auth),
     );
-    direct.push(d1, d2);
+    const d3 = await timed(directUrl, body, {});
+    const f1 = await timed(new URL('/pipe', floorUrl).toString(), body, {});
+    const d4 = await timed(directUrl, body, {});
+    const f2 = await timed(new URL('/json', floorUrl).toString(), body, {});
+    direct.push(d1, d2, d3, d4);
     added.session.push(p1 - d1);
     added.stateless.push(p2 - d2);
+    floors.pipe.push(f1 - d3);
+    floors.json.push(f2 - d4);
   }
 } finally {
   await w.dispose();
+  await floor.dispose();
   await fake.close();
 }
 
@@ -182,6 +219,11 @@ console.log(row('direct call to the provider', direct));
 console.log(row('added by the proxy, session', added.session));
 console.log(row('added by the proxy, stateless', added.stateless));
 console.log(row('POST /prepare, same session', prepareRoute));
+console.log(row('floor: a Worker piping the body', floors.pipe));
+console.log(row('floor: a Worker re-serialising', floors.json));
+console.log(
+  `ctxkit above the re-serialising floor at p50: session ${(med(added.session) - med(floors.json)).toFixed(2)} ms, stateless ${(med(added.stateless) - med(floors.json)).toFixed(2)} ms`,
+);
 console.log(
   `ratio proxy / direct at p50: session ${((med(direct) + med(added.session)) / med(direct)).toFixed(2)}×, stateless ${((med(direct) + med(added.stateless)) / med(direct)).toFixed(2)}×`,
 );
