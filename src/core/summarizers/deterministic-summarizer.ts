@@ -16,14 +16,16 @@ import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
-import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
+import { clip, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { flushLabels, memoryFlushFallback } from './flush-fallback.ts';
+import { createNameIndex, type NameIndex } from './name-index.ts';
 import {
   distinctReferences,
   fitReferences,
   rankMessageReferences,
   referenceLines,
 } from './reference-index.ts';
+import { createSentenceMemo, type SentenceMemo } from './sentence-memo.ts';
 import { toolTexts } from './tool-texts.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
@@ -138,6 +140,7 @@ export function parseSummary(text: string): Sections {
 function extract(
   messages: readonly Message[],
   o: Required<DeterministicSummarizerOptions>,
+  memo: SentenceMemo,
 ): { now: Sections; earlier: Sections[]; rank: Map<string, number> } {
   const now = empty();
   const earlier: Sections[] = [];
@@ -149,11 +152,11 @@ function extract(
     }
     const text = messageText(m);
     if (startsTurn(m)) {
-      requests.push(clip(oneLine(text), 400));
-      pushRecent(now.constraints, ...constraintSentences(text).map((s) => clip(s, 300)));
+      const request = memo.requestOf(text);
+      requests.push(request.line);
+      pushRecent(now.constraints, ...request.constraints);
     }
-    if (m.role === 'assistant')
-      pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
+    if (m.role === 'assistant') pushRecent(now.decisions, ...memo.decisionsOf(text));
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -270,7 +273,7 @@ export const MIN_GOAL_CHARS = 120;
  * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
  * order) are added best-first while the text fits. The goal line is clipped to the prose share.
  */
-function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>): string {
+function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>, names: NameIndex): string {
   const refs = [
     ...s.files.map((r, i) => ({ r, i, file: true })),
     ...s.identifiers.map((r, i) => ({ r, i, file: false })),
@@ -306,6 +309,7 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     distinctReferences(
       refs.map((x) => x.r),
       text,
+      names,
     ),
   );
   const candidates = refs.filter((x) => distinct.has(x.r));
@@ -319,6 +323,7 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
         files: top.filter((r) => isFile.get(r)),
         identifiers: top.filter((r) => !isFile.get(r)),
       }),
+    names,
   );
   return text.length > max ? text.slice(0, max) : text;
 }
@@ -334,8 +339,24 @@ function memoriesOf(now: Sections): ExtractedMemory[] {
 
 export function createDeterministicSummarizer(options: DeterministicSummarizerOptions = {}): Summarizer {
   const o: Required<DeterministicSummarizerOptions> = { ...DETERMINISTIC_SUMMARIZER_DEFAULTS, ...options };
+  // Messages read ahead, with the parts they were read from (a message edited in place is read again;
+  // the memo itself is keyed by text, so this only saves the lookups).
+  const readAhead = new WeakMap<Message, Message['parts']>();
+  // The names this summarizer lists, indexed once (the next compaction lists most of them again).
+  const names = createNameIndex();
+  // What it reads of each text (request lines, constraint and decision sentences), read once.
+  const memo = createSentenceMemo();
   return {
     name: 'deterministic',
+    ahead(messages) {
+      for (const m of messages) {
+        if (readAhead.get(m) === m.parts) continue;
+        readAhead.set(m, m.parts);
+        if (isSummaryMessage(m)) continue;
+        if (startsTurn(m)) memo.requestOf(messageText(m));
+        if (m.role === 'assistant') memo.decisionsOf(messageText(m));
+      }
+    },
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       if (request.signal?.aborted) throw new Error('aborted');
       const max = request.maxOutputChars ?? o.maxOutputChars;
@@ -343,7 +364,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
         const text = toolTexts(request);
         return { summary: request.maxOutputChars ? text.slice(0, max) : text, model: 'deterministic' };
       }
-      const { now, earlier, rank } = extract(request.messages, o);
+      const { now, earlier, rank } = extract(request.messages, o, memo);
       const memories = memoriesOf(now);
       if (request.purpose === 'memory-flush') {
         const result: SummarizeResult = {
@@ -356,7 +377,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
       const previous = request.previousSummary
         ? [parseSummary(request.previousSummary), ...earlier]
         : earlier;
-      const summary = fitToLength(merge(previous, now, o), max, rank);
+      const summary = fitToLength(merge(previous, now, o), max, rank, names);
       const result: SummarizeResult = { summary, model: 'deterministic' };
       if (memories.length > 0) result.memories = memories;
       return result;

@@ -11,8 +11,10 @@ export function oneLine(text: string): string {
 
 /** Clips to `n` code points, adding `…` when cut. */
 export function clip(text: string, n: number): string {
-  const cps = Array.from(text);
-  return cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+  if (text.length <= n) return text; // n code units hold at most n code points
+  // Past 2n code units there are more than n code points, and the first n - 1 lie within them.
+  const cps = Array.from(text.length > 2 * n ? text.slice(0, 2 * n) : text);
+  return text.length <= 2 * n && cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
 }
 
 /** Sentences of a text: split on sentence punctuation and line breaks; code fences are skipped. */

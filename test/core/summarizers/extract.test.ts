@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  clip,
   constraintSentences,
   decisionSentences,
   filePaths,
@@ -53,5 +55,26 @@ describe('keyArg', () => {
     expect(keyArg({ content: 'x', path: 'a.ts' })).toBe('a.ts');
     expect(keyArg({ command: 'npm   test' })).toBe('npm test');
     expect(keyArg({ n: 1 })).toBeUndefined();
+  });
+});
+
+describe('clip', () => {
+  /** The definition: code points, cut to n − 1 plus `…`. */
+  const byCodePoints = (text: string, n: number) => {
+    const cps = Array.from(text);
+    return cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+  };
+
+  it('equals the code-point definition on long texts, astral characters and cuts inside a pair', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', 'é', '😀', '中', '\ud800'), maxLength: 60 }),
+        fc.integer({ min: 1, max: 40 }),
+        (text, n) => {
+          expect(clip(text, n)).toBe(byCodePoints(text, n));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/messages/types.ts';
+import { createNameIndex } from '../../../src/core/summarizers/name-index.ts';
 import {
   distinctReferences,
   fitReferences,
@@ -86,6 +87,47 @@ describe('fitReferences', () => {
     expect(fitReferences(['table.py', 'astropy/table/table.py', 'Column'], 100, referenceLines)).toBe(
       'astropy/table/table.py, Column',
     );
+  });
+});
+
+describe('a name index kept between lists', () => {
+  it('gives every list of a sequence the pairwise answer (names of earlier lists stay indexed)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(refs, word, fc.integer({ min: 0, max: 120 })), { maxLength: 8 }),
+        (lists) => {
+          const names = createNameIndex();
+          for (const [list, text, max] of lists) {
+            expect(distinctReferences(list, text, names)).toEqual(distinctByPairs(list, text));
+            expect(fitReferences(list, max, referenceLines, names)).toBe(
+              fitByPairs(list, max, referenceLines),
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers for the list asked about when two lists are asked in turn', () => {
+    const names = createNameIndex();
+    const a = names.containment(['src/a.ts', 'a.ts', 'b.ts']);
+    const b = names.containment(['b.ts', 'lib/b.ts', 'a.ts']);
+    expect([a.first(1), a.firstLonger(1), a.first(2)]).toEqual([0, 0, 2]);
+    expect([b.first(0), b.firstLonger(0), b.first(2)]).toEqual([0, 1, 2]);
+    expect([a.firstLonger(2), b.firstLonger(2)]).toEqual([3, 3]);
+  });
+
+  it('starts over past its bound and still answers exactly', () => {
+    const names = createNameIndex();
+    // 60 lists of 1,000 distinct names: past the 50,000 names the index keeps.
+    for (let k = 0; k < 60; k++) {
+      const list = Array.from({ length: 1000 }, (_, i) => `pkg${k}/mod${i % 50}/file_${i}.ts`);
+      list.push(`file_${k}.ts`, `mod${k % 50}/file_${k}.ts`);
+      const c = names.containment(list);
+      expect(c.firstLonger(1000)).toBe(k);
+      expect(c.first(1001)).toBe(k);
+    }
   });
 });
 

@@ -1,0 +1,141 @@
+/**
+ * Which reference names hold which, for the lists a compaction writes (`distinctReferences`,
+ * `fitReferences`): one trigram index of names for every list its owner (a summarizer, a compaction
+ * stage) asks about. A compaction lists the same names twice (which to list, then how many fit) and
+ * the next compaction lists most of them again (the previous summary is folded with them): each name
+ * is numbered and its trigrams posted once, on the first list that holds it, so a list costs a lookup
+ * per name, not an index of its own.
+ *
+ * The index only picks candidates — the names sharing a trigram — and each is checked with a real
+ * substring test, so what else it holds never changes an answer. Bounded: past `MAX_NAMES` names or
+ * `MAX_CHARS` characters it starts over.
+ */
+
+const MAX_NAMES = 50_000;
+const MAX_CHARS = 1_000_000;
+
+/**
+ * A small-integer key for the three characters of `s` at `p`: exact below U+0400, a mix above. Two
+ * trigrams sharing a key cost a useless check, never a wrong answer.
+ */
+export function trigram(s: string, p: number): number {
+  return ((((s.charCodeAt(p) << 10) ^ s.charCodeAt(p + 1)) << 10) ^ s.charCodeAt(p + 2)) & 0x3fffffff;
+}
+
+/** Stride over a name's trigrams when looking for its rarest: about five looks, whatever its length. */
+export function trigramStep(s: string): number {
+  return Math.max(1, Math.floor((s.length - 2) / 5));
+}
+
+/**
+ * Which references hold which: `first(i)` is the index of the first reference containing `refs[i]`
+ * (itself, or an earlier equal one, included), `firstLonger(i)` that of the first longer one, or
+ * `refs.length`.
+ */
+export interface Containment {
+  first(i: number): number;
+  firstLonger(i: number): number;
+}
+
+export interface NameIndex {
+  /**
+   * The containment of `refs`. The candidates are the names sharing the rarest trigram of `refs[i]`
+   * (sampled as `trigramStep` says); references under three characters are compared with every other.
+   */
+  containment(refs: readonly string[]): Containment;
+}
+
+/** A name index that keeps every name it is given (up to its bound), for the lists to come. */
+export function createNameIndex(): NameIndex {
+  let numbers = new Map<string, number>();
+  let names: string[] = [];
+  let postings = new Map<number, number[]>();
+  let chars = 0;
+  // Per name number: the list being asked about (`listOf === list`) and its first position there.
+  let listOf = new Float64Array(1024);
+  let firstAt = new Int32Array(1024);
+  // Numbers the lists asked about; never reset, so a stale list cannot match a new one.
+  let list = 0;
+
+  const clear = () => {
+    numbers = new Map();
+    names = [];
+    postings = new Map();
+    chars = 0;
+    listOf = new Float64Array(1024);
+    firstAt = new Int32Array(1024);
+  };
+
+  const numberOf = (name: string): number => {
+    const known = numbers.get(name);
+    if (known !== undefined) return known;
+    const id = names.length;
+    names.push(name);
+    numbers.set(name, id);
+    chars += name.length;
+    for (let p = 0; p + 3 <= name.length; p++) {
+      const key = trigram(name, p);
+      const ids = postings.get(key);
+      if (!ids) postings.set(key, [id]);
+      else if (ids[ids.length - 1] !== id) ids.push(id);
+    }
+    if (id >= listOf.length) {
+      const a = new Float64Array(listOf.length * 2);
+      a.set(listOf);
+      listOf = a;
+      const b = new Int32Array(firstAt.length * 2);
+      b.set(firstAt);
+      firstAt = b;
+    }
+    return id;
+  };
+
+  return {
+    containment(refs) {
+      const n = refs.length;
+      let mine = -1;
+      // Numbered on the first question (a list whose names the text spells out needs none), and
+      // again if another list was asked about since.
+      const prepare = () => {
+        if (mine === list) return;
+        let extra = 0;
+        for (const r of refs) extra += r.length;
+        if (names.length + n > MAX_NAMES || chars + extra > MAX_CHARS) clear();
+        mine = ++list;
+        for (let j = 0; j < n; j++) {
+          const id = numberOf(refs[j]!);
+          if (listOf[id] !== mine) {
+            listOf[id] = mine;
+            firstAt[id] = j;
+          }
+        }
+      };
+      const scan = (x: string, longer: boolean): number => {
+        const holds = (y: string) => (!longer || y.length > x.length) && y.includes(x);
+        if (x.length < 3) {
+          for (let j = 0; j < n; j++) if (holds(refs[j]!)) return j;
+          return n;
+        }
+        prepare();
+        let best: number[] | undefined;
+        for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
+          const ids = postings.get(trigram(x, p));
+          if (!ids) return n;
+          if (!best || ids.length < best.length) best = ids;
+        }
+        // The smallest position in `refs` of a name holding x.
+        let at = n;
+        for (const id of best!) {
+          if (listOf[id] !== mine) continue;
+          const j = firstAt[id]!;
+          if (j < at && holds(names[id]!)) at = j;
+        }
+        return at;
+      };
+      return {
+        first: (i) => scan(refs[i]!, false),
+        firstLonger: (i) => scan(refs[i]!, true),
+      };
+    },
+  };
+}
