@@ -24,6 +24,7 @@ import {
   fitReferences,
   rankMessageReferences,
   referenceLines,
+  referenceLinesLength,
 } from './reference-index.ts';
 import { createSentenceMemo, type SentenceMemo } from './sentence-memo.ts';
 import { toolTexts } from './tool-texts.ts';
@@ -244,18 +245,19 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   return out;
 }
 
+function renderBlock(s: Sections, k: Key): string {
+  const body =
+    k === 'goal'
+      ? s[k].join('\n')
+      : k === 'files' || k === 'identifiers'
+        ? referenceLines(s[k])
+        : s[k].map((x) => `- ${x}`).join('\n');
+  return `## ${TITLES[k]}\n${body}`;
+}
+
 function render(s: Sections): string {
   const blocks: string[] = [];
-  for (const k of ORDER) {
-    if (s[k].length === 0) continue;
-    const body =
-      k === 'goal'
-        ? s[k].join('\n')
-        : k === 'files' || k === 'identifiers'
-          ? referenceLines(s[k])
-          : s[k].map((x) => `- ${x}`).join('\n');
-    blocks.push(`## ${TITLES[k]}\n${body}`);
-  }
+  for (const k of ORDER) if (s[k].length > 0) blocks.push(renderBlock(s, k));
   return blocks.join('\n\n');
 }
 
@@ -314,16 +316,38 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
   );
   const candidates = refs.filter((x) => distinct.has(x.r));
   const isFile = new Map(candidates.map((x) => [x.r, x.file]));
+  const split = (top: string[]) => ({
+    files: top.filter((r) => isFile.get(r)),
+    identifiers: top.filter((r) => !isFile.get(r)),
+  });
+  // The search measures the rendering of a dozen prefixes: the prose blocks' lengths are fixed.
+  let proseChars = 0;
+  let proseBlocks = 0;
+  for (const k of ORDER)
+    if (k !== 'files' && k !== 'identifiers' && prose[k].length > 0) {
+      proseChars += renderBlock(prose, k).length;
+      proseBlocks++;
+    }
+  const length = (top: string[]) => {
+    const { files, identifiers } = split(top);
+    let chars = proseChars;
+    let blocks = proseBlocks;
+    for (const [k, list] of [
+      ['files', files],
+      ['identifiers', identifiers],
+    ] as const)
+      if (list.length > 0) {
+        chars += `## ${TITLES[k]}\n`.length + referenceLinesLength(list);
+        blocks++;
+      }
+    return blocks === 0 ? 0 : chars + 2 * (blocks - 1);
+  };
   text = fitReferences(
     candidates.map((x) => x.r),
     max,
-    (top) =>
-      render({
-        ...prose,
-        files: top.filter((r) => isFile.get(r)),
-        identifiers: top.filter((r) => !isFile.get(r)),
-      }),
+    (top) => render({ ...prose, ...split(top) }),
     names,
+    length,
   );
   return text.length > max ? text.slice(0, max) : text;
 }

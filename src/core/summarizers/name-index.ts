@@ -139,3 +139,58 @@ export function createNameIndex(): NameIndex {
     },
   };
 }
+
+/**
+ * Where each trigram of `text` starts, on typed arrays (a long summary's index is built at every
+ * compaction): `find(key)` gives the range `[from, to)` of `positions` holding the key's positions in
+ * increasing order, or `undefined` when the text has none.
+ */
+export interface TextPositions {
+  readonly positions: Int32Array;
+  find(key: number): { from: number; to: number } | undefined;
+}
+
+export function textPositions(text: string): TextPositions {
+  const total = Math.max(0, text.length - 2);
+  let bits = 4;
+  while (1 << bits < total * 2) bits++;
+  const mask = (1 << bits) - 1;
+  const shift = 32 - bits;
+  // Open addressing over the keys: `table` holds 1 + a dense key number; `keys`, `count` are by number.
+  const table = new Int32Array(mask + 1);
+  const keys = new Int32Array(total);
+  const count = new Int32Array(total + 1);
+  const dense = new Int32Array(total);
+  let used = 0;
+  const slot = (key: number): number => {
+    let s = Math.imul(key, 0x9e3779b1) >>> shift;
+    for (;;) {
+      const d = table[s]!;
+      if (d === 0 || keys[d - 1] === key) return s;
+      s = (s + 1) & mask;
+    }
+  };
+  for (let p = 0; p < total; p++) {
+    const key = trigram(text, p);
+    const s = slot(key);
+    if (table[s] === 0) {
+      keys[used] = key;
+      table[s] = ++used;
+    }
+    const d = table[s]! - 1;
+    dense[p] = d;
+    count[d]!++;
+  }
+  const start = new Int32Array(used + 1);
+  for (let d = 0; d < used; d++) start[d + 1] = start[d]! + count[d]!;
+  const positions = new Int32Array(total);
+  const fill = start.slice(0, used);
+  for (let p = 0; p < total; p++) positions[fill[dense[p]!]!++] = p;
+  return {
+    positions,
+    find(key) {
+      const d = table[slot(key)]!;
+      return d === 0 ? undefined : { from: start[d - 1]!, to: start[d]! };
+    },
+  };
+}

@@ -14,7 +14,7 @@ import {
   type ScoredReference,
   scoreReferences,
 } from '../text/references.ts';
-import { createNameIndex, type NameIndex, trigram, trigramStep } from './name-index.ts';
+import { createNameIndex, type NameIndex, textPositions, trigram, trigramStep } from './name-index.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -176,6 +176,26 @@ export function rankMessageReferences(
   return valued.sort((a, b) => b.v - a.v).map((x) => x.r);
 }
 
+/** `referenceLines(refs).length`, without building the text. */
+export function referenceLinesLength(refs: readonly string[]): number {
+  let total = 0;
+  let lines = 0;
+  let line = 0; // length of the current line; 0 exactly when it is empty
+  for (const r of refs) {
+    if (line !== 0 && line + r.length + 2 > REFERENCE_LINE_CHARS) {
+      total += line;
+      lines++;
+      line = 0;
+    }
+    line = line === 0 ? r.length : line + 2 + r.length;
+  }
+  if (line !== 0) {
+    total += line;
+    lines++;
+  }
+  return lines === 0 ? 0 : total + lines - 1;
+}
+
 /** References as comma-separated lines of about `REFERENCE_LINE_CHARS`. */
 export function referenceLines(refs: readonly string[]): string {
   const lines: string[] = [];
@@ -214,36 +234,36 @@ export function distinctReferences(
  */
 function inText(text: string, queries: number): (r: string) => boolean {
   if (queries * text.length < 1_000_000) return (r) => text.includes(r);
-  const positions = new Map<number, number[]>();
-  for (let p = 0; p + 3 <= text.length; p++) {
-    const key = trigram(text, p);
-    const list = positions.get(key);
-    if (list) list.push(p);
-    else positions.set(key, [p]);
-  }
+  const { positions, find } = textPositions(text);
   return (r) => {
     if (r.length < 3) return text.includes(r);
-    let best: number[] | undefined;
+    let best: { from: number; to: number } | undefined;
     let offset = 0;
     for (let o = 0, step = trigramStep(r); o + 3 <= r.length; o += step) {
-      const list = positions.get(trigram(r, o));
-      if (!list) return false;
-      if (!best || list.length < best.length) [best, offset] = [list, o];
+      const range = find(trigram(r, o));
+      if (!range) return false;
+      if (!best || range.to - range.from < best.to - best.from) [best, offset] = [range, o];
     }
-    for (const p of best!) if (p >= offset && text.startsWith(r, p - offset)) return true;
+    for (let k = best!.from; k < best!.to; k++) {
+      const p = positions[k]!;
+      if (p >= offset && text.startsWith(r, p - offset)) return true;
+    }
     return false;
   };
 }
 
 /**
  * The longest prefix of `refs` (in order) whose rendering fits `max` characters, with a reference dropped
- * when a longer one chosen with it contains it. `names` as for `distinctReferences`.
+ * when a longer one chosen with it contains it. `names` as for `distinctReferences`; `length`, the
+ * rendering's length without the rendering (the search measures a dozen prefixes, and builds one).
  */
 export function fitReferences(
   refs: readonly string[],
   max: number,
   render: (refs: string[]) => string,
   names: NameIndex = createNameIndex(),
+  /** `render(refs).length`, when it can be had without building the text. */
+  length: (refs: string[]) => number = (refs) => render(refs).length,
 ): string {
   // refs[i] leaves the first k exactly when its first longer container is among them.
   const { firstLonger } = names.containment(refs);
@@ -257,7 +277,7 @@ export function fitReferences(
   let hi = refs.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (render(pick(mid)).length <= max) lo = mid;
+    if (length(pick(mid)) <= max) lo = mid;
     else hi = mid - 1;
   }
   return render(pick(lo));
@@ -281,6 +301,6 @@ export function appendReferenceIndex(
     summary,
     names,
   );
-  const lines = fitReferences(refs, room, referenceLines, names);
+  const lines = fitReferences(refs, room, referenceLines, names, referenceLinesLength);
   return lines === '' ? summary : `${summary}\n\n${REFERENCE_INDEX_TITLE}\n${lines}`;
 }

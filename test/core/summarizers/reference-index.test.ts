@@ -8,6 +8,7 @@ import {
   rankMessageReferences,
   readReferences,
   referenceLines,
+  referenceLinesLength,
 } from '../../../src/core/summarizers/reference-index.ts';
 
 /** The definitions as they read, pair by pair: the indexed versions must agree with them exactly. */
@@ -86,6 +87,18 @@ describe('fitReferences', () => {
   it('keeps the longer of two chosen references when it contains the other', () => {
     expect(fitReferences(['table.py', 'astropy/table/table.py', 'Column'], 100, referenceLines)).toBe(
       'astropy/table/table.py, Column',
+    );
+  });
+});
+
+describe('referenceLinesLength', () => {
+  it('is the length of referenceLines, empty and long names included', () => {
+    const name = fc.oneof(word, fc.string({ maxLength: 170 }), fc.constant(''));
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 60 }), (list) => {
+        expect(referenceLinesLength(list)).toBe(referenceLines(list).length);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
