@@ -276,16 +276,12 @@ export const MIN_GOAL_CHARS = 120;
  * order) are added best-first while the text fits. The goal line is clipped to the prose share.
  */
 function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>, names: NameIndex): string {
+  // Each reference's rank looked up once, not at each comparison (same comparisons, same order).
   const refs = [
-    ...s.files.map((r, i) => ({ r, i, file: true })),
-    ...s.identifiers.map((r, i) => ({ r, i, file: false })),
+    ...s.files.map((r, i) => ({ r, i, file: true, at: rank.get(r) ?? Infinity })),
+    ...s.identifiers.map((r, i) => ({ r, i, file: false, at: rank.get(r) ?? Infinity })),
   ];
-  refs.sort(
-    (a, b) =>
-      (rank.get(a.r) ?? Infinity) - (rank.get(b.r) ?? Infinity) ||
-      a.i - b.i ||
-      Number(b.file) - Number(a.file),
-  );
+  refs.sort((a, b) => a.at - b.at || a.i - b.i || Number(b.file) - Number(a.file));
   const prose: Sections = { ...s, files: [], identifiers: [] };
   const refChars = refs.reduce((n, x) => n + x.r.length + 3, 0);
   const proseMax = Math.max(Math.floor(max * PROSE_SHARE), max - refChars);
@@ -320,7 +316,8 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
     files: top.filter((r) => isFile.get(r)),
     identifiers: top.filter((r) => !isFile.get(r)),
   });
-  // The search measures the rendering of a dozen prefixes: the prose blocks' lengths are fixed.
+  // The search measures the rendering of a dozen prefixes: the prose blocks' lengths are fixed, and
+  // the references' sections are measured, not built.
   let proseChars = 0;
   let proseBlocks = 0;
   for (const k of ORDER)
@@ -328,8 +325,12 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
       proseChars += renderBlock(prose, k).length;
       proseBlocks++;
     }
-  const length = (top: string[]) => {
-    const { files, identifiers } = split(top);
+  const fileAt = candidates.map((x) => isFile.get(x.r) === true);
+  const listed = candidates.map((x) => x.r);
+  const length = (picked: readonly number[]) => {
+    const files: string[] = [];
+    const identifiers: string[] = [];
+    for (const i of picked) (fileAt[i] ? files : identifiers).push(listed[i]!);
     let chars = proseChars;
     let blocks = proseBlocks;
     for (const [k, list] of [
@@ -342,13 +343,7 @@ function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>
       }
     return blocks === 0 ? 0 : chars + 2 * (blocks - 1);
   };
-  text = fitReferences(
-    candidates.map((x) => x.r),
-    max,
-    (top) => render({ ...prose, ...split(top) }),
-    names,
-    length,
-  );
+  text = fitReferences(listed, max, (top) => render({ ...prose, ...split(top) }), names, length);
   return text.length > max ? text.slice(0, max) : text;
 }
 

@@ -262,15 +262,15 @@ export function fitReferences(
   max: number,
   render: (refs: string[]) => string,
   names: NameIndex = createNameIndex(),
-  /** `render(refs).length`, when it can be had without building the text. */
-  length: (refs: string[]) => number = (refs) => render(refs).length,
+  /** The length of the rendering of the references at `picked` (indices into `refs`, in order). */
+  length: (picked: readonly number[]) => number = (picked) => render(picked.map((i) => refs[i]!)).length,
 ): string {
   // refs[i] leaves the first k exactly when its first longer container is among them.
   const { firstLonger } = names.containment(refs);
   const container = refs.map((_, i) => firstLonger(i));
   const pick = (k: number) => {
-    const head: string[] = [];
-    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(refs[i]!);
+    const head: number[] = [];
+    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(i);
     return head;
   };
   let lo = 0;
@@ -280,7 +280,7 @@ export function fitReferences(
     if (length(pick(mid)) <= max) lo = mid;
     else hi = mid - 1;
   }
-  return render(pick(lo));
+  return render(pick(lo).map((i) => refs[i]!));
 }
 
 /**
@@ -301,6 +301,8 @@ export function appendReferenceIndex(
     summary,
     names,
   );
-  const lines = fitReferences(refs, room, referenceLines, names, referenceLinesLength);
+  const lines = fitReferences(refs, room, referenceLines, names, (picked) =>
+    referenceLinesLength(picked.map((i) => refs[i]!)),
+  );
   return lines === '' ? summary : `${summary}\n\n${REFERENCE_INDEX_TITLE}\n${lines}`;
 }
