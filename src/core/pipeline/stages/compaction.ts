@@ -26,7 +26,7 @@ import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
 import { createNameIndex } from '../../summarizers/name-index.ts';
-import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
+import { appendReferenceIndex, messageReferences } from '../../summarizers/reference-index.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
@@ -206,13 +206,21 @@ export function compaction(options: CompactionOptions = {}): Stage {
   const o = parseStageOptions(compactionOptionsSchema, options, NAME);
   // The names the index under each summary lists, indexed once (the next compaction lists most again).
   const names = createNameIndex();
+  // Messages whose names were indexed ahead, with the parts they were read from.
+  const namesRead = new WeakMap<Message, Message['parts']>();
   return {
     name: NAME,
     ahead(messages, ctx) {
       // The reference index (and the deterministic summarizer) rank what a compaction folds: each
-      // message's references are read once, as it arrives, and memoized per message (checked on use);
-      // so are the summarizer's own reads, when it has any.
-      if (o.referenceIndexShare > 0) readReferences(messages);
+      // message's references are read once, as it arrives, and memoized per message (checked on use),
+      // and its names are indexed for the lists under the summaries; so are the summarizer's own
+      // reads, when it has any.
+      if (o.referenceIndexShare > 0)
+        for (const m of messages) {
+          if (namesRead.get(m) === m.parts) continue;
+          namesRead.set(m, m.parts);
+          names.add(messageReferences(m).keys());
+        }
       ctx.summarizer.ahead?.(messages);
     },
     async run(input, ctx): Promise<StageResult> {
@@ -306,9 +314,9 @@ export function compaction(options: CompactionOptions = {}): Stage {
       // never what makes the summary as large as the fold (the inflation guard below).
       const foldedTokens = sumTokens(folded, ctx.counter);
       const indexChars = Math.min(summaryChars, Math.floor((foldedTokens * o.charsPerToken) / 2));
-      const indexed =
+      const withIndex =
         o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, indexChars, names) : answer;
-      const summary = fitTokens(indexed, summaryBudget - overhead, ctx.counter);
+      const summary = fitTokens(withIndex, summaryBudget - overhead, ctx.counter);
       if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
 
       const summaryMessage = textMessage(
