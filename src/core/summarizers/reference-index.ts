@@ -7,14 +7,9 @@
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
-import {
-  extractReferences,
-  type ReferenceKind,
-  type ReferenceSource,
-  type ScoredReference,
-  scoreReferences,
-} from '../text/references.ts';
+import { extractReferences, type ReferenceKind, type ScoredReference } from '../text/references.ts';
 import { createNameIndex, type NameIndex, textPositions, trigram, trigramStep } from './name-index.ts';
+import { type ScoredSource, scoreSources } from './reference-scores.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -156,8 +151,7 @@ export function rankMessageReferences(
   messages: readonly Message[],
   options: RankOptions = {},
 ): ScoredReference[] {
-  const sources: ReferenceSource[] = [];
-  const reads: ReadonlyMap<string, ReferenceKind>[] = [];
+  const sources: ScoredSource[] = [];
   let requests = 0;
   let skipped = false;
   for (const [at, m] of messages.entries()) {
@@ -169,13 +163,12 @@ export function rankMessageReferences(
     if (request) requests++;
     const task = request && requests === 1 && !skipped;
     const { source, refs } = readMessage(m);
-    reads.push(refs);
-    sources.push({ text: source, at, agent: m.role === 'assistant', task });
+    sources.push({ text: source, refs, at, agent: m.role === 'assistant', task });
   }
   const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
   // Each reference's value computed once, not at each comparison of the sort (same order: stable sort,
   // same comparisons).
-  const valued = scoreReferences(sources, (_, i) => reads[i]!)
+  const valued = scoreSources(sources)
     .filter((r) => !callIds.has(r.ref))
     .map((r) => ({ r, v: r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT }));
   return valued.sort((a, b) => b.v - a.v).map((x) => x.r);

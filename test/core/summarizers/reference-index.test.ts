@@ -10,6 +10,8 @@ import {
   referenceLines,
   referenceLinesLength,
 } from '../../../src/core/summarizers/reference-index.ts';
+import { scoreSources } from '../../../src/core/summarizers/reference-scores.ts';
+import { extractReferences, scoreReferences } from '../../../src/core/text/references.ts';
 
 /** The definitions as they read, pair by pair: the indexed versions must agree with them exactly. */
 function distinctByPairs(ranked: readonly string[], text: string): string[] {
@@ -243,6 +245,45 @@ describe('rankMessageReferences memo (references read once per message)', () => 
           expect(rankMessageReferences(messages)).toEqual(fresh(messages));
         }
       }),
+    );
+  });
+});
+
+describe('scoreSources (references numbered once, statistics in typed arrays)', () => {
+  it('equals scoreReferences, call after call, kinds and the task included', () => {
+    const vocab = fc.constantFrom(
+      'src/a.ts',
+      'a.ts',
+      'fooBar',
+      'foo_bar',
+      'lib/x/',
+      '`run_tests`',
+      'plain',
+      '`a.ts`',
+    );
+    const source = fc.record({
+      words: fc.array(vocab, { maxLength: 8 }),
+      agent: fc.boolean(),
+      task: fc.boolean(),
+      gap: fc.nat(3),
+      // extractReferences' map, or one whose kinds vary per source (the first kind seen is kept)
+      kind: fc.option(fc.constantFrom('path' as const, 'file' as const, 'identifier' as const)),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.array(source, { maxLength: 8 }), { maxLength: 4 }), (calls) => {
+        for (const call of calls) {
+          let at = 0;
+          const sources = call.map((s) => {
+            at += s.gap;
+            const text = s.words.join(' ');
+            const refs =
+              s.kind === null ? extractReferences(text) : new Map(s.words.map((w) => [w, s.kind!] as const));
+            return { text, refs, at, agent: s.agent, task: s.task };
+          });
+          expect(scoreSources(sources)).toEqual(scoreReferences(sources, (_, i) => sources[i]!.refs));
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });
