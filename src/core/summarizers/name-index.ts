@@ -119,10 +119,14 @@ export function createNameIndex(): NameIndex {
           }
         }
       };
+      // The smallest position in `refs` of a name holding x (a longer one when `longer`), or n.
       const scan = (x: string, longer: boolean): number => {
-        const holds = (y: string) => (!longer || y.length > x.length) && y.includes(x);
+        const min = longer ? x.length + 1 : 0;
         if (x.length < 3) {
-          for (let j = 0; j < n; j++) if (holds(refs[j]!)) return j;
+          for (let j = 0; j < n; j++) {
+            const y = refs[j]!;
+            if (y.length >= min && y.includes(x)) return j;
+          }
           return n;
         }
         prepare();
@@ -132,12 +136,13 @@ export function createNameIndex(): NameIndex {
           if (!ids) return n;
           if (!best || ids.length < best.length) best = ids;
         }
-        // The smallest position in `refs` of a name holding x.
         let at = n;
         for (const id of best!) {
           if (listOf[id] !== mine) continue;
           const j = firstAt[id]!;
-          if (j < at && holds(names[id]!)) at = j;
+          if (j >= at) continue;
+          const y = names[id]!;
+          if (y.length >= min && y.includes(x)) at = j;
         }
         return at;
       };
