@@ -153,11 +153,11 @@ function extract(
     }
     const text = messageText(m);
     if (startsTurn(m)) {
-      const request = memo.requestOf(text);
+      const request = memo.requestOf(m, text);
       requests.push(request.line);
       pushRecent(now.constraints, ...request.constraints);
     }
-    if (m.role === 'assistant') pushRecent(now.decisions, ...memo.decisionsOf(text));
+    if (m.role === 'assistant') pushRecent(now.decisions, ...memo.decisionsOf(m, text));
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -359,11 +359,11 @@ function memoriesOf(now: Sections): ExtractedMemory[] {
 export function createDeterministicSummarizer(options: DeterministicSummarizerOptions = {}): Summarizer {
   const o: Required<DeterministicSummarizerOptions> = { ...DETERMINISTIC_SUMMARIZER_DEFAULTS, ...options };
   // Messages read ahead, with the parts they were read from (a message edited in place is read again;
-  // the memo itself is keyed by text, so this only saves the lookups).
+  // the memo itself checks the text, so this only saves the lookups).
   const readAhead = new WeakMap<Message, Message['parts']>();
   // The names this summarizer lists, indexed once (the next compaction lists most of them again).
   const names = createNameIndex();
-  // What it reads of each text (request lines, constraint and decision sentences), read once.
+  // What it reads of each message's text (request lines, constraint and decision sentences), once.
   const memo = createSentenceMemo();
   return {
     name: 'deterministic',
@@ -372,8 +372,8 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
         if (readAhead.get(m) === m.parts) continue;
         readAhead.set(m, m.parts);
         if (isSummaryMessage(m)) continue;
-        if (startsTurn(m)) memo.requestOf(messageText(m));
-        if (m.role === 'assistant') memo.decisionsOf(messageText(m));
+        if (startsTurn(m)) memo.requestOf(m, messageText(m));
+        if (m.role === 'assistant') memo.decisionsOf(m, messageText(m));
       }
     },
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {

@@ -11,8 +11,8 @@
  * `MAX_CHARS` characters it starts over.
  */
 
-const MAX_NAMES = 50_000;
-const MAX_CHARS = 1_000_000;
+const MAX_NAMES = 25_000;
+const MAX_CHARS = 500_000;
 
 /**
  * A small-integer key for the three characters of `s` at `p`: exact below U+0400, a mix above. Two

@@ -136,7 +136,7 @@ describe('a name index kept between lists', () => {
 
   it('starts over past its bound and still answers exactly', () => {
     const names = createNameIndex();
-    // 60 lists of 1,000 distinct names: past the 50,000 names the index keeps.
+    // 60 lists of 1,000 distinct names: past the 25,000 names (500,000 characters) the index keeps.
     for (let k = 0; k < 60; k++) {
       const list = Array.from({ length: 1000 }, (_, i) => `pkg${k}/mod${i % 50}/file_${i}.ts`);
       if (k % 2 === 0) names.add(list.slice(0, 500)); // past the bound while adding, too
