@@ -58,6 +58,9 @@ export function createNameIndex(): NameIndex {
   let firstAt = new Int32Array(1024);
   // Numbers the lists asked about; never reset, so a stale list cannot match a new one.
   let list = 0;
+  // Per name number: the postings of its rarest trigram when first asked about. They only grow, and
+  // every name holding it holds that trigram, so they stay a valid list of candidates.
+  let rarest: (number[] | undefined)[] = [];
 
   const clear = () => {
     numbers = new Map();
@@ -66,6 +69,7 @@ export function createNameIndex(): NameIndex {
     chars = 0;
     listOf = new Float64Array(1024);
     firstAt = new Int32Array(1024);
+    rarest = [];
   };
 
   const numberOf = (name: string): number => {
@@ -103,6 +107,7 @@ export function createNameIndex(): NameIndex {
     containment(refs) {
       const n = refs.length;
       let mine = -1;
+      let idAt = new Int32Array(0);
       // Numbered on the first question (a list whose names the text spells out needs none), and
       // again if another list was asked about since.
       const prepare = () => {
@@ -111,8 +116,10 @@ export function createNameIndex(): NameIndex {
         for (const r of refs) extra += r.length;
         if (names.length + n > MAX_NAMES || chars + extra > MAX_CHARS) clear();
         mine = ++list;
+        idAt = new Int32Array(n);
         for (let j = 0; j < n; j++) {
           const id = numberOf(refs[j]!);
+          idAt[j] = id;
           if (listOf[id] !== mine) {
             listOf[id] = mine;
             firstAt[id] = j;
@@ -120,7 +127,8 @@ export function createNameIndex(): NameIndex {
         }
       };
       // The smallest position in `refs` of a name holding x (a longer one when `longer`), or n.
-      const scan = (x: string, longer: boolean): number => {
+      const scan = (i: number, longer: boolean): number => {
+        const x = refs[i]!;
         const min = longer ? x.length + 1 : 0;
         if (x.length < 3) {
           for (let j = 0; j < n; j++) {
@@ -130,11 +138,14 @@ export function createNameIndex(): NameIndex {
           return n;
         }
         prepare();
-        let best: number[] | undefined;
-        for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
-          const ids = postings.get(trigram(x, p));
-          if (!ids) return n;
-          if (!best || ids.length < best.length) best = ids;
+        const self = idAt[i]!;
+        let best = rarest[self];
+        if (!best) {
+          for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
+            const ids = postings.get(trigram(x, p))!; // x itself is posted
+            if (!best || ids.length < best.length) best = ids;
+          }
+          rarest[self] = best;
         }
         let at = n;
         for (const id of best!) {
@@ -147,8 +158,8 @@ export function createNameIndex(): NameIndex {
         return at;
       };
       return {
-        first: (i) => scan(refs[i]!, false),
-        firstLonger: (i) => scan(refs[i]!, true),
+        first: (i) => scan(i, false),
+        firstLonger: (i) => scan(i, true),
       };
     },
   };
