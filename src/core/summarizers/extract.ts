@@ -17,6 +17,19 @@ export function clip(text: string, n: number): string {
   return text.length <= 2 * n && cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
 }
 
+/**
+ * `clip(oneLine(text), n)`, reading only the head of a long text: `oneLine` of a prefix is a prefix of
+ * `oneLine` of the whole (whitespace runs collapse to one space wherever they are cut), and past 2n code
+ * units the clip keeps the same n − 1 code points.
+ */
+export function clipLine(text: string, n: number): string {
+  if (text.length > 8 * n) {
+    const head = oneLine(text.slice(0, 4 * n));
+    if (head.length > 2 * n) return clip(head, n);
+  }
+  return clip(oneLine(text), n);
+}
+
 /** Sentences of a text: split on sentence punctuation and line breaks; code fences are skipped. */
 export function sentences(text: string): string[] {
   const withoutCode = text.replace(/```[\s\S]*?```/g, ' ');
@@ -132,11 +145,11 @@ const KEY_ARGS = [
 
 /** The most telling argument of a tool call (`path`, `command`, `query`…), as one short line. */
 export function keyArg(args: JsonValue): string | undefined {
-  if (typeof args === 'string') return clip(oneLine(args), 120);
+  if (typeof args === 'string') return clipLine(args, 120);
   if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined;
   for (const k of KEY_ARGS) {
     const v = args[k];
-    if (typeof v === 'string' && v.trim() !== '') return clip(oneLine(v), 120);
+    if (typeof v === 'string' && v.trim() !== '') return clipLine(v, 120);
   }
   for (const v of Object.values(args))
     if (typeof v === 'string' && v.trim() !== '' && v.length <= 120) return oneLine(v);

@@ -167,12 +167,13 @@ export function createNameIndex(): NameIndex {
 
 /**
  * Where each trigram of `text` starts, on typed arrays (a long summary's index is built at every
- * compaction): `find(key)` gives the range `[from, to)` of `positions` holding the key's positions in
- * increasing order, or `undefined` when the text has none.
+ * compaction): `find(key)` gives the key's number `d`, whose positions are `positions[start[d]]` up to
+ * `positions[start[d + 1]]` in increasing order, or -1 when the text has none.
  */
 export interface TextPositions {
   readonly positions: Int32Array;
-  find(key: number): { from: number; to: number } | undefined;
+  readonly start: Int32Array;
+  find(key: number): number;
 }
 
 export function textPositions(text: string): TextPositions {
@@ -211,11 +212,5 @@ export function textPositions(text: string): TextPositions {
   const positions = new Int32Array(total);
   const fill = start.slice(0, used);
   for (let p = 0; p < total; p++) positions[fill[dense[p]!]!++] = p;
-  return {
-    positions,
-    find(key) {
-      const d = table[slot(key)]!;
-      return d === 0 ? undefined : { from: start[d - 1]!, to: start[d]! };
-    },
-  };
+  return { positions, start, find: (key) => table[slot(key)]! - 1 };
 }

@@ -232,17 +232,20 @@ export function distinctReferences(
  */
 function inText(text: string, queries: number): (r: string) => boolean {
   if (queries * text.length < 1_000_000) return (r) => text.includes(r);
-  const { positions, find } = textPositions(text);
+  const { positions, start, find } = textPositions(text);
   return (r) => {
     if (r.length < 3) return text.includes(r);
-    let best: { from: number; to: number } | undefined;
+    let best = -1;
     let offset = 0;
     for (let o = 0, step = trigramStep(r); o + 3 <= r.length; o += step) {
-      const range = find(trigram(r, o));
-      if (!range) return false;
-      if (!best || range.to - range.from < best.to - best.from) [best, offset] = [range, o];
+      const d = find(trigram(r, o));
+      if (d < 0) return false;
+      if (best < 0 || start[d + 1]! - start[d]! < start[best + 1]! - start[best]!) {
+        best = d;
+        offset = o;
+      }
     }
-    for (let k = best!.from; k < best!.to; k++) {
+    for (let k = start[best]!, end = start[best + 1]!; k < end; k++) {
       const p = positions[k]!;
       if (p >= offset && text.startsWith(r, p - offset)) return true;
     }

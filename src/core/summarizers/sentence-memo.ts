@@ -8,7 +8,7 @@
  * Entries live as long as their messages.
  */
 import type { Message } from '../messages/types.ts';
-import { clip, constraintSentences, decisionSentences, oneLine } from './extract.ts';
+import { clip, clipLine, constraintSentences, decisionSentences } from './extract.ts';
 
 export interface Request {
   line: string;
@@ -41,7 +41,7 @@ export function createSentenceMemo(): SentenceMemo {
     requestOf(message, text) {
       const e = entry(message, text);
       e.request ??= {
-        line: clip(oneLine(text), 400),
+        line: clipLine(text, 400),
         constraints: constraintSentences(text).map((s) => clip(s, 300)),
       };
       return e.request;

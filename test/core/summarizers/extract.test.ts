@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   clip,
+  clipLine,
   constraintSentences,
   decisionSentences,
   filePaths,
   identifiers,
   keyArg,
+  oneLine,
 } from '../../../src/core/summarizers/extract.ts';
 
 describe('filePaths', () => {
@@ -72,6 +74,22 @@ describe('clip', () => {
         fc.integer({ min: 1, max: 40 }),
         (text, n) => {
           expect(clip(text, n)).toBe(byCodePoints(text, n));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('clipLine', () => {
+  it('equals clip(oneLine(text), n) on long texts of words, whitespace runs and astral characters', () => {
+    const piece = fc.constantFrom('a', 'bc', ' ', '  ', '\n', '\t \n', '😀', 'é', '\ud800');
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 400 }).map((xs) => xs.join('')),
+        fc.integer({ min: 1, max: 30 }),
+        (text, n) => {
+          expect(clipLine(text, n)).toBe(clip(oneLine(text), n));
         },
       ),
       { numRuns: 2000 },
