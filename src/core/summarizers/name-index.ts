@@ -77,6 +77,7 @@ export function createNameIndex(): NameIndex {
     if (known !== undefined) return known;
     const id = names.length;
     names.push(name);
+    rarest.push(undefined); // dense, by number
     numbers.set(name, id);
     chars += name.length;
     for (let p = 0; p + 3 <= name.length; p++) {
