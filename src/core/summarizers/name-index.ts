@@ -38,8 +38,6 @@ export interface Containment {
 }
 
 export interface NameIndex {
-  /** Indexes `names` now (read ahead, so that a later list finds them indexed). Changes no answer. */
-  add(names: Iterable<string>): void;
   /**
    * The containment of `refs`. The candidates are the names sharing the rarest trigram of `refs[i]`
    * (sampled as `trigramStep` says); references under three characters are compared with every other.
@@ -98,13 +96,6 @@ export function createNameIndex(): NameIndex {
   };
 
   return {
-    add(more) {
-      for (const name of more) {
-        if (numbers.has(name)) continue;
-        if (names.length + 1 > MAX_NAMES || chars + name.length > MAX_CHARS) clear();
-        numberOf(name);
-      }
-    },
     containment(refs) {
       const n = refs.length;
       let mine = -1;

@@ -136,11 +136,6 @@ export function readReferences(messages: Iterable<Message>): void {
   for (const m of messages) readMessage(m);
 }
 
-/** The references of one message (read once, as `readReferences` keeps them). */
-export function messageReferences(m: Message): ReadonlyMap<string, ReferenceKind> {
-  return readMessage(m).refs;
-}
-
 /**
  * The references of `messages`, best first: scored by `scoreReferences` (mentions, recency, written by
  * the agent, spelled out in code by the task — the first request, unless an earlier summary precedes

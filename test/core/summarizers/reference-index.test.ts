@@ -106,14 +106,13 @@ describe('referenceLinesLength', () => {
 });
 
 describe('a name index kept between lists', () => {
-  it('gives every list of a sequence the pairwise answer (names of earlier lists and read ahead stay indexed)', () => {
+  it('gives every list of a sequence the pairwise answer (names of earlier lists stay indexed)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(refs, word, fc.integer({ min: 0, max: 120 }), refs), { maxLength: 8 }),
+        fc.array(fc.tuple(refs, word, fc.integer({ min: 0, max: 120 })), { maxLength: 8 }),
         (lists) => {
           const names = createNameIndex();
-          for (const [list, text, max, ahead] of lists) {
-            names.add(ahead); // names read ahead: some listed later, some never
+          for (const [list, text, max] of lists) {
             expect(distinctReferences(list, text, names)).toEqual(distinctByPairs(list, text));
             expect(fitReferences(list, max, referenceLines, names)).toBe(
               fitByPairs(list, max, referenceLines),
@@ -139,7 +138,6 @@ describe('a name index kept between lists', () => {
     // 60 lists of 1,000 distinct names: past the 25,000 names (500,000 characters) the index keeps.
     for (let k = 0; k < 60; k++) {
       const list = Array.from({ length: 1000 }, (_, i) => `pkg${k}/mod${i % 50}/file_${i}.ts`);
-      if (k % 2 === 0) names.add(list.slice(0, 500)); // past the bound while adding, too
       list.push(`file_${k}.ts`, `mod${k % 50}/file_${k}.ts`);
       const c = names.containment(list);
       expect(c.firstLonger(1000)).toBe(k);

@@ -26,7 +26,7 @@ import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
 import { createNameIndex } from '../../summarizers/name-index.ts';
-import { appendReferenceIndex, messageReferences } from '../../summarizers/reference-index.ts';
+import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
 import {
@@ -206,21 +206,13 @@ export function compaction(options: CompactionOptions = {}): Stage {
   const o = parseStageOptions(compactionOptionsSchema, options, NAME);
   // The names the index under each summary lists, indexed once (the next compaction lists most again).
   const names = createNameIndex();
-  // Messages whose names were indexed ahead, with the parts they were read from.
-  const namesRead = new WeakMap<Message, Message['parts']>();
   return {
     name: NAME,
     ahead(messages, ctx) {
       // The reference index (and the deterministic summarizer) rank what a compaction folds: each
-      // message's references are read once, as it arrives, and memoized per message (checked on use),
-      // and its names are indexed for the lists under the summaries; so are the summarizer's own
-      // reads, when it has any.
-      if (o.referenceIndexShare > 0)
-        for (const m of messages) {
-          if (namesRead.get(m) === m.parts) continue;
-          namesRead.set(m, m.parts);
-          names.add(messageReferences(m).keys());
-        }
+      // message's references are read once, as it arrives, and memoized per message (checked on use);
+      // so are the summarizer's own reads, when it has any.
+      if (o.referenceIndexShare > 0) readReferences(messages);
       ctx.summarizer.ahead?.(messages);
     },
     async run(input, ctx): Promise<StageResult> {
