@@ -11,6 +11,10 @@ export function oneLine(text: string): string {
 
 /** Clips to `n` code points, adding `…` when cut. */
 export function clip(text: string, n: number): string {
+  if (n < 1) {
+    const all = Array.from(text);
+    return all.length <= n ? text : `${all.slice(0, n - 1).join('')}…`;
+  }
   if (text.length <= n) return text; // n code units hold at most n code points
   // Past 2n code units there are more than n code points, and the first n - 1 lie within them.
   const cps = Array.from(text.length > 2 * n ? text.slice(0, 2 * n) : text);
@@ -23,7 +27,7 @@ export function clip(text: string, n: number): string {
  * units the clip keeps the same n − 1 code points.
  */
 export function clipLine(text: string, n: number): string {
-  if (text.length > 8 * n) {
+  if (n >= 1 && text.length > 8 * n) {
     const head = oneLine(text.slice(0, 4 * n));
     if (head.length > 2 * n) return clip(head, n);
   }
