@@ -16,7 +16,8 @@
  * steps per window, spread evenly over all steps; default 7: trimMessages takes up to a minute on a
  * long session at 32K), BENCH_CLOCK=cpu (CPU time instead of elapsed), BENCH_GROUPS (default
  * claude-code; comma list of trajectory folders), BENCH_NO_WARMUP=1, BENCH_NO_STEADY=1,
- * BENCH_NO_LANGCHAIN=1, BENCH_JSON=path (raw step times).
+ * BENCH_NO_LANGCHAIN=1, BENCH_JSON=path (raw step times), BENCH_PASSES (default 1: measured passes,
+ * each step keeping its cheapest: the cost of the step itself, without what the machine adds).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -45,6 +46,8 @@ const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Num
 const LC_STEPS = Number(process.env.BENCH_LC_STEPS ?? 7);
 const GROUPS = (process.env.BENCH_GROUPS ?? 'claude-code').split(',');
 const NEXT_RUNS = 15;
+/** Measured passes over every step; each step's time is its cheapest pass. */
+const PASSES = Math.max(1, Number(process.env.BENCH_PASSES ?? 1));
 /**
  * `wall` (default): elapsed time, what an agent waits. `cpu`: this process's CPU time (user + system),
  * which other processes on a loaded machine do not inflate.
@@ -319,9 +322,18 @@ if (process.env.BENCH_NO_WARMUP !== '1')
 
 const steps: Step[] = [];
 for (const s of sessions) for (const w of WINDOWS) steps.push(...(await replay(s, w)));
+// More passes (each on its own parse and pipelines): every step keeps its cheapest, which filters out
+// what other processes and the collector add to a step here and there.
+for (let pass = 1; pass < PASSES; pass++) {
+  const again: Step[] = [];
+  for (const s of loadSessions()) for (const w of WINDOWS) again.push(...(await replay(s, w)));
+  again.forEach((x, i) => {
+    if (x.ms < steps[i]!.ms) steps[i]!.ms = x.ms;
+  });
+}
 
 console.log(
-  `## Step-by-step replay, \`default\` preset (${sessions.length} sessions from ${GROUPS.join(', ')})\n`,
+  `## Step-by-step replay, \`default\` preset (${sessions.length} sessions from ${GROUPS.join(', ')})${PASSES > 1 ? `, each step the cheapest of ${PASSES} passes` : ''}\n`,
 );
 console.log('| session | window | steps | first step | p50 | p99 | max | compactions | max step |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');

@@ -105,6 +105,12 @@ export interface Summarizer {
   readonly name: string;
   /** Throws on failure (timeout, provider error, empty answer); stages turn that into a `failed` report. */
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
+  /**
+   * Optional: reads `messages` ahead of a `summarize` that is likely to receive them (the compaction
+   * stage calls it above warning, below auto-compact), so that the call itself pays less at once. It
+   * must not change any answer: what it keeps is a memo the summarizer checks before using.
+   */
+  ahead?(messages: readonly Message[]): void;
 }
 
 export interface BlobInfo {

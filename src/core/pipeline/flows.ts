@@ -171,8 +171,9 @@ async function guardedCompaction(r: Recorder, s: PresetStages): Promise<string |
   if (!s.compaction) return undefined;
   if (!atLeast(r.measure, 'compact')) {
     // Above warning a compaction is coming: the stage reads the messages that arrived since (their
-    // references), so that the compaction itself reads only what it has not seen.
-    if (atLeast(r.measure, 'warn')) s.compaction.ahead?.(r.messages);
+    // references, the summarizer's sentences), so that the compaction itself reads only what it has
+    // not seen.
+    if (atLeast(r.measure, 'warn')) s.compaction.ahead?.(r.messages, r.context);
     r.skip(s.compaction.name, `level ${r.measure.level} below compact`);
     return undefined;
   }

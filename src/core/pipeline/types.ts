@@ -154,5 +154,5 @@ export interface Stage {
    * warning, below auto-compact), so that the run that does apply pays less at once. It must not
    * change any result: what it keeps is a memo the stage's `run` checks before using.
    */
-  ahead?(messages: readonly Message[]): void;
+  ahead?(messages: readonly Message[], ctx: Omit<StageContext, 'state'>): void;
 }

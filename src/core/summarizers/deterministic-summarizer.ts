@@ -16,14 +16,15 @@ import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
-import { clip, constraintSentences, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
+import { clip, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
 import { flushLabels, memoryFlushFallback } from './flush-fallback.ts';
-import {
-  distinctReferences,
-  fitReferences,
-  rankMessageReferences,
-  referenceLines,
-} from './reference-index.ts';
+import { createNameIndex } from './name-index.ts';
+import { rankMessageReferences } from './reference-index.ts';
+import { createSentenceMemo, type SentenceMemo } from './sentence-memo.ts';
+import { empty, fitToLength, type Key, type Sections, TITLES } from './summary-sections.ts';
+
+export { MIN_GOAL_CHARS, PROSE_SHARE } from './summary-sections.ts';
+
 import { toolTexts } from './tool-texts.ts';
 
 export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
@@ -50,48 +51,12 @@ export interface DeterministicSummarizerOptions {
   maxAccomplished?: number;
 }
 
-const TITLES = {
-  goal: 'Goal',
-  decisions: 'Key Decisions',
-  accomplished: 'Accomplished',
-  inProgress: 'In Progress',
-  files: 'Relevant Files',
-  constraints: 'User Constraints',
-  identifiers: 'Identifiers',
-  earlier: 'Earlier Context',
-} as const;
-type Key = keyof typeof TITLES;
-type Sections = Record<Key, string[]>;
-const ORDER: Key[] = [
-  'goal',
-  'decisions',
-  'accomplished',
-  'inProgress',
-  'files',
-  'constraints',
-  'identifiers',
-  'earlier',
-];
-
 const SUMMARY_MARKERS = [
   '[Previous conversation summary]',
   '[Compacted conversation summary]',
   '## Compacted Conversation Summary',
   '[System: Previous conversation summary',
 ];
-
-function empty(): Sections {
-  return {
-    goal: [],
-    decisions: [],
-    accomplished: [],
-    inProgress: [],
-    files: [],
-    constraints: [],
-    identifiers: [],
-    earlier: [],
-  };
-}
 
 /** Adds `items` keeping the first occurrence order but moving repeats to the end (most recent last). */
 function pushRecent(list: string[], ...items: string[]): void {
@@ -138,6 +103,7 @@ export function parseSummary(text: string): Sections {
 function extract(
   messages: readonly Message[],
   o: Required<DeterministicSummarizerOptions>,
+  memo: SentenceMemo,
 ): { now: Sections; earlier: Sections[]; rank: Map<string, number> } {
   const now = empty();
   const earlier: Sections[] = [];
@@ -149,11 +115,11 @@ function extract(
     }
     const text = messageText(m);
     if (startsTurn(m)) {
-      requests.push(clip(oneLine(text), 400));
-      pushRecent(now.constraints, ...constraintSentences(text).map((s) => clip(s, 300)));
+      const request = memo.requestOf(m, text);
+      requests.push(request.line);
+      pushRecent(now.constraints, ...request.constraints);
     }
-    if (m.role === 'assistant')
-      pushRecent(now.decisions, ...decisionSentences(text).map((s) => clip(s, 240)));
+    if (m.role === 'assistant') pushRecent(now.decisions, ...memo.decisionsOf(m, text));
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -241,88 +207,6 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
   return out;
 }
 
-function render(s: Sections): string {
-  const blocks: string[] = [];
-  for (const k of ORDER) {
-    if (s[k].length === 0) continue;
-    const body =
-      k === 'goal'
-        ? s[k].join('\n')
-        : k === 'files' || k === 'identifiers'
-          ? referenceLines(s[k])
-          : s[k].map((x) => `- ${x}`).join('\n');
-    blocks.push(`## ${TITLES[k]}\n${body}`);
-  }
-  return blocks.join('\n\n');
-}
-
-/**
- * Prose sections (goal, decisions, progress, constraints) may take this share of `maxOutputChars`
- * (more when the references need less); the references fill the rest, best-ranked first.
- */
-export const PROSE_SHARE = 0.25;
-
-/** Prose share (characters) under which the goal line is left out rather than clipped to a fragment. */
-export const MIN_GOAL_CHARS = 120;
-
-/**
- * Fits the summary into `max` characters: prose sections lose their least recent items until they fit
- * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
- * order) are added best-first while the text fits. The goal line is clipped to the prose share.
- */
-function fitToLength(s: Sections, max: number, rank: ReadonlyMap<string, number>): string {
-  const refs = [
-    ...s.files.map((r, i) => ({ r, i, file: true })),
-    ...s.identifiers.map((r, i) => ({ r, i, file: false })),
-  ];
-  refs.sort(
-    (a, b) =>
-      (rank.get(a.r) ?? Infinity) - (rank.get(b.r) ?? Infinity) ||
-      a.i - b.i ||
-      Number(b.file) - Number(a.file),
-  );
-  const prose: Sections = { ...s, files: [], identifiers: [] };
-  const refChars = refs.reduce((n, x) => n + x.r.length + 3, 0);
-  const proseMax = Math.max(Math.floor(max * PROSE_SHARE), max - refChars);
-  // The goal line is clipped to the prose share too, so a long first request cannot crowd out the rest;
-  // under `MIN_GOAL_CHARS` of prose it is left out (a fragment of the request says less than references).
-  const goalMax = Math.max(40, proseMax - 20);
-  prose.goal = proseMax < MIN_GOAL_CHARS ? [] : prose.goal.map((g) => clip(g, goalMax));
-  let text = render(prose);
-  while (text.length > proseMax) {
-    let worst: Key | undefined;
-    let size = 0;
-    for (const k of ORDER) {
-      if (k === 'goal' || prose[k].length === 0) continue;
-      const n = prose[k].join('').length;
-      if (n > size) [worst, size] = [k, n];
-    }
-    if (!worst) break;
-    prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
-    text = render(prose);
-  }
-  // A reference the prose already spells out, or inside a better-ranked one, costs tokens and adds nothing.
-  const distinct = new Set(
-    distinctReferences(
-      refs.map((x) => x.r),
-      text,
-    ),
-  );
-  const candidates = refs.filter((x) => distinct.has(x.r));
-  const isFile = new Map(candidates.map((x) => [x.r, x.file]));
-  text = fitReferences(
-    candidates.map((x) => x.r),
-    max,
-    (top) =>
-      render({
-        ...prose,
-        files: top.filter((r) => isFile.get(r)),
-        identifiers: top.filter((r) => !isFile.get(r)),
-      }),
-  );
-  return text.length > max ? text.slice(0, max) : text;
-}
-
 function memoriesOf(now: Sections): ExtractedMemory[] {
   const out: ExtractedMemory[] = [];
   for (const c of now.constraints.slice(-5))
@@ -334,8 +218,24 @@ function memoriesOf(now: Sections): ExtractedMemory[] {
 
 export function createDeterministicSummarizer(options: DeterministicSummarizerOptions = {}): Summarizer {
   const o: Required<DeterministicSummarizerOptions> = { ...DETERMINISTIC_SUMMARIZER_DEFAULTS, ...options };
+  // Messages read ahead, with the parts they were read from (a message edited in place is read again;
+  // the memo itself checks the text, so this only saves the lookups).
+  const readAhead = new WeakMap<Message, Message['parts']>();
+  // The names this summarizer lists, indexed once (the next compaction lists most of them again).
+  const names = createNameIndex();
+  // What it reads of each message's text (request lines, constraint and decision sentences), once.
+  const memo = createSentenceMemo();
   return {
     name: 'deterministic',
+    ahead(messages) {
+      for (const m of messages) {
+        if (readAhead.get(m) === m.parts) continue;
+        readAhead.set(m, m.parts);
+        if (isSummaryMessage(m)) continue;
+        if (startsTurn(m)) memo.requestOf(m, messageText(m));
+        if (m.role === 'assistant') memo.decisionsOf(m, messageText(m));
+      }
+    },
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       if (request.signal?.aborted) throw new Error('aborted');
       const max = request.maxOutputChars ?? o.maxOutputChars;
@@ -343,7 +243,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
         const text = toolTexts(request);
         return { summary: request.maxOutputChars ? text.slice(0, max) : text, model: 'deterministic' };
       }
-      const { now, earlier, rank } = extract(request.messages, o);
+      const { now, earlier, rank } = extract(request.messages, o, memo);
       const memories = memoriesOf(now);
       if (request.purpose === 'memory-flush') {
         const result: SummarizeResult = {
@@ -356,7 +256,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
       const previous = request.previousSummary
         ? [parseSummary(request.previousSummary), ...earlier]
         : earlier;
-      const summary = fitToLength(merge(previous, now, o), max, rank);
+      const summary = fitToLength(merge(previous, now, o), max, rank, names);
       const result: SummarizeResult = { summary, model: 'deterministic' };
       if (memories.length > 0) result.memories = memories;
       return result;

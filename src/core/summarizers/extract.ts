@@ -11,8 +11,27 @@ export function oneLine(text: string): string {
 
 /** Clips to `n` code points, adding `…` when cut. */
 export function clip(text: string, n: number): string {
-  const cps = Array.from(text);
-  return cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+  if (n < 1) {
+    const all = Array.from(text);
+    return all.length <= n ? text : `${all.slice(0, n - 1).join('')}…`;
+  }
+  if (text.length <= n) return text; // n code units hold at most n code points
+  // Past 2n code units there are more than n code points, and the first n - 1 lie within them.
+  const cps = Array.from(text.length > 2 * n ? text.slice(0, 2 * n) : text);
+  return text.length <= 2 * n && cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+}
+
+/**
+ * `clip(oneLine(text), n)`, reading only the head of a long text: `oneLine` of a prefix is a prefix of
+ * `oneLine` of the whole (whitespace runs collapse to one space wherever they are cut), and past 2n code
+ * units the clip keeps the same n − 1 code points.
+ */
+export function clipLine(text: string, n: number): string {
+  if (n >= 1 && text.length > 8 * n) {
+    const head = oneLine(text.slice(0, 4 * n));
+    if (head.length > 2 * n) return clip(head, n);
+  }
+  return clip(oneLine(text), n);
 }
 
 /** Sentences of a text: split on sentence punctuation and line breaks; code fences are skipped. */
@@ -130,11 +149,11 @@ const KEY_ARGS = [
 
 /** The most telling argument of a tool call (`path`, `command`, `query`…), as one short line. */
 export function keyArg(args: JsonValue): string | undefined {
-  if (typeof args === 'string') return clip(oneLine(args), 120);
+  if (typeof args === 'string') return clipLine(args, 120);
   if (!args || typeof args !== 'object' || Array.isArray(args)) return undefined;
   for (const k of KEY_ARGS) {
     const v = args[k];
-    if (typeof v === 'string' && v.trim() !== '') return clip(oneLine(v), 120);
+    if (typeof v === 'string' && v.trim() !== '') return clipLine(v, 120);
   }
   for (const v of Object.values(args))
     if (typeof v === 'string' && v.trim() !== '' && v.length <= 120) return oneLine(v);

@@ -7,13 +7,9 @@
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { messageText, outputText, startsTurn } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
-import {
-  extractReferences,
-  type ReferenceKind,
-  type ReferenceSource,
-  type ScoredReference,
-  scoreReferences,
-} from '../text/references.ts';
+import { extractReferences, type ReferenceKind, type ScoredReference } from '../text/references.ts';
+import { createNameIndex, type NameIndex, textPositions, trigram, trigramStep } from './name-index.ts';
+import { type ScoredSource, scoreSources } from './reference-scores.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -150,8 +146,7 @@ export function rankMessageReferences(
   messages: readonly Message[],
   options: RankOptions = {},
 ): ScoredReference[] {
-  const sources: ReferenceSource[] = [];
-  const reads: ReadonlyMap<string, ReferenceKind>[] = [];
+  const sources: ScoredSource[] = [];
   let requests = 0;
   let skipped = false;
   for (const [at, m] of messages.entries()) {
@@ -163,16 +158,35 @@ export function rankMessageReferences(
     if (request) requests++;
     const task = request && requests === 1 && !skipped;
     const { source, refs } = readMessage(m);
-    reads.push(refs);
-    sources.push({ text: source, at, agent: m.role === 'assistant', task });
+    sources.push({ text: source, refs, at, agent: m.role === 'assistant', task });
   }
   const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
   // Each reference's value computed once, not at each comparison of the sort (same order: stable sort,
   // same comparisons).
-  const valued = scoreReferences(sources, (_, i) => reads[i]!)
+  const valued = scoreSources(sources)
     .filter((r) => !callIds.has(r.ref))
     .map((r) => ({ r, v: r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT }));
   return valued.sort((a, b) => b.v - a.v).map((x) => x.r);
+}
+
+/** `referenceLines(refs).length`, without building the text. */
+export function referenceLinesLength(refs: readonly string[]): number {
+  let total = 0;
+  let lines = 0;
+  let line = 0; // length of the current line; 0 exactly when it is empty
+  for (const r of refs) {
+    if (line !== 0 && line + r.length + 2 > REFERENCE_LINE_CHARS) {
+      total += line;
+      lines++;
+      line = 0;
+    }
+    line = line === 0 ? r.length : line + 2 + r.length;
+  }
+  if (line !== 0) {
+    total += line;
+    lines++;
+  }
+  return lines === 0 ? 0 : total + lines - 1;
 }
 
 /** References as comma-separated lines of about `REFERENCE_LINE_CHARS`. */
@@ -191,92 +205,17 @@ export function referenceLines(refs: readonly string[]): string {
 }
 
 /**
- * A small-integer key for the three characters of `s` at `p`: exact below U+0400, a mix above. The
- * indexes below only pick candidates, each checked with a real substring test, so two trigrams sharing
- * a key cost a useless check, never a wrong answer.
- */
-function trigram(s: string, p: number): number {
-  return ((((s.charCodeAt(p) << 10) ^ s.charCodeAt(p + 1)) << 10) ^ s.charCodeAt(p + 2)) & 0x3fffffff;
-}
-
-/** Stride over a name's trigrams when looking for its rarest: about five looks, whatever its length. */
-function trigramStep(s: string): number {
-  return Math.max(1, Math.floor((s.length - 2) / 5));
-}
-
-/**
- * Which references hold which: `first(i)` is the index of the first reference containing `refs[i]`
- * (itself, or an earlier equal one, included), `firstLonger(i)` that of the first longer one, or
- * `refs.length`. A trigram index gives the candidates (the references sharing the rarest trigram of
- * `refs[i]`, in order), so a summary's index of thousands of names costs milliseconds, not a
- * comparison per pair; references under three characters are compared with every other.
- */
-function containment(refs: readonly string[]): {
-  first: (i: number) => number;
-  firstLonger: (i: number) => number;
-} {
-  const n = refs.length;
-  let postings: Map<number, number[]> | undefined;
-  // Built on the first question: a list whose names the text spells out needs none.
-  const index = () => {
-    if (postings) return postings;
-    postings = new Map<number, number[]>();
-    for (let j = 0; j < n; j++) {
-      const y = refs[j]!;
-      for (let p = 0; p + 3 <= y.length; p++) {
-        const key = trigram(y, p);
-        const list = postings.get(key);
-        if (!list) postings.set(key, [j]);
-        else if (list[list.length - 1] !== j) list.push(j);
-      }
-    }
-    return postings;
-  };
-  const all = { length: n } as ArrayLike<number>;
-  // Candidates in increasing order: every index holding the rarest trigram of x (x's own among them).
-  const candidates = (x: string): ArrayLike<number> | undefined => {
-    if (x.length < 3) return undefined;
-    const grams = index();
-    let best: number[] | undefined;
-    for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
-      const list = grams.get(trigram(x, p));
-      if (!list) return [];
-      if (!best || list.length < best.length) best = list;
-    }
-    return best;
-  };
-  const at = (list: ArrayLike<number> | undefined, k: number) => (list ? list[k]! : k);
-  return {
-    first(i) {
-      const x = refs[i]!;
-      const list = candidates(x);
-      const m = (list ?? all).length;
-      for (let k = 0; k < m; k++) {
-        const j = at(list, k);
-        if (refs[j]!.includes(x)) return j;
-      }
-      return n;
-    },
-    firstLonger(i) {
-      const x = refs[i]!;
-      const list = candidates(x);
-      const m = (list ?? all).length;
-      for (let k = 0; k < m; k++) {
-        const j = at(list, k);
-        const y = refs[j]!;
-        if (y.length > x.length && y.includes(x)) return j;
-      }
-      return n;
-    },
-  };
-}
-
-/**
  * The references worth listing, best first: those `text` does not already spell out, and none inside a
- * better-ranked one (`table.py` in `astropy/table/table.py`).
+ * better-ranked one (`table.py` in `astropy/table/table.py`). `names`: an index kept between calls (a
+ * summarizer's, a compaction stage's), so that names listed before are not indexed again; a fresh one
+ * by default. Any index gives the same answer.
  */
-export function distinctReferences(ranked: readonly string[], text: string): string[] {
-  const { first } = containment(ranked);
+export function distinctReferences(
+  ranked: readonly string[],
+  text: string,
+  names: NameIndex = createNameIndex(),
+): string[] {
+  const { first } = names.containment(ranked);
   const spelled = inText(text, ranked.length);
   return ranked.filter((r, i) => !spelled(r) && first(i) >= i);
 }
@@ -288,69 +227,78 @@ export function distinctReferences(ranked: readonly string[], text: string): str
  */
 function inText(text: string, queries: number): (r: string) => boolean {
   if (queries * text.length < 1_000_000) return (r) => text.includes(r);
-  const positions = new Map<number, number[]>();
-  for (let p = 0; p + 3 <= text.length; p++) {
-    const key = trigram(text, p);
-    const list = positions.get(key);
-    if (list) list.push(p);
-    else positions.set(key, [p]);
-  }
+  const { positions, start, find } = textPositions(text);
   return (r) => {
     if (r.length < 3) return text.includes(r);
-    let best: number[] | undefined;
+    let best = -1;
     let offset = 0;
     for (let o = 0, step = trigramStep(r); o + 3 <= r.length; o += step) {
-      const list = positions.get(trigram(r, o));
-      if (!list) return false;
-      if (!best || list.length < best.length) [best, offset] = [list, o];
+      const d = find(trigram(r, o));
+      if (d < 0) return false;
+      if (best < 0 || start[d + 1]! - start[d]! < start[best + 1]! - start[best]!) {
+        best = d;
+        offset = o;
+      }
     }
-    for (const p of best!) if (p >= offset && text.startsWith(r, p - offset)) return true;
+    for (let k = start[best]!, end = start[best + 1]!; k < end; k++) {
+      const p = positions[k]!;
+      if (p >= offset && text.startsWith(r, p - offset)) return true;
+    }
     return false;
   };
 }
 
 /**
  * The longest prefix of `refs` (in order) whose rendering fits `max` characters, with a reference dropped
- * when a longer one chosen with it contains it.
+ * when a longer one chosen with it contains it. `names` as for `distinctReferences`; `length`, the
+ * rendering's length without the rendering (the search measures a dozen prefixes, and builds one).
  */
 export function fitReferences(
   refs: readonly string[],
   max: number,
   render: (refs: string[]) => string,
+  names: NameIndex = createNameIndex(),
+  /** The length of the rendering of the references at `picked` (indices into `refs`, in order). */
+  length: (picked: readonly number[]) => number = (picked) => render(picked.map((i) => refs[i]!)).length,
 ): string {
   // refs[i] leaves the first k exactly when its first longer container is among them.
-  const { firstLonger } = containment(refs);
+  const { firstLonger } = names.containment(refs);
   const container = refs.map((_, i) => firstLonger(i));
   const pick = (k: number) => {
-    const head: string[] = [];
-    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(refs[i]!);
+    const head: number[] = [];
+    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(i);
     return head;
   };
   let lo = 0;
   let hi = refs.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (render(pick(mid)).length <= max) lo = mid;
+    if (length(pick(mid)) <= max) lo = mid;
     else hi = mid - 1;
   }
-  return render(pick(lo));
+  return render(pick(lo).map((i) => refs[i]!));
 }
 
 /**
  * `summary` topped up, within `maxChars`, with a block of the references of `messages` it leaves out,
  * best first. The summary is returned as it is when it already fills `maxChars` or names them all.
+ * `names` as for `distinctReferences`.
  */
 export function appendReferenceIndex(
   summary: string,
   messages: readonly Message[],
   maxChars: number,
+  names: NameIndex = createNameIndex(),
 ): string {
   const room = maxChars - summary.length - REFERENCE_INDEX_TITLE.length - 3;
   if (room <= 0) return summary;
   const refs = distinctReferences(
     rankMessageReferences(messages).map((r) => r.ref),
     summary,
+    names,
   );
-  const lines = fitReferences(refs, room, referenceLines);
+  const lines = fitReferences(refs, room, referenceLines, names, (picked) =>
+    referenceLinesLength(picked.map((i) => refs[i]!)),
+  );
   return lines === '' ? summary : `${summary}\n\n${REFERENCE_INDEX_TITLE}\n${lines}`;
 }

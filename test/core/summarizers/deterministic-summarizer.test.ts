@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
@@ -192,5 +193,64 @@ describe('createDeterministicSummarizer', () => {
       messages: [toolResult('c1', 'ls', 'x\ny'), toolResult('c2', 'cat', 'z')],
     });
     expect(batch.summary).toBe('- [c1] ls (ok): x y\n- [c2] cat (ok): z');
+  });
+});
+
+describe('the summarizer that read ahead and summarized before (memo and name index)', () => {
+  const sentence = fc
+    .array(
+      fc.constantFrom(
+        'You must keep',
+        'never touch',
+        'We should use',
+        'because',
+        'the fix is',
+        'src/core/a.ts',
+        'a.ts',
+        'lib/core/a.ts',
+        'parseWith',
+        'parse_with_x',
+        'core/a',
+        'Next, run',
+        'TODO',
+        '.',
+        '\n',
+      ),
+      { minLength: 1, maxLength: 12 },
+    )
+    .map((ws) => ws.join(' '));
+  const turn = fc.tuple(fc.constantFrom('user', 'assistant'), sentence);
+
+  it('gives every request the answer of a fresh summarizer, texts edited in place included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turn, { minLength: 2, maxLength: 24 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 200, max: 3000 }), fc.nat(), sentence), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        async (turns, requests) => {
+          const messages: Message[] = turns.map(([role, text]) =>
+            role === 'user' ? user(text) : assistant(text),
+          );
+          const warm = createDeterministicSummarizer();
+          for (const [end, max, edit, text] of requests) {
+            warm.ahead?.(messages);
+            // An edit in place after the read ahead: the memo is keyed by text, never stale.
+            const part = messages[edit % messages.length]!.parts[0];
+            if (part?.type === 'text') part.text = text;
+            const request = {
+              purpose: 'compaction' as const,
+              preset: 'default' as const,
+              messages: messages.slice(0, 1 + (end % messages.length)),
+              maxOutputChars: max,
+            };
+            const fresh = await createDeterministicSummarizer().summarize(request);
+            expect(await warm.summarize(request)).toEqual(fresh);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

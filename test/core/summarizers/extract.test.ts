@@ -1,10 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  clip,
+  clipLine,
   constraintSentences,
   decisionSentences,
   filePaths,
   identifiers,
   keyArg,
+  oneLine,
 } from '../../../src/core/summarizers/extract.ts';
 
 describe('filePaths', () => {
@@ -53,5 +57,42 @@ describe('keyArg', () => {
     expect(keyArg({ content: 'x', path: 'a.ts' })).toBe('a.ts');
     expect(keyArg({ command: 'npm   test' })).toBe('npm test');
     expect(keyArg({ n: 1 })).toBeUndefined();
+  });
+});
+
+describe('clip', () => {
+  /** The definition: code points, cut to n − 1 plus `…`. */
+  const byCodePoints = (text: string, n: number) => {
+    const cps = Array.from(text);
+    return cps.length <= n ? text : `${cps.slice(0, n - 1).join('')}…`;
+  };
+
+  it('equals the code-point definition on long texts, astral characters and cuts inside a pair', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', 'é', '😀', '中', '\ud800'), maxLength: 60 }),
+        fc.integer({ min: -2, max: 40 }),
+        (text, n) => {
+          expect(clip(text, n)).toBe(byCodePoints(text, n));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('clipLine', () => {
+  it('equals clip(oneLine(text), n) on long texts of words, whitespace runs and astral characters', () => {
+    const piece = fc.constantFrom('a', 'bc', ' ', '  ', '\n', '\t \n', '😀', 'é', '\ud800');
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 400 }).map((xs) => xs.join('')),
+        fc.integer({ min: -2, max: 30 }),
+        (text, n) => {
+          expect(clipLine(text, n)).toBe(clip(oneLine(text), n));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

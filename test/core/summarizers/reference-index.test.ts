@@ -1,13 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/messages/types.ts';
+import { createNameIndex } from '../../../src/core/summarizers/name-index.ts';
 import {
   distinctReferences,
   fitReferences,
   rankMessageReferences,
   readReferences,
   referenceLines,
+  referenceLinesLength,
 } from '../../../src/core/summarizers/reference-index.ts';
+import { scoreSources } from '../../../src/core/summarizers/reference-scores.ts';
+import { extractReferences, scoreReferences } from '../../../src/core/text/references.ts';
 
 /** The definitions as they read, pair by pair: the indexed versions must agree with them exactly. */
 function distinctByPairs(ranked: readonly string[], text: string): string[] {
@@ -86,6 +90,59 @@ describe('fitReferences', () => {
     expect(fitReferences(['table.py', 'astropy/table/table.py', 'Column'], 100, referenceLines)).toBe(
       'astropy/table/table.py, Column',
     );
+  });
+});
+
+describe('referenceLinesLength', () => {
+  it('is the length of referenceLines, empty and long names included', () => {
+    const name = fc.oneof(word, fc.string({ maxLength: 170 }), fc.constant(''));
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 60 }), (list) => {
+        expect(referenceLinesLength(list)).toBe(referenceLines(list).length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('a name index kept between lists', () => {
+  it('gives every list of a sequence the pairwise answer (names of earlier lists stay indexed)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(refs, word, fc.integer({ min: 0, max: 120 })), { maxLength: 8 }),
+        (lists) => {
+          const names = createNameIndex();
+          for (const [list, text, max] of lists) {
+            expect(distinctReferences(list, text, names)).toEqual(distinctByPairs(list, text));
+            expect(fitReferences(list, max, referenceLines, names)).toBe(
+              fitByPairs(list, max, referenceLines),
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers for the list asked about when two lists are asked in turn', () => {
+    const names = createNameIndex();
+    const a = names.containment(['src/a.ts', 'a.ts', 'b.ts']);
+    const b = names.containment(['b.ts', 'lib/b.ts', 'a.ts']);
+    expect([a.first(1), a.firstLonger(1), a.first(2)]).toEqual([0, 0, 2]);
+    expect([b.first(0), b.firstLonger(0), b.first(2)]).toEqual([0, 1, 2]);
+    expect([a.firstLonger(2), b.firstLonger(2)]).toEqual([3, 3]);
+  });
+
+  it('starts over past its bound and still answers exactly', () => {
+    const names = createNameIndex();
+    // 60 lists of 1,000 distinct names: past the 25,000 names (500,000 characters) the index keeps.
+    for (let k = 0; k < 60; k++) {
+      const list = Array.from({ length: 1000 }, (_, i) => `pkg${k}/mod${i % 50}/file_${i}.ts`);
+      list.push(`file_${k}.ts`, `mod${k % 50}/file_${k}.ts`);
+      const c = names.containment(list);
+      expect(c.firstLonger(1000)).toBe(k);
+      expect(c.first(1001)).toBe(k);
+    }
   });
 });
 
@@ -186,6 +243,45 @@ describe('rankMessageReferences memo (references read once per message)', () => 
           expect(rankMessageReferences(messages)).toEqual(fresh(messages));
         }
       }),
+    );
+  });
+});
+
+describe('scoreSources (references numbered once, statistics in typed arrays)', () => {
+  it('equals scoreReferences, call after call, kinds and the task included', () => {
+    const vocab = fc.constantFrom(
+      'src/a.ts',
+      'a.ts',
+      'fooBar',
+      'foo_bar',
+      'lib/x/',
+      '`run_tests`',
+      'plain',
+      '`a.ts`',
+    );
+    const source = fc.record({
+      words: fc.array(vocab, { maxLength: 8 }),
+      agent: fc.boolean(),
+      task: fc.boolean(),
+      gap: fc.nat(3),
+      // extractReferences' map, or one whose kinds vary per source (the first kind seen is kept)
+      kind: fc.option(fc.constantFrom('path' as const, 'file' as const, 'identifier' as const)),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.array(source, { maxLength: 8 }), { maxLength: 4 }), (calls) => {
+        for (const call of calls) {
+          let at = 0;
+          const sources = call.map((s) => {
+            at += s.gap;
+            const text = s.words.join(' ');
+            const refs =
+              s.kind === null ? extractReferences(text) : new Map(s.words.map((w) => [w, s.kind!] as const));
+            return { text, refs, at, agent: s.agent, task: s.task };
+          });
+          expect(scoreSources(sources)).toEqual(scoreReferences(sources, (_, i) => sources[i]!.refs));
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -25,6 +25,7 @@ import { isPinned, startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
+import { createNameIndex } from '../../summarizers/name-index.ts';
 import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, PipelineEvent, PipelineState, Stage, StageResult } from '../types.ts';
@@ -203,12 +204,16 @@ function withoutMark(state: PipelineState): PipelineState {
 
 export function compaction(options: CompactionOptions = {}): Stage {
   const o = parseStageOptions(compactionOptionsSchema, options, NAME);
+  // The names the index under each summary lists, indexed once (the next compaction lists most again).
+  const names = createNameIndex();
   return {
     name: NAME,
-    ahead(messages) {
+    ahead(messages, ctx) {
       // The reference index (and the deterministic summarizer) rank what a compaction folds: each
-      // message's references are read once, as it arrives, and memoized per message (checked on use).
+      // message's references are read once, as it arrives, and memoized per message (checked on use);
+      // so are the summarizer's own reads, when it has any.
       if (o.referenceIndexShare > 0) readReferences(messages);
+      ctx.summarizer.ahead?.(messages);
     },
     async run(input, ctx): Promise<StageResult> {
       const tokensBefore = sumTokens(input, ctx.counter);
@@ -301,8 +306,9 @@ export function compaction(options: CompactionOptions = {}): Stage {
       // never what makes the summary as large as the fold (the inflation guard below).
       const foldedTokens = sumTokens(folded, ctx.counter);
       const indexChars = Math.min(summaryChars, Math.floor((foldedTokens * o.charsPerToken) / 2));
-      const indexed = o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, indexChars) : answer;
-      const summary = fitTokens(indexed, summaryBudget - overhead, ctx.counter);
+      const withIndex =
+        o.referenceIndexShare > 0 ? appendReferenceIndex(answer, folded, indexChars, names) : answer;
+      const summary = fitTokens(withIndex, summaryBudget - overhead, ctx.counter);
       if (summary === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
 
       const summaryMessage = textMessage(

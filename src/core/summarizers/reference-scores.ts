@@ -1,0 +1,155 @@
+/**
+ * `scoreReferences` for `rankMessageReferences`, on the references each message gives (read once per
+ * message) without a map of statistics per call: each reference string is numbered once in the
+ * process (per references map, memoized), and the statistics of a call live in typed arrays by number,
+ * stamped with the call. A compaction ranks the references of what it folds twice (the summarizer, then
+ * the index under the summary), thousands each time; the map updates were most of that.
+ *
+ * Same answer as `scoreReferences` (`test/core/summarizers/reference-index.test.ts` compares them):
+ * the same statistics per reference, the same score expression, the same order before the stable sort
+ * (first appearance). Bounded: past `MAX_REFS` references or `MAX_CHARS` characters the numbering
+ * starts over (a new generation; numbers of the old one are made again on use).
+ */
+import {
+  codeSpans,
+  extractReferences,
+  REFERENCE_AGENT_BONUS,
+  REFERENCE_RECENCY_WEIGHT,
+  REFERENCE_TASK_BONUS,
+  type ReferenceKind,
+  type ScoredReference,
+  scoreReferences,
+} from '../text/references.ts';
+
+const MAX_REFS = 200_000;
+const MAX_CHARS = 4_000_000;
+
+let numbers = new Map<string, number>();
+let names: string[] = [];
+let chars = 0;
+let generation = 0;
+// Statistics by number, valid where `stamp` holds the current call.
+let stamp = new Float64Array(1024);
+let count = new Int32Array(1024);
+let last = new Float64Array(1024);
+let agent = new Uint8Array(1024);
+let task = new Uint8Array(1024);
+const kindOf: ReferenceKind[] = [];
+let call = 0;
+
+interface Numbered {
+  generation: number;
+  ids: Int32Array;
+  kinds: ReferenceKind[];
+}
+const numbered = new WeakMap<ReadonlyMap<string, ReferenceKind>, Numbered>();
+
+function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, make: (n: number) => T): T {
+  const b = make(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+function numberOf(ref: string): number {
+  const known = numbers.get(ref);
+  if (known !== undefined) return known;
+  const id = names.length;
+  names.push(ref);
+  numbers.set(ref, id);
+  chars += ref.length;
+  if (id >= stamp.length) {
+    stamp = grow(stamp, (n) => new Float64Array(n));
+    count = grow(count, (n) => new Int32Array(n));
+    last = grow(last, (n) => new Float64Array(n));
+    agent = grow(agent, (n) => new Uint8Array(n));
+    task = grow(task, (n) => new Uint8Array(n));
+  }
+  return id;
+}
+
+function numberAll(refs: ReadonlyMap<string, ReferenceKind>): Numbered {
+  const hit = numbered.get(refs);
+  if (hit && hit.generation === generation) return hit;
+  if (names.length + refs.size > MAX_REFS || chars > MAX_CHARS) {
+    numbers = new Map();
+    names = [];
+    chars = 0;
+    generation++;
+  }
+  const ids = new Int32Array(refs.size);
+  const kinds: ReferenceKind[] = [];
+  let i = 0;
+  refs.forEach((kind, ref) => {
+    ids[i++] = numberOf(ref);
+    kinds.push(kind);
+  });
+  const out = { generation, ids, kinds };
+  numbered.set(refs, out);
+  return out;
+}
+
+export interface ScoredSource {
+  /** The source text (the task's code spans are read from it). */
+  text: string;
+  /** Its references, as `extractReferences(text)` gives them. */
+  refs: ReadonlyMap<string, ReferenceKind>;
+  at: number;
+  agent: boolean;
+  task: boolean;
+}
+
+/** `scoreReferences(sources, (_, i) => sources[i].refs)`, exactly. */
+export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[] {
+  // Numbers first, all in one generation (a new generation mid-way would orphan the earlier ones);
+  // a call with more references than the bound is scored the plain way.
+  let g = generation;
+  let all = sources.map((s) => numberAll(s.refs));
+  if (generation !== g) {
+    g = generation;
+    all = sources.map((s) => numberAll(s.refs));
+    if (generation !== g) return scoreReferences(sources, (_, i) => sources[i]!.refs);
+  }
+  call++;
+  const touched: number[] = [];
+  let first = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [i, s] of sources.entries()) {
+    first = Math.min(first, s.at);
+    end = Math.max(end, s.at);
+    const spelled = s.task ? new Set(extractReferences(codeSpans(s.text)).keys()) : undefined;
+    const { ids, kinds } = all[i]!;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
+      const inTask = spelled?.has(names[id]!) === true;
+      if (stamp[id] !== call) {
+        stamp[id] = call;
+        touched.push(id);
+        count[id] = 1;
+        last[id] = s.at;
+        agent[id] = s.agent ? 1 : 0;
+        task[id] = inTask ? 1 : 0;
+        kindOf[id] = kinds[k]!;
+        continue;
+      }
+      count[id]!++;
+      last[id] = Math.max(last[id]!, s.at);
+      if (s.agent) agent[id] = 1;
+      if (inTask) task[id] = 1;
+    }
+  }
+  const span = Math.max(1, end - first);
+  return touched
+    .map((id) => ({
+      ref: names[id]!,
+      kind: kindOf[id]!,
+      count: count[id]!,
+      last: last[id]!,
+      score:
+        Math.log(1 + count[id]!) +
+        REFERENCE_RECENCY_WEIGHT * ((last[id]! - first) / span) +
+        (agent[id] ? REFERENCE_AGENT_BONUS : 0) +
+        (task[id] ? REFERENCE_TASK_BONUS : 0),
+    }))
+    .sort((a, b) => b.score - a.score || b.last - a.last)
+    .map(({ ref, kind, count, score }) => ({ ref, kind, count, score }));
+}
