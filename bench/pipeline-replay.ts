@@ -48,6 +48,8 @@ const GROUPS = (process.env.BENCH_GROUPS ?? 'claude-code').split(',');
 const NEXT_RUNS = 15;
 /** Measured passes over every step; each step's time is its cheapest pass. */
 const PASSES = Math.max(1, Number(process.env.BENCH_PASSES ?? 1));
+/** `BENCH_NO_YIELD=1`: steps back to back, without the event-loop turn an agent's model call gives. */
+const YIELD = process.env.BENCH_NO_YIELD !== '1';
 /**
  * `wall` (default): elapsed time, what an agent waits. `cpu`: this process's CPU time (user + system),
  * which other processes on a loaded machine do not inflate.
@@ -139,6 +141,9 @@ async function replay(s: Session, window: number): Promise<Step[]> {
   for (const [k, end] of s.steps.entries()) {
     const input = working.concat(s.messages.slice(from, end));
     from = end;
+    // Between two pre-flights an agent awaits its model call: the event loop turns, and the runtime's
+    // queued tasks (GC finalisation among them) run there, not inside the next step.
+    if (YIELD) await new Promise((r) => setImmediate(r));
     const t = now();
     const run: PipelineRun = await pipeline.prepare(state ? { messages: input, state } : { messages: input });
     const ms = now() - t;
