@@ -9,15 +9,17 @@
  *
  * Replay choices: the recorded provider usage is dropped (it counts Claude Code's own context, not the
  * one ctxkit keeps), and so is Claude Code's compaction summary message (ctxkit compacts here).
- * Untimed warm-up first (JIT): the whole replay once, on its own parse of the files and its own
- * pipelines, so that no cache carries over to the measured pass.
+ * Untimed warm-up first (JIT): the other trajectory folders (mini-swe-agent, tau-bench) replayed the
+ * same way, so that no cache keyed by object or by content carries over to the measured pass. One
+ * event-loop turn between steps, as an agent's model call gives (`BENCH_NO_YIELD=1`: back to back).
  *
  * Env: BENCH_DATA (trajectories dir), BENCH_WINDOWS (default 32000,128000), BENCH_LC_STEPS (LangChain
  * steps per window, spread evenly over all steps; default 7: trimMessages takes up to a minute on a
  * long session at 32K), BENCH_CLOCK=cpu (CPU time instead of elapsed), BENCH_GROUPS (default
  * claude-code; comma list of trajectory folders), BENCH_NO_WARMUP=1, BENCH_NO_STEADY=1,
  * BENCH_NO_LANGCHAIN=1, BENCH_JSON=path (raw step times), BENCH_PASSES (default 1: measured passes,
- * each step keeping its cheapest: the cost of the step itself, without what the machine adds).
+ * each step keeping its cheapest: the cost of the step itself, without what the machine adds; the
+ * later passes meet texts an earlier pass read, so process-wide content memos are warm in them).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -84,9 +86,9 @@ function shortName(file: string): string {
   return [id, ...rest].join('__');
 }
 
-function loadSessions(): Session[] {
+function loadSessions(groups: readonly string[] = GROUPS): Session[] {
   const out: Session[] = [];
-  for (const group of GROUPS) {
+  for (const group of groups) {
     const dir = join(DATA, group);
     if (!existsSync(dir)) {
       console.log(`skipped group ${group}: no folder ${dir}`);
@@ -321,9 +323,15 @@ if (sessions.length === 0) {
   console.log(`skipped: no sessions with 2+ assistant messages under ${DATA}/{${GROUPS.join(',')}}`);
   process.exit(0);
 }
-// Warm-up on a separate parse: the measured pass meets message objects (and counts, references) anew.
-if (process.env.BENCH_NO_WARMUP !== '1')
-  for (const s of loadSessions()) for (const w of WINDOWS) await replay(s, w);
+// Warm-up (JIT) on the other trajectory folders: the measured pass meets message objects and texts
+// anew, so no cache keyed by object or by content (counts, references) is warm from it.
+const WARMUP_GROUPS = readdirSync(DATA).filter((g) => !GROUPS.includes(g) && !g.startsWith('.'));
+if (process.env.BENCH_NO_WARMUP !== '1') {
+  const warm = WARMUP_GROUPS.length > 0 ? loadSessions(WARMUP_GROUPS) : loadSessions();
+  if (WARMUP_GROUPS.length === 0)
+    console.log('note: no other trajectory folder to warm up on; warmed up on the measured sessions');
+  for (const s of warm) for (const w of WINDOWS) await replay(s, w);
+}
 
 const steps: Step[] = [];
 for (const s of sessions) for (const w of WINDOWS) steps.push(...(await replay(s, w)));
