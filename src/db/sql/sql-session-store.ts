@@ -1,5 +1,5 @@
 /** `SessionStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores. */
-import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
 import {
   type Clock,
   CtxError,
@@ -101,6 +101,27 @@ export function createSqlSessionStore(
         .where(and(rowsOf(tenant, id), sql`${sessionMessages.compacted} <> ${compacted}`)),
     ];
   };
+  /** The insert of one log row; `seq` is a number or an SQL expression. */
+  const insertRow = (tenant: string, id: string, m: Message, seq: number | SQL, now: number) =>
+    db.insert(sessionMessages).values({
+      tenant,
+      sessionId: id,
+      seq,
+      messageId: m.id,
+      role: m.role,
+      text: indexedText(m),
+      message: JSON.stringify(m),
+      createdAt: now,
+      compacted: false,
+    });
+  /** A failed append batch: a seq a concurrent append took (conflict), else storage. */
+  const appendError = (error: unknown, id: string, seq: number): CtxError =>
+    isUniqueViolation(error)
+      ? new CtxError('conflict', `seq ${seq} of session ${id} was taken by a concurrent append`, {
+          path: 'expectedSeq',
+          cause: error,
+        })
+      : new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
   /** Inserts `messages` after `lastSeq`, moves the session's `lastSeq`, then `after`: one batch. */
   const appendBatch = async (
     tenant: string,
@@ -111,19 +132,7 @@ export function createSqlSessionStore(
   ): Promise<number> => {
     const now = clock.now();
     const last = lastSeq + messages.length;
-    const writes: SqlWrite[] = messages.map((m, i) =>
-      db.insert(sessionMessages).values({
-        tenant,
-        sessionId: id,
-        seq: lastSeq + i + 1,
-        messageId: m.id,
-        role: m.role,
-        text: indexedText(m),
-        message: JSON.stringify(m),
-        createdAt: now,
-        compacted: false,
-      }),
-    );
+    const writes: SqlWrite[] = messages.map((m, i) => insertRow(tenant, id, m, lastSeq + i + 1, now));
     if (messages.length > 0)
       writes.push(
         db
@@ -135,16 +144,7 @@ export function createSqlSessionStore(
     try {
       await driver.batch(writes);
     } catch (error) {
-      if (isUniqueViolation(error))
-        throw new CtxError(
-          'conflict',
-          `seq ${lastSeq + 1} of session ${id} was taken by a concurrent append`,
-          {
-            path: 'expectedSeq',
-            cause: error,
-          },
-        );
-      throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+      throw appendError(error, id, lastSeq + 1);
     }
     return last;
   };
@@ -215,17 +215,13 @@ export function createSqlSessionStore(
           .set({ lastSeq: last, lastActive: now })
           .where(and(where(tenant, id), eq(sessions.lastSeq, from))),
         ...messages.map((m, i) =>
-          db.insert(sessionMessages).values({
+          insertRow(
             tenant,
-            sessionId: id,
-            seq: sql`(SELECT ${sessions.lastSeq} - ${messages.length - 1 - i} FROM ${sessions} WHERE ${where(tenant, id)} AND ${sessions.lastSeq} = ${last})`,
-            messageId: m.id,
-            role: m.role,
-            text: indexedText(m),
-            message: JSON.stringify(m),
-            createdAt: now,
-            compacted: false,
-          }),
+            id,
+            m,
+            sql`(SELECT ${sessions.lastSeq} - ${messages.length - 1 - i} FROM ${sessions} WHERE ${where(tenant, id)} AND ${sessions.lastSeq} = ${last})`,
+            now,
+          ),
         ),
         ...stateWrites(tenant, id, state),
       ];
@@ -241,16 +237,7 @@ export function createSqlSessionStore(
           throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
         }
         if (row.lastSeq !== from) throw seqMoved(from, row);
-        if (isUniqueViolation(error))
-          throw new CtxError(
-            'conflict',
-            `seq ${from + 1} of session ${id} was taken by a concurrent append`,
-            {
-              path: 'expectedSeq',
-              cause: error,
-            },
-          );
-        throw new CtxError('storage_error', `could not append to session ${id}`, { cause: error });
+        throw appendError(error, id, from + 1);
       }
       return last;
     },
