@@ -6,7 +6,6 @@
  * with its usage when it ends.
  */
 import {
-  CtxError,
   createPipeline,
   isContextOverflowError,
   isCtxError,
@@ -17,21 +16,18 @@ import {
 import type { Env } from '../env.ts';
 import { readJsonText } from '../http/body.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
-import { type SessionApi, sessionStub } from '../session/stub.ts';
-import { type SessionKey, unwrap } from '../session/wire.ts';
+import { sessionStub } from '../session/stub.ts';
+import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
-import { canonicalMessage, hashText, messageDigest, withDigest } from './digest.ts';
+import { messageDigest, withDigest } from './digest.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
-import type { Prepared, ProxyTurnResult } from './proxy-session.ts';
+import type { Prepared } from './proxy-session.ts';
+import { sessionTurn } from './proxy-turn.ts';
 import { createSseReader } from './sse.ts';
 import { type PhaseTimer, phaseTimer, serverTiming, timingOn } from './timing.ts';
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
-
-/** Most messages (and bytes) sent to the session object before it says where the new part starts. */
-export const TAIL_MESSAGES = 8;
-export const TAIL_BYTES = 64 * 1024;
 
 export interface ProxyContext {
   env: Env;
@@ -146,79 +142,6 @@ function relayHeaders(res: Response): Headers {
     if (!DROP_HEADERS.has(k)) h.set(k, v);
   });
   return h;
-}
-
-const digestMemo = new WeakMap<Message, { digest: string; chars: number }>();
-
-/** A client message's digest and the length of its canonical form, once per message object. */
-function digestOf(m: Message): { digest: string; chars: number } {
-  let d = digestMemo.get(m);
-  if (!d) {
-    const canon = canonicalMessage(m);
-    d = { digest: hashText(canon), chars: canon.length };
-    digestMemo.set(m, d);
-  }
-  return d;
-}
-
-function digestTail(messages: readonly Message[]) {
-  const known = messages.map(digestOf);
-  const digests = known.map((d) => d.digest);
-  let start = messages.length;
-  let bytes = 0;
-  while (start > 0 && messages.length - start < TAIL_MESSAGES) {
-    bytes += known[start - 1]!.chars;
-    if (bytes > TAIL_BYTES && start < messages.length) break;
-    start--;
-  }
-  return { digests, start };
-}
-
-async function sessionTurn(
-  stub: SessionApi,
-  key: SessionKey,
-  request: ProxyRequest,
-  protocol: Protocol,
-  options: ProxyOptions,
-  call: { id: string; at: number },
-  timer: PhaseTimer,
-): Promise<ProxyTurnResult> {
-  const { digests, start } = digestTail(request.messages);
-  timer.mark('digest');
-  const turnInput = (tailStart: number) => ({
-    digests,
-    tailStart,
-    tail: request.messages.slice(tailStart).map((m, j) => withDigest(m, digests[tailStart + j]!)),
-    system: request.systemText,
-    tools: request.tools,
-    dialect: protocol.dialect,
-    call: { ...call, provider: protocol.id, model: request.model, stream: request.stream },
-    ...(timer.on ? { timing: true } : {}),
-  });
-  let created = false;
-  let tailStart = start;
-  for (;;) {
-    const outcome = await stub.proxyTurn(key, turnInput(tailStart));
-    if (!outcome.ok && outcome.error.code === 'not_found' && !created) {
-      created = true;
-      const settings = {
-        ...(options.preset !== undefined ? { preset: options.preset } : {}),
-        ...(options.window !== undefined ? { budget: { contextWindow: options.window } } : {}),
-      };
-      const made = await stub.create(key, { settings });
-      // Two first calls at once: the other one created it.
-      if (!made.ok && made.error.code !== 'conflict') unwrap(made);
-      continue;
-    }
-    const result = unwrap(outcome);
-    timer.mark('turn');
-    if ('turn' in result) {
-      timer.add('do.', result.turn.timing);
-      return result.turn;
-    }
-    if (result.need >= tailStart) throw new CtxError('conflict', 'the session changed during the call', {});
-    tailStart = result.need;
-  }
 }
 
 export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<Response> {

@@ -14,7 +14,6 @@ import {
   type BudgetConfig,
   CtxError,
   createPipeline,
-  isCtxError,
   type Pipeline,
   type PipelineOptions,
   parseWith,
@@ -63,6 +62,7 @@ import {
 } from './session-service.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
+import { createTurnWrites } from './turn-writes.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
 import { createWriteQueue } from './write-queue.ts';
 
@@ -70,8 +70,6 @@ const SETTINGS = 'settings';
 const COMPACTING = 'compacting';
 const INTERRUPTED = 'interruptedCompaction';
 const DAILY = 'daily';
-/** Turn writes kept for `proxyCommit` at most (a Worker collects its own right away). */
-const MAX_UNCOLLECTED_WRITES = 32;
 
 export interface CompactionStatus {
   running: boolean;
@@ -316,7 +314,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Turn writes under way or settled, by call id, until `proxyCommit` collects them. */
-  private readonly writes = new Map<string, Promise<Outcome<ProxyCommit>>>();
+  private readonly writes = createTurnWrites();
 
   /**
    * Drop-in proxy (src/worker/proxy): new history in, the context to send out. The context comes back
@@ -329,37 +327,15 @@ export class SessionObject extends DurableObject<Env> {
       this.queue.run(async () => {
         const deps = await this.deps(key);
         const started = await proxyTurn(deps, key, input, this.knownIds(deps, key), this.proxy());
-        if (started.write) {
-          const write = started.write;
-          const settled = outcome(() =>
-            write.catch((error: unknown) => {
-              if (isCtxError(error)) throw error;
-              console.error('ctxkit proxy: writing a turn failed:', error);
-              throw new CtxError('storage_error', 'the turn could not be written', { cause: error });
-            }),
-          );
-          this.writes.set(input.call.id, settled);
-          // A Worker that never collected its write (it failed in between) leaves an entry: keep a few.
-          for (const id of this.writes.keys()) {
-            if (this.writes.size <= MAX_UNCOLLECTED_WRITES) break;
-            this.writes.delete(id);
-          }
-        }
+        if (started.write) this.writes.track(input.call.id, started.write);
         return { value: started.outcome, after: started.write };
       }),
     );
   }
 
   /** Waits for the write of call `callId`'s turn: its error, or what it reports once D1 holds it. */
-  async proxyCommit(_key: SessionKey, callId: string): Promise<Outcome<ProxyCommit>> {
-    const write = this.writes.get(callId);
-    if (!write)
-      return {
-        ok: false,
-        error: { code: 'not_found', message: `no write of call ${callId} is known`, path: 'call' },
-      };
-    this.writes.delete(callId);
-    return write;
+  proxyCommit(_key: SessionKey, callId: string): Promise<Outcome<ProxyCommit>> {
+    return this.writes.collect(callId);
   }
 
   async proxyRecover(
