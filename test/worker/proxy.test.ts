@@ -83,6 +83,24 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T>
   throw new Error('condition not met in 5 s');
 }
 
+/**
+ * A streamed answer read in two parts: the first chunk while the fake provider still holds the rest
+ * (what reached the client before `release`), then everything after it.
+ */
+async function readStream(res: Response, release: () => void): Promise<{ first: string; rest: string }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const first = decoder.decode((await reader.read()).value);
+  release();
+  let rest = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    rest += decoder.decode(value, { stream: true });
+  }
+  return { first, rest };
+}
+
 /** A 200-message agent history that ends with the user's question. */
 function openAI200() {
   return [...openAIHistory(50).slice(0, 199), { role: 'user', content: 'Summarize every module.' }];
@@ -204,19 +222,10 @@ describe('POST /v1/proxy/openai/chat/completions', () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
     // The first event arrives while the provider still holds the rest: nothing is buffered.
-    const first = decoder.decode((await reader.read()).value);
+    const { first, rest } = await readStream(res, release);
     expect(first).toContain('"role":"assistant"');
     expect(first).not.toContain('quick');
-    release();
-    let rest = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += decoder.decode(value, { stream: true });
-    }
     const events = (first + rest).split('\n\n').filter((e) => e.startsWith('data: '));
     expect(events.at(-1)).toBe('data: [DONE]');
     const deltas = events
@@ -378,18 +387,9 @@ describe('POST /v1/proxy/anthropic/v1/messages', () => {
       'x-api-key',
     );
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    const first = decoder.decode((await reader.read()).value);
+    const { first, rest } = await readStream(res, release);
     expect(first).toContain('message_start');
     expect(first).not.toContain('content_block_start');
-    release();
-    let rest = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += decoder.decode(value, { stream: true });
-    }
     expect(rest).toContain('event: message_stop');
     const rows = await until(
       () => logged('ast-1'),
@@ -507,18 +507,9 @@ describe('POST /v1/proxy/openai/responses', () => {
       { 'x-ctxkit-session': 'rst-1' },
     );
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    const first = decoder.decode((await reader.read()).value);
+    const { first, rest } = await readStream(res, release);
     expect(first).toContain('response.created');
     expect(first).not.toContain('output_text.delta');
-    release();
-    let rest = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += decoder.decode(value, { stream: true });
-    }
     expect(rest).toContain('response.completed');
     const rows = await until(
       () => logged('rst-1'),

@@ -68,20 +68,6 @@ export function prefixStable(stage: Stage, watch: AffectsPredicate | PrefixWatch
   };
 }
 
-function hasToolParts(m: Message): boolean {
-  for (const p of m.parts) if (p.type === 'tool-call' || p.type === 'tool-result') return true;
-  return false;
-}
-
-/**
- * Dedup (002 §4.2) only acts when a later tool call or result supersedes an earlier one. The coarse
- * form: any new tool part. `createDedupWatch` (stages/dedup.ts) looks at what the new results are.
- */
-export const dedupAffects: AffectsPredicate = (input, from) => {
-  for (let i = from; i < input.length; i++) if (hasToolParts(input[i]!)) return true;
-  return false;
-};
-
 function lastUserText(messages: readonly Message[], end: number): number {
   for (let i = end - 1; i >= 0; i--) {
     const m = messages[i]!;

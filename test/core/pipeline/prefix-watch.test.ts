@@ -7,26 +7,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { historicalAffects, prefixStable } from '../../../src/core/pipeline/incremental.ts';
 import { createDedup } from '../../../src/core/pipeline/stages/dedup.ts';
 import { createHistoricalTruncation } from '../../../src/core/pipeline/stages/historical-truncation.ts';
-import { INITIAL_STATE, type StageContext } from '../../../src/core/pipeline/types.ts';
-import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
-import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
+import { makeCtx } from '../stages/cheap-helpers.ts';
 
-const ctx: StageContext = {
-  counter: createChars4Counter(),
-  budget: createBudget(),
-  clock: fixedClock(0),
-  ids: sequentialIds(),
-  summarizer: { name: 'none', summarize: async () => ({ summary: '' }) },
-  excludeTools: new Set(['bash']),
-  preset: 'test',
-  state: INITIAL_STATE,
-};
+const ctx = makeCtx({ excludeTools: new Set(['bash']) });
 
 const PATHS = ['src/a.ts', 'src/b.ts', './src/a.ts', 'docs/'];
 const TOOLS = ['Read', 'Grep', 'Glob', 'Edit', 'Write', 'file_read', 'grep', 'bash', 'web_fetch'];
