@@ -16,6 +16,7 @@ export * from './invariants/check.ts';
 export * from './invariants/pairing.ts';
 export * from './invariants/repair.ts';
 export * from './messages/builders.ts';
+export * from './messages/digest.ts';
 export * from './messages/schema.ts';
 export * from './messages/text.ts';
 export * from './messages/turns.ts';

@@ -1,56 +1,13 @@
 /**
- * Content digests of messages, to find what a client's history adds to the session log. Clients
- * rebuild their message objects every call (the OpenAI SDK adds `refusal: null`, Anthropic clients
- * move `cache_control` around), so the digest covers what the model reads — role, name, text,
- * images, reasoning with its signature, tool calls with parsed arguments, tool results — and not
- * ids, metadata, provider extras or usage.
+ * Where the proxy keeps a logged message's content digest (the digest itself is the core's
+ * `messageDigest`, shared with every other place that matches a history against what it has seen).
  */
-import type { JsonValue, Message, Part } from '../../core/index.ts';
+import type { Message } from '../../core/index.ts';
+
+export { canonicalMessage, hashText, messageDigest } from '../../core/index.ts';
 
 /** Where a logged message keeps its digest. */
 export const DIGEST_META = 'proxyDigest';
-
-function canonicalPart(p: Part): JsonValue {
-  switch (p.type) {
-    case 'text':
-      return ['t', p.text];
-    case 'image':
-      return ['i', p.url ?? null, p.data ?? null, p.mediaType ?? null];
-    case 'reasoning':
-      return ['r', p.text, p.signature ?? null, p.redacted === true];
-    case 'tool-call':
-      return ['c', p.id, p.name, p.args];
-    case 'tool-result':
-      return ['o', p.callId, p.output, p.isError === true];
-  }
-}
-
-export function canonicalMessage(m: Message): string {
-  return JSON.stringify([m.role, m.name ?? null, m.parts.map(canonicalPart)]);
-}
-
-/**
- * Two independent 32-bit multiplicative hashes (FNV-1a and a murmur-style mix) of the canonical
- * form, plus its length: 64 bits that only need to tell apart the messages of one history at the same
- * position. Synchronous JavaScript: 200 Web Crypto digests cost more in call overhead than this does
- * in hashing (a 200-message history of 378 KiB hashes in about 2 ms).
- */
-export function hashText(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
-  return `${hex(a)}${hex(b)}-${text.length.toString(36)}`;
-}
-
-export function messageDigest(m: Message): string {
-  return hashText(canonicalMessage(m));
-}
 
 /** The digest a logged message carries, if it came through the proxy. */
 export function storedDigest(m: Message): string | undefined {
