@@ -14,6 +14,15 @@ import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
+import { answersSent, type SentRecord } from './sent.ts';
+
+/**
+ * Which reported usage the estimate may rest on. `sent`: only a usage that answered the send recorded
+ * in the state (see sent.ts). `reported`: the newest usage (003 §5.5, the caller vouches that it
+ * measured these messages), but never below the count unless it answered the recorded send.
+ * `false`: the count alone.
+ */
+export type AnchorMode = 'sent' | 'reported' | false;
 
 export interface Measure {
   tokens: number;
@@ -27,6 +36,8 @@ export interface Anchor {
   id: string;
   /** The provider's total at the anchor (system + tools + messages up to and including it). */
   total: number;
+  /** Not proven to measure this context (`reported` mode): the estimate never goes below the count. */
+  floor: boolean;
   /** Counter tokens of the input messages up to and including the anchor. */
   prefix: number;
 }
@@ -47,8 +58,10 @@ export interface EstimatorOptions {
   tools?: readonly JsonValue[] | undefined;
   /** Messages whose usage anchors the estimate; omit (or `anchor: false`) for the pure count. */
   input: readonly Message[];
-  /** @default true */
-  anchor?: boolean;
+  /** `true` means `reported`. @default 'sent' */
+  anchor?: AnchorMode | boolean;
+  /** What the previous run sent (`PipelineState.sent`), for `sent` anchoring. */
+  sent?: SentRecord | undefined;
 }
 
 function sum(counter: TokenCounter, messages: readonly Message[], from: number, to: number): number {
@@ -71,12 +84,20 @@ export function createEstimator(options: EstimatorOptions): Estimator {
     options.tools && options.tools.length > 0 ? counter.countText(JSON.stringify(options.tools)) : 0;
   let anchor: Anchor | undefined;
   let anchorIndex = -1;
-  if (options.anchor !== false) {
+  const mode = options.anchor === true ? 'reported' : (options.anchor ?? 'sent');
+  if (mode !== false) {
     anchorIndex = findUsageAnchor(input);
-    if (anchorIndex >= 0) {
+    const proven =
+      anchorIndex >= 0 && answersSent(input, anchorIndex, options.sent, options.system, options.tools);
+    if (anchorIndex >= 0 && (proven || mode === 'reported')) {
       const m = input[anchorIndex]!;
-      anchor = { id: m.id, total: usageTotal(m.usage!), prefix: sum(counter, input, 0, anchorIndex + 1) };
-    }
+      anchor = {
+        id: m.id,
+        total: usageTotal(m.usage!),
+        prefix: sum(counter, input, 0, anchorIndex + 1),
+        floor: !proven,
+      };
+    } else anchorIndex = -1;
   }
   const count = (messages: readonly Message[]) => sum(counter, messages, 0, messages.length);
   const pure = (messages: readonly Message[]): Measure => {
@@ -100,6 +121,10 @@ export function createEstimator(options: EstimatorOptions): Estimator {
         prefixTokens =
           system + tools + rescalePrefix(anchor, system + tools, sum(counter, messages, 0, j + 1));
       const tokens = prefixTokens + after;
+      if (anchor.floor) {
+        const counted = system + tools + sum(counter, messages, 0, j + 1) + after;
+        if (counted > tokens) return { tokens: counted, level: budget.level(counted), anchored: false };
+      }
       return { tokens, level: budget.level(tokens), anchored: true };
     },
   };
@@ -115,7 +140,11 @@ export const COUNTER_TOLERANCE = 0.1;
  * the counter's own under-count and scaled with the prefix. When the provider counted less, the
  * counter over-counts, and the ratio scales the new prefix down. Exact when nothing changed.
  */
-export function rescalePrefix(anchor: Anchor, passedOverhead: number, now: number): number {
+export function rescalePrefix(
+  anchor: Pick<Anchor, 'total' | 'prefix'>,
+  passedOverhead: number,
+  now: number,
+): number {
   const provider = Math.max(0, anchor.total - passedOverhead);
   if (anchor.prefix <= 0) return provider + now;
   if (provider < anchor.prefix) return Math.round((provider * now) / anchor.prefix);

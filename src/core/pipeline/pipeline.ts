@@ -20,6 +20,7 @@ import { createDeterministicSummarizer } from '../summarizers/deterministic-summ
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { createEstimator } from './estimate.ts';
+import { isSentRecord, recordSent } from './sent.ts';
 import { FLOWS } from './flows.ts';
 import { runOverflow } from './overflow-flow.ts';
 import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts';
@@ -104,11 +105,22 @@ export interface Pipeline {
   recoverOverflow(input: OverflowInput): Promise<PipelineRun & { retry: boolean; cleared?: boolean }>;
   /** Manual compaction, with optional focus instructions. */
   compact(input: CompactInput): Promise<PipelineRun>;
+  /**
+   * The estimate of sending `messages`. A reported usage counts only when it answered the send
+   * recorded in `state` (the `default` preset), so pass the state the messages came with.
+   */
   estimate(input: {
     messages: readonly Message[];
     system?: string;
     tools?: readonly JsonValue[];
+    state?: PipelineState;
   }): PipelineEstimate;
+}
+
+/** The run with what it sent recorded in its state, so that the usage answering it can anchor the next. */
+function remember<R extends PipelineRun>(run: R, input: PrepareInput): R {
+  run.state = { ...run.state, sent: recordSent(run.messages, run.send, input.system, input.tools) };
+  return run;
 }
 
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
@@ -148,6 +160,10 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         typeof s.compactionFailures !== 'number')
     )
       throw new CtxError('invalid_input', 'expected a PipelineState', { path: 'state' });
+    if (s?.sent !== undefined && !isSentRecord(s.sent))
+      throw new CtxError('invalid_input', 'expected a sent record (counts and digests)', {
+        path: 'state.sent',
+      });
     if (
       s?.flushed !== undefined &&
       !(Array.isArray(s.flushed) && s.flushed.every((k) => typeof k === 'string'))
@@ -170,7 +186,9 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       tools: input.tools,
       input: input.messages,
       anchor: resolved.anchor,
+      sent: input.state?.sent,
     });
+    if (estimator.anchor) context.anchor = { id: estimator.anchor.id, floor: estimator.anchor.floor };
     return createRecorder({
       messages: input.messages,
       context,
@@ -190,7 +208,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
       if (r.state.overflowAttempts !== 0) r.setState({ ...r.state, overflowAttempts: 0 });
       await FLOWS[preset](r, resolved.stages.preflight, resolved.guards);
-      return r.finish(input.dialect);
+      return remember(r.finish(input.dialect), input);
     },
     async admitToolResult(message, input = {}) {
       checkInput({ messages: [message] });
@@ -222,7 +240,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         throw new CtxError('invalid_input', 'must be an integer ≥ 1', { path: 'attempt' });
       const outcome = await runOverflow(r, preset, attempt, input.error);
       r.setState({ ...r.state, overflowAttempts: attempt });
-      const run = r.finish(input.dialect);
+      const run = remember(r.finish(input.dialect), input);
       return outcome.cleared
         ? { ...run, retry: outcome.retry, cleared: true }
         : { ...run, retry: outcome.retry };
@@ -230,7 +248,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     async compact(input) {
       const r = start(input);
       await r.run(resolved.stages.manual(input.instructions));
-      return r.finish(input.dialect);
+      return remember(r.finish(input.dialect), input);
     },
     estimate(input) {
       checkInput(input);
@@ -241,6 +259,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         tools: input.tools,
         input: input.messages,
         anchor: resolved.anchor,
+        sent: input.state?.sent,
       });
       const m = e.measure(input.messages);
       const b = resolved.budget;

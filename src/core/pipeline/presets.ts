@@ -22,6 +22,7 @@ import {
   createCowagentCounter,
   createKosmokratorCounter,
 } from '../tokens/estimators.ts';
+import type { AnchorMode } from './estimate.ts';
 import { GUARD_DEFAULTS, type GuardOptions } from './flows.ts';
 import { LIMITS } from './limits.ts';
 import { buildStages, type PresetStageKit, type StageSections, stageSectionSchema } from './preset-stages.ts';
@@ -30,8 +31,12 @@ export const PRESET_NAMES = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'ti
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 export interface PresetConfig extends StageSections {
-  /** Anchor the estimate to the provider's last usage. @default true for `default` and `tiancai`, else false */
-  anchor?: boolean;
+  /**
+   * Anchor the estimate to the provider's reported usage: `sent` only to a usage that answered the
+   * previous run's send, `reported` to the newest usage but never below the count, `true` the preset's
+   * own mode, `false` count only. @default `sent` for `default`, `reported` for `tiancai` (003 §5.5), else false
+   */
+  anchor?: boolean | 'sent' | 'reported';
   /** Consecutive compaction failures that open the circuit breaker. @default 3 */
   breakerThreshold?: number;
   /** `default`: loop-guard line as a share of the auto-compact trigger. @default 0.6 */
@@ -60,7 +65,7 @@ const SECTIONS: Record<PresetName, ReadonlyArray<keyof StageSections>> = {
 /** The `config` object a preset accepts (sections are validated by their stages). */
 export function presetConfigSchema(preset: PresetName) {
   const shape: Record<string, z.ZodMiniType> = {
-    anchor: z.optional(z.boolean()),
+    anchor: z.optional(z.union([z.boolean(), z.enum(['sent', 'reported'])])),
     breakerThreshold: z.optional(z.int().check(z.positive(), z.lte(LIMITS.small))),
   };
   if (preset === 'default') shape.loopGuardRatio = z.optional(z.number().check(z.gt(0), z.lte(1)));
@@ -84,9 +89,17 @@ export interface ResolvedPreset {
   name: PresetName;
   counter: TokenCounter;
   budget: ContextBudget;
-  anchor: boolean;
+  anchor: AnchorMode;
   guards: GuardOptions;
   stages: PresetStageKit;
+}
+
+/** The preset's own anchoring (`true`) or the one configured. */
+function anchorMode(name: PresetName, configured: PresetConfig['anchor']): AnchorMode {
+  const own: AnchorMode = name === 'default' ? 'sent' : name === 'tiancai' ? 'reported' : false;
+  if (configured === undefined) return own;
+  if (configured === true) return own || 'sent';
+  return configured;
 }
 
 /** Default preset: buffers scale with a window smaller than the 200K they were set for. */
@@ -188,7 +201,7 @@ export function resolvePreset(
     name,
     counter: counter ?? chosen,
     budget,
-    anchor: c.anchor ?? (name === 'default' || name === 'tiancai'),
+    anchor: anchorMode(name, c.anchor),
     guards,
     stages: buildStages(name, sections, budget, guards),
   };

@@ -2,6 +2,7 @@
  * The contract every pipeline stage keeps: a pure function `(messages, ctx) → StageResult` that never
  * mutates its input and returns the input array itself when it does nothing.
  */
+import type { SentRecord } from './sent.ts';
 import type { ContextBudget } from '../budget/budget.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
@@ -97,6 +98,8 @@ export interface PipelineState {
    * trim, an overflow or the daily summary is never flushed again. Absent: nothing flushed yet.
    */
   flushed?: string[];
+  /** Fingerprint of the last run's working context and send: a usage answering it anchors the estimate. */
+  sent?: SentRecord;
 }
 
 export const INITIAL_STATE: PipelineState = {
@@ -122,6 +125,11 @@ export interface StageContext {
   /** Preset name, passed to the summarizer to pick prompts. */
   preset: string;
   signal?: AbortSignal;
+  /**
+   * The reported usage the run's estimate may rest on (see estimate.ts): its message id, and `floor`
+   * when it is not proven to measure this context. Absent: stages count.
+   */
+  anchor?: { id: string; floor: boolean };
 }
 
 export interface StageResult {

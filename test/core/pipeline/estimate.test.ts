@@ -3,6 +3,7 @@ import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { createEstimator, rescalePrefix } from '../../../src/core/pipeline/estimate.ts';
+import { recordSent } from '../../../src/core/pipeline/sent.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 
 const counter = createChars4Counter();
@@ -17,7 +18,7 @@ function history(): Message[] {
 describe('createEstimator', () => {
   it('anchors to the provider total plus later messages when the prefix is unchanged', () => {
     const input = history();
-    const e = createEstimator({ counter, budget, input });
+    const e = createEstimator({ counter, budget, input, anchor: 'reported' });
     expect(e.measure(input)).toMatchObject({ tokens: 1010, anchored: true });
   });
 
@@ -29,7 +30,7 @@ describe('createEstimator', () => {
 
   it('keeps what the provider counted beyond the counter as fixed overhead when a stage shrank the prefix', () => {
     const input = history();
-    const e = createEstimator({ counter, budget, input });
+    const e = createEstimator({ counter, budget, input, anchor: 'reported' });
     // prefix was 110 counter tokens = 1000 provider tokens: 110 × 1.1 scale with the prefix, the other
     // 879 are overhead the caller did not pass (system prompt, tools); now 10 + 10 = 20 → 879 + 22.
     const shrunk = [user('x'.repeat(40), { id: 'u1' }), input[1]!, input[2]!];
@@ -37,15 +38,41 @@ describe('createEstimator', () => {
   });
 
   it('scales the prefix down when the counter over-counted what the provider saw', () => {
-    const anchor = { id: 'a', total: 50, prefix: 100 };
+    const anchor = { total: 50, prefix: 100 };
     expect(rescalePrefix(anchor, 0, 100)).toBe(50);
     expect(rescalePrefix(anchor, 0, 20)).toBe(10);
-    expect(rescalePrefix({ id: 'a', total: 1000, prefix: 110 }, 0, 110)).toBe(1000);
+    expect(rescalePrefix({ total: 1000, prefix: 110 }, 0, 110)).toBe(1000);
+  });
+
+  it('ignores a usage that answered no recorded send in sent mode', () => {
+    const input = history();
+    const e = createEstimator({ counter, budget, input });
+    expect(e.anchor).toBeUndefined();
+    expect(e.measure(input)).toMatchObject({ tokens: 120, anchored: false });
+  });
+
+  it('anchors in sent mode when the usage answered the recorded working context', () => {
+    const input = history();
+    const sent = recordSent(input.slice(0, 1), input.slice(0, 1), undefined, undefined);
+    const e = createEstimator({ counter, budget, input, sent });
+    expect(e.measure(input)).toMatchObject({ tokens: 1010, anchored: true });
+    const edited = [user('x'.repeat(399), { id: 'u1' }), input[1]!, input[2]!];
+    const other = recordSent(edited.slice(0, 1), edited.slice(0, 1), undefined, undefined);
+    expect(createEstimator({ counter, budget, input, sent: other }).anchor).toBeUndefined();
+    const withSystem = recordSent(input.slice(0, 1), input.slice(0, 1), 'be brief', undefined);
+    expect(createEstimator({ counter, budget, input, sent: withSystem }).anchor).toBeUndefined();
+  });
+
+  it('never goes below the count for a reported usage that measured a smaller context', () => {
+    const input = history();
+    input[1]!.usage = { inputTokens: 20, outputTokens: 5 };
+    const e = createEstimator({ counter, budget, input, anchor: 'reported' });
+    expect(e.measure(input)).toMatchObject({ tokens: 120, anchored: false });
   });
 
   it('falls back to the pure count when the anchor message is gone', () => {
     const input = history();
-    const e = createEstimator({ counter, budget, input });
+    const e = createEstimator({ counter, budget, input, anchor: 'reported' });
     expect(e.measure([input[2]!])).toMatchObject({ tokens: 10, anchored: false });
   });
 

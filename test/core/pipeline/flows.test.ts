@@ -94,12 +94,24 @@ describe('createPipeline default pre-flight', () => {
     expect(run.estimate.level === 'ok' || run.estimate.level === 'warn').toBe(true);
   });
 
-  it('anchors the estimate to the provider usage when nothing before it changed', async () => {
+  it('anchors the estimate to a usage that answered its own previous send', async () => {
+    const p = createPipeline({ budget, ...env });
     const messages = session(2, 100);
-    messages[3] = { ...messages[3]!, usage: { inputTokens: 500, outputTokens: 20 } };
-    const run = await createPipeline({ budget, ...env }).prepare({ messages });
+    const first = await p.prepare({ messages: messages.slice(0, 3) });
+    const answered = { ...messages[3]!, usage: { inputTokens: 500, outputTokens: 20 } };
+    const run = await p.prepare({ messages: [...first.messages, answered], state: first.state });
     expect(run.estimate.anchored).toBe(true);
     expect(run.estimate.before).toBeGreaterThanOrEqual(520);
+  });
+
+  it('counts instead of anchoring when the usage measured a context it did not send', async () => {
+    const messages = session(2, 100);
+    messages[3] = { ...messages[3]!, usage: { inputTokens: 500_000, outputTokens: 20 } };
+    const p = createPipeline({ budget, ...env });
+    const run = await p.prepare({ messages });
+    expect(run.estimate.anchored).toBe(false);
+    expect(run.estimate.level).toBe('ok');
+    expect(p.estimate({ messages, state: run.state }).anchored).toBe(false);
   });
 });
 

@@ -18,7 +18,7 @@ import type {
   StageResult,
   StageStatus,
 } from '../types.ts';
-import { sessionLogRecover } from './stage-kit.ts';
+import { anchoredTokens, sessionLogRecover } from './stage-kit.ts';
 
 /** `meta.kind` values of messages the compaction family inserts. */
 export const INSERTED_KINDS: ReadonlySet<string> = new Set([
@@ -36,8 +36,12 @@ export function sumTokens(messages: readonly Message[], counter: TokenCounter): 
   return n;
 }
 
-/** Context estimate (system + tools + messages). `anchor` uses the provider's last usage (trigger checks). */
+/**
+ * Context estimate (system + tools + messages). `anchor`: anchored to the reported usage the run
+ * trusts (trigger checks, see `anchoredTokens`).
+ */
 export function contextTokens(messages: readonly Message[], ctx: StageContext, anchor = false): number {
+  if (anchor) return anchoredTokens(messages, ctx);
   const input: Parameters<typeof estimateContext>[0] = { messages };
   if (ctx.system !== undefined) input.system = ctx.system;
   if (ctx.tools !== undefined) input.tools = ctx.tools;

@@ -17,10 +17,10 @@
 import * as z from 'zod/mini';
 import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
-import { estimateContext } from '../../tokens/context.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
+  anchoredTokens,
   applied,
   indexToolCalls,
   isUntouchable,
@@ -162,10 +162,7 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
             : targetOption === 'blocking'
               ? ctx.budget.blocking
               : ctx.budget.autoCompact;
-      const input: Parameters<typeof estimateContext>[0] = { messages };
-      if (ctx.system !== undefined) input.system = ctx.system;
-      if (ctx.tools !== undefined) input.tools = ctx.tools;
-      const anchored = estimateContext(input, ctx.counter).tokens;
+      const anchored = anchoredTokens(messages, ctx);
       const pure = stageTokens(messages, ctx);
       // After a trim the provider's usage no longer describes the list: scale the pure count instead.
       const ratio = pure > 0 ? anchored / pure : 1;

@@ -75,6 +75,21 @@ export function stageTokens(messages: readonly Message[], ctx: StageContext): nu
   return estimateContext(input, ctx.counter, { anchor: false }).tokens;
 }
 
+/**
+ * The context estimate a trigger compares: anchored to the reported usage the run trusts
+ * (`ctx.anchor`), else the count; a usage not proven to measure this context never lowers the count.
+ */
+export function anchoredTokens(messages: readonly Message[], ctx: StageContext): number {
+  const pure = stageTokens(messages, ctx);
+  if (!ctx.anchor) return pure;
+  const input: Parameters<typeof estimateContext>[0] = { messages };
+  if (ctx.system !== undefined) input.system = ctx.system;
+  if (ctx.tools !== undefined) input.tools = ctx.tools;
+  const e = estimateContext(input, ctx.counter);
+  if (e.anchorId !== ctx.anchor.id) return pure;
+  return ctx.anchor.floor ? Math.max(e.tokens, pure) : e.tokens;
+}
+
 /** A `noop` result that returns the input array itself. */
 export function noop(
   stage: string,

@@ -1,0 +1,100 @@
+/**
+ * What a run sent, remembered so that a provider's reported usage is trusted only for the context it
+ * measured. A `usage` on an assistant message counts the request that message answered; ctxkit can
+ * take it as the size of its next context only when that request was ctxkit's own send. Imported
+ * transcripts, replays and framework histories carry usage that measured some other context (an
+ * uncompacted original, a later-edited history): taken at face value it over- or under-states the
+ * send, and an under-statement is a provider 400 reported as `ok`.
+ *
+ * A run records a fingerprint of its working context and of its send (message count and a chain of
+ * content digests, plus the system prompt and tool schemas). The next run accepts the newest usage as
+ * its anchor only when everything before that assistant message is exactly one of the two.
+ */
+import { hashText, messageDigest } from '../messages/digest.ts';
+import type { JsonValue, Message } from '../messages/types.ts';
+
+/** Fingerprint of one run's output, kept in `PipelineState.sent`. */
+export interface SentRecord {
+  /** Messages in the working context (`run.messages`). */
+  workingCount: number;
+  /** Digest chain of the working context. */
+  working: string;
+  /** Messages in the send (`run.send`). */
+  sendCount: number;
+  /** Digest chain of the send. */
+  send: string;
+  /** Digest of the system prompt and tool schemas the run was given. */
+  overhead: string;
+}
+
+// Messages are immutable once handed over; their digest is taken once per object.
+const digests = new WeakMap<Message, string>();
+
+function digestOf(m: Message): string {
+  let d = digests.get(m);
+  if (d === undefined) {
+    d = messageDigest(m);
+    digests.set(m, d);
+  }
+  return d;
+}
+
+/** One digest for `messages[0..count)`, order-sensitive. */
+export function chainDigest(messages: readonly Message[], count = messages.length): string {
+  const parts = new Array<string>(count);
+  for (let i = 0; i < count; i++) parts[i] = digestOf(messages[i]!);
+  return hashText(parts.join('|'));
+}
+
+export function overheadDigest(system: string | undefined, tools: readonly JsonValue[] | undefined): string {
+  return hashText(JSON.stringify([system ?? '', tools ?? []]));
+}
+
+export function recordSent(
+  working: readonly Message[],
+  send: readonly Message[],
+  system: string | undefined,
+  tools: readonly JsonValue[] | undefined,
+): SentRecord {
+  return {
+    workingCount: working.length,
+    working: chainDigest(working),
+    sendCount: send.length,
+    send: send === working ? chainDigest(working) : chainDigest(send),
+    overhead: overheadDigest(system, tools),
+  };
+}
+
+/**
+ * True when the usage on `input[anchorIndex]` answered the recorded send: the messages before it are
+ * the recorded working context or the recorded send, with the same system prompt and tools.
+ */
+export function answersSent(
+  input: readonly Message[],
+  anchorIndex: number,
+  record: SentRecord | undefined,
+  system: string | undefined,
+  tools: readonly JsonValue[] | undefined,
+): boolean {
+  if (!record || anchorIndex < 0) return false;
+  if (anchorIndex !== record.workingCount && anchorIndex !== record.sendCount) return false;
+  if (overheadDigest(system, tools) !== record.overhead) return false;
+  const prefix = chainDigest(input, anchorIndex);
+  return (
+    (anchorIndex === record.workingCount && prefix === record.working) ||
+    (anchorIndex === record.sendCount && prefix === record.send)
+  );
+}
+
+/** Shape check for a stored record (states come back from storage and callers). */
+export function isSentRecord(v: unknown): v is SentRecord {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    Number.isInteger(r.workingCount) &&
+    Number.isInteger(r.sendCount) &&
+    typeof r.working === 'string' &&
+    typeof r.send === 'string' &&
+    typeof r.overhead === 'string'
+  );
+}
