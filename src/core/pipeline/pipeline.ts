@@ -20,12 +20,12 @@ import { createDeterministicSummarizer } from '../summarizers/deterministic-summ
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { createEstimator } from './estimate.ts';
-import { isSentRecord, recordSent } from './sent.ts';
 import { FLOWS } from './flows.ts';
 import { runOverflow } from './overflow-flow.ts';
 import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts';
 import { createRepairMemo } from './repair-memo.ts';
 import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './runner.ts';
+import { isSentRecord, recordSent } from './sent.ts';
 import {
   INITIAL_STATE,
   type JournalEntry,

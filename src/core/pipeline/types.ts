@@ -2,10 +2,11 @@
  * The contract every pipeline stage keeps: a pure function `(messages, ctx) → StageResult` that never
  * mutates its input and returns the input array itself when it does nothing.
  */
-import type { SentRecord } from './sent.ts';
+
 import type { ContextBudget } from '../budget/budget.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
+import type { SentRecord } from './sent.ts';
 
 export type StageStatus = 'noop' | 'applied' | 'skipped' | 'failed';
 
