@@ -3,14 +3,15 @@
  * - Target: the context after compaction aims at `targetRatio` (0.5) of the trigger, under the loop
  *   guard's line; both are shares of what the fixed part (system prompt, tool schemas, leading system
  *   messages, which no compaction can shed) leaves of the trigger, so a large system prompt does not
- *   starve the summary. The kept part takes at most `keepRecentRatio` (0.25) of the target (and
- *   `keepRecentTokens`); the summary is asked for what is left (`maxOutputChars` from its token
- *   budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
+ *   starve the summary. The kept part takes at most `keepRecentRatio` (0.6) of the target (and
+ *   `keepRecentTokens`), so that after a compaction the context sits near half of usable: recent steps
+ *   verbatim, the summary, room to grow. The summary is asked for what is left (`maxOutputChars` from
+ *   its token budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
  * - Split by that keep-recent budget at a turn boundary, never inside a tool chain; when the last
- *   turn alone is over the budget (long agentic turns), at a pairing-safe point before an assistant step;
- *   when that last agent step (with the leading system messages) would leave the summary less than
- *   `MIN_SUMMARY_SHARE` of the target, everything is folded (a user's request that starts the kept
- *   part always stays). Archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
+ *   turn alone is over the budget (long agentic turns — one user turn and hundreds of tool steps is
+ *   the usual Claude Code session), at a pairing-safe point before an assistant step. The newest step
+ *   (the last assistant message, its calls and the results the model is about to answer) is never
+ *   folded, whatever its size. Archive digests (`kind: 'tool_summary'`) are folded wherever they sit.
  * - Iterative summary: the previous summary (`state.lastSummary`) is passed for updating; memories are
  *   extracted in the same call.
  * - The summary is inserted as `[Previous conversation summary]\n\n…` (a user message, or system).
@@ -21,7 +22,7 @@
  * - Circuit breaker as in 002: failures counted in `state.compactionFailures`, ≥ 3 → skipped.
  */
 import * as z from 'zod/mini';
-import { isPinned, startsTurn } from '../../messages/text.ts';
+import { isPinned } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
@@ -45,8 +46,8 @@ import {
 } from './compaction-support.ts';
 
 export const COMPACTION_DEFAULTS = {
-  keepRecentTokens: 20_000,
-  keepRecentRatio: 0.25,
+  keepRecentTokens: 60_000,
+  keepRecentRatio: 0.6,
   targetRatio: 0.5,
   charsPerToken: 3.5,
   summaryRole: 'user',
@@ -58,9 +59,9 @@ export const COMPACTION_DEFAULTS = {
 } as const;
 
 export interface CompactionOptions {
-  /** Most tokens kept verbatim at the end. @default 20000 */
+  /** Most tokens kept verbatim at the end (the newest step is kept whatever its size). @default 60000 */
   keepRecentTokens?: number;
-  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.25 */
+  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.6 */
   keepRecentRatio?: number;
   /**
    * The context after compaction aims at this share of the trigger (below the loop guard's line): the
@@ -157,10 +158,28 @@ function isDigest(m: Message): boolean {
 export const MIN_SUMMARY_TOKENS = 64;
 
 /**
- * Share of the compaction target the summary keeps at least when the kept part is a single agent step
- * (the last turn alone over the keep-recent budget): a larger step is folded into the summary.
+ * Start of the newest step: the last pairing-safe point at or before the last assistant message (its
+ * calls and their results come after it), or the end when there is no assistant message after `lead`.
+ * Everything from there on stays verbatim.
  */
-export const MIN_SUMMARY_SHARE = 0.5;
+export function newestStepStart(messages: readonly Message[], lead: number): number {
+  let last = -1;
+  for (let i = messages.length - 1; i >= lead; i--)
+    if (messages[i]!.role === 'assistant') {
+      last = i;
+      break;
+    }
+  if (last < 0) {
+    // No model step yet in the compactable part: keep the trailing run of user messages.
+    let i = messages.length;
+    while (i > lead && messages[i - 1]!.role === 'user') i--;
+    return i;
+  }
+  const safe = safeCuts(messages);
+  let i = last;
+  while (i > lead && !safe[i]) i--;
+  return i;
+}
 
 /**
  * The text cut to its leading lines so that it counts at most `budget` tokens (summaries put their
@@ -248,17 +267,14 @@ export function compaction(options: CompactionOptions = {}): Stage {
       }
 
       const target = above(o.targetRatio);
-      const keep = Math.min(o.keepRecentTokens, Math.floor(target * o.keepRecentRatio));
+      // The kept part's share is of what the target leaves above the fixed part.
+      const keep = Math.min(o.keepRecentTokens, Math.floor((target - fixed) * o.keepRecentRatio));
       // Archive digests are folded wherever they sit (they describe older results), so the kept part
       // is the recent conversation itself.
       const keptCost = (m: Message) => (isDigest(m) ? 0 : ctx.counter.countMessage(m));
-      let cut = keepRecentCut(input, lead, keep, keptCost);
-      // A last agent step that would leave the summary less than `MIN_SUMMARY_SHARE` of the target
-      // (next to the leading system messages) is folded too; a user's request that starts the kept
-      // part stays verbatim whatever its size.
-      const startsWithRequest = cut < input.length && startsTurn(input[cut]!);
-      const keptAtEnd = [...input.slice(0, lead), ...input.slice(cut)].reduce((n, m) => n + keptCost(m), 0);
-      if (!startsWithRequest && keptAtEnd > target * (1 - MIN_SUMMARY_SHARE)) cut = input.length;
+      // The newest step (the model's last call and the results it is about to answer, and anything
+      // after it) is never folded, whatever its size: the model must see what it is answering.
+      const cut = Math.min(keepRecentCut(input, lead, keep, keptCost), newestStepStart(input, lead));
       if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
       const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
       const kept = protectedIndices(input, range, ctx.excludeTools);
