@@ -11,10 +11,16 @@
  * ratio: scaling a fixed system prompt with a prefix that compaction shrank twentyfold over-counts it.
  */
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
-import type { JsonValue, Message } from '../messages/types.ts';
+import type { JsonValue, Message, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
-import { answersSent, type SentRecord } from './sent.ts';
+import { answersSent, plausibleUsage, type SentRecord } from './sent.ts';
+
+/** The prompt side of a usage: what the provider counted of the request (input and cache). */
+function usageInput(u: Usage): number {
+  const input = u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+  return input > 0 ? input : usageTotal(u);
+}
 
 /**
  * Which reported usage the estimate may rest on. `sent`: only a usage that answered the send recorded
@@ -88,7 +94,9 @@ export function createEstimator(options: EstimatorOptions): Estimator {
   if (mode !== false) {
     anchorIndex = findUsageAnchor(input);
     const proven =
-      anchorIndex >= 0 && answersSent(input, anchorIndex, options.sent, options.system, options.tools);
+      anchorIndex >= 0 &&
+      answersSent(input, anchorIndex, options.sent, options.system, options.tools) &&
+      plausibleUsage(usageInput(input[anchorIndex]!.usage!), options.sent!.tokens);
     if (anchorIndex >= 0 && (proven || mode === 'reported')) {
       const m = input[anchorIndex]!;
       anchor = {

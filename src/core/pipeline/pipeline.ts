@@ -117,12 +117,6 @@ export interface Pipeline {
   }): PipelineEstimate;
 }
 
-/** The run with what it sent recorded in its state, so that the usage answering it can anchor the next. */
-function remember<R extends PipelineRun>(run: R, input: PrepareInput): R {
-  run.state = { ...run.state, sent: recordSent(run.messages, run.send, input.system, input.tools) };
-  return run;
-}
-
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const preset = options.preset ?? 'default';
   const resolved = resolvePreset(preset, options.config, options.budget, options.counter);
@@ -171,6 +165,15 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       throw new CtxError('invalid_input', 'expected an array of flushed-text keys', {
         path: 'state.flushed',
       });
+  };
+
+  /** The run with what it sent recorded in its state, so that the usage answering it can anchor the next. */
+  const remember = <R extends PipelineRun>(run: R, input: PrepareInput): R => {
+    let tokens = input.system ? counter.countText(input.system) : 0;
+    if (input.tools && input.tools.length > 0) tokens += counter.countText(JSON.stringify(input.tools));
+    for (const m of run.send) tokens += counter.countMessage(m);
+    run.state = { ...run.state, sent: recordSent(run.messages, run.send, input.system, input.tools, tokens) };
+    return run;
   };
 
   const start = (input: PrepareInput): Recorder => {

@@ -7,8 +7,10 @@
  * send, and an under-statement is a provider 400 reported as `ok`.
  *
  * A run records a fingerprint of its working context and of its send (message count and a chain of
- * content digests, plus the system prompt and tool schemas). The next run accepts the newest usage as
- * its anchor only when everything before that assistant message is exactly one of the two.
+ * content digests, plus the system prompt and tool schemas, and the counter's tokens of the send). The
+ * next run accepts the newest usage as its anchor only when everything before that assistant message
+ * is exactly one of the two, and the usage is a plausible count of that send (`plausibleUsage`): a
+ * replayed transcript answers ctxkit's compacted send with the usage of the original, larger request.
  */
 import { hashText, messageDigest } from '../messages/digest.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
@@ -25,6 +27,22 @@ export interface SentRecord {
   send: string;
   /** Digest of the system prompt and tool schemas the run was given. */
   overhead: string;
+  /** The counter's tokens of the send with its system prompt and tools. */
+  tokens: number;
+}
+
+/**
+ * How far a provider's count of a send may sit from the counter's before the usage is taken to have
+ * measured some other request (a replayed or imported answer): a factor either way, plus a margin for
+ * framing the caller adds. A caller that sends a system prompt or tools it did not pass to `prepare`
+ * beyond this margin gets the count, not the anchor: pass them.
+ */
+export const USAGE_PLAUSIBLE = { factor: 1.5, margin: 2048 } as const;
+
+/** True when `reported` can be the provider's count of a send the counter put at `counted`. */
+export function plausibleUsage(reported: number, counted: number): boolean {
+  const { factor, margin } = USAGE_PLAUSIBLE;
+  return reported <= counted * factor + margin && reported * factor + margin >= counted;
 }
 
 // Messages are immutable once handed over; their digest is taken once per object.
@@ -55,8 +73,10 @@ export function recordSent(
   send: readonly Message[],
   system: string | undefined,
   tools: readonly JsonValue[] | undefined,
+  tokens: number,
 ): SentRecord {
   return {
+    tokens,
     workingCount: working.length,
     working: chainDigest(working),
     sendCount: send.length,
@@ -95,6 +115,8 @@ export function isSentRecord(v: unknown): v is SentRecord {
     Number.isInteger(r.sendCount) &&
     typeof r.working === 'string' &&
     typeof r.send === 'string' &&
-    typeof r.overhead === 'string'
+    typeof r.overhead === 'string' &&
+    typeof r.tokens === 'number' &&
+    r.tokens >= 0
   );
 }

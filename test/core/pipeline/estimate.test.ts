@@ -53,14 +53,22 @@ describe('createEstimator', () => {
 
   it('anchors in sent mode when the usage answered the recorded working context', () => {
     const input = history();
-    const sent = recordSent(input.slice(0, 1), input.slice(0, 1), undefined, undefined);
+    const sent = recordSent(input.slice(0, 1), input.slice(0, 1), undefined, undefined, 100);
     const e = createEstimator({ counter, budget, input, sent });
     expect(e.measure(input)).toMatchObject({ tokens: 1010, anchored: true });
     const edited = [user('x'.repeat(399), { id: 'u1' }), input[1]!, input[2]!];
-    const other = recordSent(edited.slice(0, 1), edited.slice(0, 1), undefined, undefined);
+    const other = recordSent(edited.slice(0, 1), edited.slice(0, 1), undefined, undefined, 100);
     expect(createEstimator({ counter, budget, input, sent: other }).anchor).toBeUndefined();
-    const withSystem = recordSent(input.slice(0, 1), input.slice(0, 1), 'be brief', undefined);
+    const withSystem = recordSent(input.slice(0, 1), input.slice(0, 1), 'be brief', undefined, 100);
     expect(createEstimator({ counter, budget, input, sent: withSystem }).anchor).toBeUndefined();
+  });
+
+  it('counts instead when the usage is no plausible count of the send it answers (a replayed answer)', () => {
+    const input = history();
+    // The recorded answer counted 50 000 input tokens; the send it follows is 100 tokens.
+    input[1]!.usage = { inputTokens: 50_000, outputTokens: 100 };
+    const sent = recordSent(input.slice(0, 1), input.slice(0, 1), undefined, undefined, 100);
+    expect(createEstimator({ counter, budget, input, sent }).anchor).toBeUndefined();
   });
 
   it('never goes below the count for a reported usage that measured a smaller context', () => {

@@ -1,9 +1,9 @@
 /**
  * ctxkit's default compaction: the best of the four seeds plus two guards.
- * - Target: the context after compaction aims at `targetRatio` (0.5) of the trigger, under the loop
+ * - Target: the context after compaction aims at `targetRatio` (0.55) of the trigger, under the loop
  *   guard's line; both are shares of what the fixed part (system prompt, tool schemas, leading system
  *   messages, which no compaction can shed) leaves of the trigger, so a large system prompt does not
- *   starve the summary. The kept part takes at most `keepRecentRatio` (0.6) of the target (and
+ *   starve the summary. The kept part takes at most `keepRecentRatio` (0.75) of what the target leaves above the fixed part (and
  *   `keepRecentTokens`), so that after a compaction the context sits near half of usable: recent steps
  *   verbatim, the summary, room to grow. The summary is asked for what is left (`maxOutputChars` from
  *   its token budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
@@ -47,8 +47,8 @@ import {
 
 export const COMPACTION_DEFAULTS = {
   keepRecentTokens: 60_000,
-  keepRecentRatio: 0.6,
-  targetRatio: 0.5,
+  keepRecentRatio: 0.75,
+  targetRatio: 0.55,
   charsPerToken: 3.5,
   summaryRole: 'user',
   loopGuardRatio: 0.6,
@@ -61,11 +61,11 @@ export const COMPACTION_DEFAULTS = {
 export interface CompactionOptions {
   /** Most tokens kept verbatim at the end (the newest step is kept whatever its size). @default 60000 */
   keepRecentTokens?: number;
-  /** …and at most this share of the compaction target (`targetRatio × trigger`). @default 0.6 */
+  /** …and at most this share of what the compaction target (`targetRatio × trigger`) leaves above the fixed part. @default 0.75 */
   keepRecentRatio?: number;
   /**
    * The context after compaction aims at this share of the trigger (below the loop guard's line): the
-   * kept part takes up to `keepRecentRatio` of it, the summary is asked to fill the rest. @default 0.5
+   * kept part takes up to `keepRecentRatio` of it, the summary is asked to fill the rest. @default 0.55
    */
   targetRatio?: number;
   /** Characters per token assumed when turning the summary's token budget into `maxOutputChars`. @default 3.5 */
