@@ -141,10 +141,20 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const checkInput = (input: { messages: readonly Message[]; state?: PipelineState }) => {
     if (!Array.isArray(input.messages))
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'messages' });
+    const seen = new Map<string, number>();
     input.messages.forEach((m, i) => {
-      if (validated.has(m)) return;
-      parseWith(messageSchema, m, ['messages', i]);
-      validated.add(m);
+      if (!validated.has(m)) {
+        parseWith(messageSchema, m, ['messages', i]);
+        validated.add(m);
+      }
+      const first = seen.get(m.id);
+      if (first !== undefined)
+        throw new CtxError(
+          'invalid_input',
+          `duplicate message id "${m.id}" at messages[${first}] and messages[${i}] (ids must be unique in a history; adapters take a start: fromOpenAI(batch, { start }))`,
+          { path: `messages[${i}].id` },
+        );
+      seen.set(m.id, i);
     });
     const s = input.state;
     if (

@@ -158,11 +158,20 @@ export function createRecorder(init: RecorderInit): Recorder {
           error: message,
         });
       }
-      const changed = result.messages !== messages;
       const prior = messages;
-      if (changed) {
+      if (result.messages !== messages) {
+        const next = init.estimator.measure(result.messages);
+        if (next.tokens > before.tokens && growthRefused(init.context.preset, stage.name))
+          // A stage exists to shed tokens: one that would add some leaves the context as it was.
+          return record({
+            stage: result.report.stage || stage.name,
+            status: 'noop',
+            tokensBefore: before.tokens,
+            tokensAfter: before.tokens,
+            detail: `output (${next.tokens} tokens) larger than its input (${before.tokens}); input kept`,
+          });
         messages = result.messages;
-        measure = init.estimator.measure(messages);
+        measure = next;
       }
       if (result.state) state = result.state;
       journal.push(...result.journal);
@@ -237,6 +246,15 @@ export function createRecorder(init: RecorderInit): Recorder {
       };
     },
   };
+}
+
+/**
+ * ctxkit's own preset refuses a stage output larger than its input (a digest or marker longer than
+ * what it replaces); the seed presets keep their upstream behaviour, and a summary the caller
+ * scheduled (`apply-pending-injections`) adds by design.
+ */
+function growthRefused(preset: string, stage: string): boolean {
+  return preset === 'default' && stage !== 'apply-pending-injections';
 }
 
 /** The usual gate of a level-triggered stage: run at or above `min`, else a `skipped` report. */

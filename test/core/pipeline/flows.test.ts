@@ -6,6 +6,7 @@ import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline
 import { INITIAL_STATE } from '../../../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
+import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 
 /** `turns` user turns, each with one file_read of `chars` characters and a reply. */
 function session(turns: number, chars: number): Message[] {
@@ -102,6 +103,27 @@ describe('createPipeline default pre-flight', () => {
     const run = await p.prepare({ messages: [...first.messages, answered], state: first.state });
     expect(run.estimate.anchored).toBe(true);
     expect(run.estimate.before).toBeGreaterThanOrEqual(520);
+  });
+
+  it('rejects a history with a duplicate message id, naming both positions', async () => {
+    const messages = session(2, 10);
+    messages[3] = { ...messages[3]!, id: messages[1]!.id };
+    await expect(createPipeline({ budget, ...env }).prepare({ messages })).rejects.toThrow(
+      /duplicate message id "a0" at messages\[1\] and messages\[3\]/,
+    );
+  });
+
+  it('keeps the input of a stage whose output would be larger (a marker longer than a tiny result)', async () => {
+    const read = (id: string, out: string): Message[] => [
+      assistant('', [toolCall(`c${id}`, 'Read', { file_path: '/p/a.py' })], { id: `a${id}` }),
+      toolResult(`c${id}`, 'Read', out, { id: `t${id}` }),
+    ];
+    const messages = [user('fix a.py', { id: 'u1' }), ...read('1', 'x = 1'), ...read('2', 'x = 1')];
+    const run = await createPipeline({ ...env, counter: createChars4Counter() }).prepare({ messages });
+    const dedup = run.reports.find((r) => r.stage === 'dedup')!;
+    expect(dedup).toMatchObject({ status: 'noop' });
+    expect(dedup.detail).toMatch(/larger than its input/);
+    expect(run.messages).toBe(messages);
   });
 
   it('counts instead of anchoring when the usage measured a context it did not send', async () => {
