@@ -74,14 +74,45 @@ const EXTENSIONS = new Set(
   ).split(' '),
 );
 
+/** Folder names that make `<folder>/<word>` a path rather than a pair of words. */
+const DIRS = new Set(
+  (
+    'src lib libs packages apps app test tests spec docs doc bin scripts config configs public assets static ' +
+    'internal cmd pkg core utils util server client web ui api components pages routes dist build examples ' +
+    'fixtures migrations priv include vendor modules services tools crates plugins home usr etc var tmp opt'
+  ).split(' '),
+);
+
+/**
+ * Text as a reader sees it: a JSON-escaped blob inside a tool output (`…done.\\nImportant: …`) has its
+ * `\\n`, `\\r`, `\\t` and `\\"` decoded, so that no extractor reads `nImportant` as a name. Only when
+ * the text holds at least two such escapes (a Windows path holds at most one by chance).
+ */
+export function decodeEscapes(text: string): string {
+  const escapes = text.match(/\\[nrt"]/g);
+  if (!escapes || escapes.length < 2) return text;
+  return text.replace(/\\[nrt]/g, ' ').replace(/\\"/g, '"');
+}
+
+/**
+ * Encoded data, not a name: a run of 24+ base64 characters mixing upper case, lower case and digits
+ * (thinking signatures, inline images, tokens), or 16+ hex digits (hashes, ids).
+ */
+export function looksEncoded(text: string): boolean {
+  for (const m of text.matchAll(/[A-Za-z0-9+=]{24,}/g))
+    if (/[A-Z]/.test(m[0]) && /[a-z]/.test(m[0]) && /\d/.test(m[0])) return true;
+  return /(?:^|[^A-Za-z0-9])[0-9a-f]{16,}(?:$|[^A-Za-z0-9])/i.test(text) && /\d/.test(text);
+}
+
 /**
  * File paths and file names with an extension (`src/a.ts`, `./x/y.py`, `README.md`, `C:\x\y.txt`),
- * in order of appearance, deduplicated. URLs are skipped; version numbers are not file names.
+ * in order of appearance, deduplicated. URLs, encoded data (base64, hashes) and word pairs (`and/or`,
+ * `toast/banner`) are skipped; version numbers are not file names.
  */
 export function filePaths(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const cleaned = text.replace(/\bhttps?:\/\/\S+/g, ' ');
+  const cleaned = decodeEscapes(text).replace(/\bhttps?:\/\/\S+/g, ' ');
   const re =
     /(?:[A-Za-z]:[\\/])?(?:~?\.{0,2}[\\/])?(?:[\w@.+-]+[\\/])*[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}\b|(?:\.{0,2}\/)?(?:[\w@.+-]+\/){1,}[\w@.+-]+/g;
   for (const m of cleaned.matchAll(re)) {
@@ -95,7 +126,11 @@ export function filePaths(text: string): string[] {
       if (segments.length < 2 || segments.some((x) => x.length < 2) || segments.every((x) => /^\d+$/.test(x)))
         continue;
       if (segments.length === 2 && segments.some((x) => x.length < 3)) continue; // and/or, I/O
+      // Two bare words (`toast/banner`, `read/write`) are prose unless the first is a usual folder.
+      if (segments.length === 2 && segments.every((x) => /^[A-Za-z]+$/.test(x)) && !DIRS.has(segments[0]!))
+        continue;
     }
+    if (looksEncoded(p)) continue;
     if (bare && !EXTENSIONS.has(p.slice(p.lastIndexOf('.') + 1).toLowerCase())) continue; // Math.max, console.log
     if (p.startsWith('//')) continue;
     p = p.replace(/\\/g, '/');
@@ -116,17 +151,18 @@ export function identifiers(text: string): string[] {
   const seen = new Set<string>();
   const add = (s: string) => {
     const t = s.trim();
-    if (t.length < 3 || t.length > 80 || seen.has(t)) return;
+    if (t.length < 3 || t.length > 80 || seen.has(t) || looksEncoded(t)) return;
     seen.add(t);
     out.push(t);
   };
-  for (const m of text.matchAll(/`([^`\n]{2,80})`/g)) add(m[1]!);
-  for (const m of text.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g))
+  const src = decodeEscapes(text);
+  for (const m of src.matchAll(/`([^`\n]{2,80})`/g)) add(m[1]!);
+  for (const m of src.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g))
     if (/[A-Z_]|\./.test(m[1]!)) add(m[1]!);
-  for (const m of text.matchAll(/\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/g))
+  for (const m of src.matchAll(/\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/g))
     add(m[0]);
-  for (const m of text.matchAll(/\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b/g)) add(m[0]);
-  for (const m of text.matchAll(/(?<![\w#])#\d{1,6}\b|\b[A-Z]{1,4}\d{3,5}\b/g)) add(m[0]);
+  for (const m of src.matchAll(/\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b/g)) add(m[0]);
+  for (const m of src.matchAll(/(?<![\w#])#\d{1,6}\b|\b[A-Z]{1,4}\d{3,5}\b/g)) add(m[0]);
   return out;
 }
 

@@ -23,6 +23,12 @@ describe('filePaths', () => {
       'packages/core',
     ]);
   });
+
+  it('lists no encoded data, hashes, word pairs or escape debris as files', () => {
+    const signature = 'ErUBCkYIBxgCKkB4mZ3xQ9pL2vT7nR1sKw8/Yh6JcD0fGqA5uE+iO3bN4lM/zXy9Vt2Ps1Qr.Ab';
+    const text = `{"signature":"${signature}"} toast/banner read/write commit 3f9a2b7c1d4e5f60a1b2/x.log\\nsee src/app.ts\\n`;
+    expect(filePaths(text)).toEqual(['src/app.ts']);
+  });
 });
 
 describe('identifiers', () => {
@@ -31,6 +37,13 @@ describe('identifiers', () => {
       'Call `createBudget` then parseWith( x ); fix keepRecentBudget and MAX_TOKENS for #123',
     );
     expect(ids).toEqual(expect.arrayContaining(['createBudget', 'keepRecentBudget', 'MAX_TOKENS', '#123']));
+  });
+
+  it('reads a JSON-escaped text as decoded: no `nImportant` from a literal \\n before a word', () => {
+    const ids = identifiers('Done.\\nImportant: call applyPatch.\\nApply the fix with `npm test`.');
+    expect(ids).toContain('applyPatch');
+    expect(ids).not.toContain('nImportant');
+    expect(ids).not.toContain('nApply');
   });
 });
 
