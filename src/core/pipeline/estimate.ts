@@ -25,8 +25,8 @@ function usageInput(u: Usage): number {
 /**
  * Which reported usage the estimate may rest on. `sent`: only a usage that answered the send recorded
  * in the state (see sent.ts). `reported`: the newest usage (003 §5.5, the caller vouches that it
- * measured these messages), but never below the count unless it answered the recorded send.
- * `false`: the count alone.
+ * measured these messages). `false`: the count alone. Either way an anchor only raises the estimate
+ * above the count, never lowers it.
  */
 export type AnchorMode = 'sent' | 'reported' | false;
 
@@ -42,8 +42,6 @@ export interface Anchor {
   id: string;
   /** The provider's total at the anchor (system + tools + messages up to and including it). */
   total: number;
-  /** Not proven to measure this context (`reported` mode): the estimate never goes below the count. */
-  floor: boolean;
   /** Counter tokens of the input messages up to and including the anchor. */
   prefix: number;
 }
@@ -103,7 +101,6 @@ export function createEstimator(options: EstimatorOptions): Estimator {
         id: m.id,
         total: usageTotal(m.usage!),
         prefix: sum(counter, input, 0, anchorIndex + 1),
-        floor: !proven,
       };
     } else anchorIndex = -1;
   }
@@ -129,10 +126,11 @@ export function createEstimator(options: EstimatorOptions): Estimator {
         prefixTokens =
           system + tools + rescalePrefix(anchor, system + tools, sum(counter, messages, 0, j + 1));
       const tokens = prefixTokens + after;
-      if (anchor.floor) {
-        const counted = system + tools + sum(counter, messages, 0, j + 1) + after;
-        if (counted > tokens) return { tokens: counted, level: budget.level(counted), anchored: false };
-      }
+      // A provider that counted more than the counter shows what the counter misses (a system prompt
+      // or framing the caller did not pass); one that counted less never lowers the count, so that
+      // the send is within usable by ctxkit's own count too.
+      const counted = system + tools + sum(counter, messages, 0, j + 1) + after;
+      if (counted >= tokens) return { tokens: counted, level: budget.level(counted), anchored: false };
       return { tokens, level: budget.level(tokens), anchored: true };
     },
   };

@@ -201,7 +201,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       anchor: resolved.anchor,
       sent: input.state?.sent,
     });
-    if (estimator.anchor) context.anchor = { id: estimator.anchor.id, floor: estimator.anchor.floor };
+    if (estimator.anchor) context.anchor = { id: estimator.anchor.id };
     return createRecorder({
       messages: input.messages,
       context,

@@ -126,11 +126,8 @@ export interface StageContext {
   /** Preset name, passed to the summarizer to pick prompts. */
   preset: string;
   signal?: AbortSignal;
-  /**
-   * The reported usage the run's estimate may rest on (see estimate.ts): its message id, and `floor`
-   * when it is not proven to measure this context. Absent: stages count.
-   */
-  anchor?: { id: string; floor: boolean };
+  /** The reported usage the run's estimate may rest on (see estimate.ts): its message id. Absent: stages count. */
+  anchor?: { id: string };
 }
 
 export interface StageResult {

@@ -159,8 +159,7 @@ export function identifiers(text: string): string[] {
   for (const m of src.matchAll(/`([^`\n]{2,80})`/g)) add(m[1]!);
   for (const m of src.matchAll(/\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(/g))
     if (/[A-Z_]|\./.test(m[1]!)) add(m[1]!);
-  for (const m of src.matchAll(/\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/g))
-    add(m[0]);
+  for (const m of src.matchAll(/\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b/g)) add(m[0]);
   for (const m of src.matchAll(/\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b/g)) add(m[0]);
   for (const m of src.matchAll(/(?<![\w#])#\d{1,6}\b|\b[A-Z]{1,4}\d{3,5}\b/g)) add(m[0]);
   return out;

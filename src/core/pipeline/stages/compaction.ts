@@ -3,7 +3,8 @@
  * - Target: the context after compaction aims at `targetRatio` (0.55) of the trigger, under the loop
  *   guard's line; both are shares of what the fixed part (system prompt, tool schemas, leading system
  *   messages, which no compaction can shed) leaves of the trigger, so a large system prompt does not
- *   starve the summary. The kept part takes at most `keepRecentRatio` (0.75) of what the target leaves above the fixed part (and
+ *   starve the summary. The kept part takes at most `keepRecentRatio` (0.25 in a small window, 0.75
+ *   from 16K tokens of room) of what the target leaves above the fixed part (and
  *   `keepRecentTokens`), so that after a compaction the context sits near half of usable: recent steps
  *   verbatim, the summary, room to grow. The summary is asked for what is left (`maxOutputChars` from
  *   its token budget, at most `maxSummaryChars`) and cut to its leading lines when it comes back larger.
@@ -61,7 +62,10 @@ export const COMPACTION_DEFAULTS = {
 export interface CompactionOptions {
   /** Most tokens kept verbatim at the end (the newest step is kept whatever its size). @default 60000 */
   keepRecentTokens?: number;
-  /** …and at most this share of what the compaction target (`targetRatio × trigger`) leaves above the fixed part. @default 0.75 */
+  /**
+   * …and at most this share of what the compaction target (`targetRatio × trigger`) leaves above the
+   * fixed part. @default from 0.25 (4K tokens of room or less) to 0.75 (16K or more), see `keepShare`
+   */
   keepRecentRatio?: number;
   /**
    * The context after compaction aims at this share of the trigger (below the loop guard's line): the
@@ -96,7 +100,7 @@ export const compactionOptionsSchema = z.strictObject({
     z.int().check(z.nonnegative(), z.lte(LIMITS.tokens)),
     COMPACTION_DEFAULTS.keepRecentTokens,
   ),
-  keepRecentRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.keepRecentRatio),
+  keepRecentRatio: z.optional(z.number().check(z.gt(0), z.lte(1))),
   targetRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.targetRatio),
   charsPerToken: z._default(
     z.number().check(z.gt(0), z.lte(LIMITS.charsPerToken)),
@@ -154,8 +158,27 @@ function isDigest(m: Message): boolean {
   return m.meta?.kind === 'tool_summary' && !isPinned(m);
 }
 
+/**
+ * The kept part's default share of what the target leaves above the fixed part: 0.25 in a small
+ * window, where the summary's reference index is worth more per token than verbatim text, rising to
+ * `keepRecentRatio` (0.75) from 16K tokens of room, where both fit (a compaction then leaves the
+ * context near half of usable).
+ */
+export function keepShare(room: number): number {
+  const low = 0.25;
+  const high = COMPACTION_DEFAULTS.keepRecentRatio;
+  const t = Math.min(1, Math.max(0, (room - 4_000) / 12_000));
+  return low + (high - low) * t;
+}
+
 /** Smallest token budget a summary is given, even when the kept part alone fills the target. */
 export const MIN_SUMMARY_TOKENS = 64;
+
+/**
+ * Share of what the target leaves above the fixed part that the summary gets at least, even when the
+ * newest step (never folded) fills the target by itself.
+ */
+export const MIN_SUMMARY_SHARE = 0.25;
 
 /**
  * Start of the newest step: the last pairing-safe point at or before the last assistant message (its
@@ -268,7 +291,8 @@ export function compaction(options: CompactionOptions = {}): Stage {
 
       const target = above(o.targetRatio);
       // The kept part's share is of what the target leaves above the fixed part.
-      const keep = Math.min(o.keepRecentTokens, Math.floor((target - fixed) * o.keepRecentRatio));
+      const room = target - fixed;
+      const keep = Math.min(o.keepRecentTokens, Math.floor(room * (o.keepRecentRatio ?? keepShare(room))));
       // Archive digests are folded wherever they sit (they describe older results), so the kept part
       // is the recent conversation itself.
       const keptCost = (m: Message) => (isDigest(m) ? 0 : ctx.counter.countMessage(m));
@@ -304,7 +328,13 @@ export function compaction(options: CompactionOptions = {}): Stage {
         ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
         ...tail,
       ];
-      const summaryBudget = Math.max(MIN_SUMMARY_TOKENS, target - contextTokens(keptMessages, ctx));
+      // …and at least `MIN_SUMMARY_SHARE` of what the target leaves above the fixed part, when the
+      // newest step (kept whatever its size) takes more: the fold still needs its references.
+      const summaryBudget = Math.max(
+        MIN_SUMMARY_TOKENS,
+        Math.floor((target - fixed) * MIN_SUMMARY_SHARE),
+        target - contextTokens(keptMessages, ctx),
+      );
       const summaryChars = Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken));
       const request: Parameters<typeof trySummarize>[1] = {
         purpose: 'compaction',

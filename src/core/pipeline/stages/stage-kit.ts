@@ -77,7 +77,7 @@ export function stageTokens(messages: readonly Message[], ctx: StageContext): nu
 
 /**
  * The context estimate a trigger compares: anchored to the reported usage the run trusts
- * (`ctx.anchor`), else the count; a usage not proven to measure this context never lowers the count.
+ * (`ctx.anchor`), else the count; an anchor never lowers the count.
  */
 export function anchoredTokens(messages: readonly Message[], ctx: StageContext): number {
   const pure = stageTokens(messages, ctx);
@@ -87,7 +87,7 @@ export function anchoredTokens(messages: readonly Message[], ctx: StageContext):
   if (ctx.tools !== undefined) input.tools = ctx.tools;
   const e = estimateContext(input, ctx.counter);
   if (e.anchorId !== ctx.anchor.id) return pure;
-  return ctx.anchor.floor ? Math.max(e.tokens, pure) : e.tokens;
+  return Math.max(e.tokens, pure);
 }
 
 /** A `noop` result that returns the input array itself. */
