@@ -174,11 +174,6 @@ export function keepShare(room: number): number {
 /** Smallest token budget a summary is given, even when the kept part alone fills the target. */
 export const MIN_SUMMARY_TOKENS = 64;
 
-/**
- * Share of what the target leaves above the fixed part that the summary gets at least, even when the
- * newest step (never folded) fills the target by itself.
- */
-export const MIN_SUMMARY_SHARE = 0.25;
 
 /**
  * Start of the newest step: the last pairing-safe point at or before the last assistant message (its
@@ -328,11 +323,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
         ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
         ...tail,
       ];
-      // …and at least `MIN_SUMMARY_SHARE` of what the target leaves above the fixed part, when the
-      // newest step (kept whatever its size) takes more: the fold still needs its references.
+      // …and never less than its own share (the room the kept part's budget leaves): a newest step
+      // over that budget (kept whatever its size) takes the total over the target instead.
       const summaryBudget = Math.max(
         MIN_SUMMARY_TOKENS,
-        Math.floor((target - fixed) * MIN_SUMMARY_SHARE),
+        room - keep,
         target - contextTokens(keptMessages, ctx),
       );
       const summaryChars = Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken));
