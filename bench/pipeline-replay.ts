@@ -7,8 +7,9 @@
  * the 300+ message sessions, and LangChain.js `trimMessages` (exact o200k counter from gpt-tokenizer,
  * the documented custom-counter usage) on a sample of the same steps in the same process.
  *
- * Replay choices: the recorded provider usage is dropped (it counts Claude Code's own context, not the
- * one ctxkit keeps), and so is Claude Code's compaction summary message (ctxkit compacts here).
+ * Replay choices: the recorded provider usage stays (it counts Claude Code's own context, not the one
+ * ctxkit keeps: the estimate must not take it for ctxkit's, see bench/budget-replay.ts); Claude Code's
+ * compaction summary message is dropped (ctxkit compacts here).
  * Untimed warm-up first (JIT): the other trajectory folders (mini-swe-agent, tau-bench) replayed the
  * same way, so that no cache keyed by object or by content carries over to the measured pass. One
  * event-loop turn between steps, as an agent's model call gives (`BENCH_NO_YIELD=1`: back to back).
@@ -73,7 +74,7 @@ if (!existsSync(DATA)) {
 interface Session {
   group: string;
   name: string;
-  /** Messages as they arrive, Claude Code's own summary and the recorded usage dropped. */
+  /** Messages as they arrive (recorded usage kept), Claude Code's own summary dropped. */
   messages: Message[];
   /** Indices of the assistant messages: a pre-flight runs right before each. */
   steps: number[];
@@ -98,9 +99,7 @@ function loadSessions(groups: readonly string[] = GROUPS): Session[] {
       .filter((x) => x.endsWith('.json'))
       .sort()) {
       const raw = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { messages: unknown[] };
-      const messages = fromOpenAI(raw.messages, { path: f })
-        .filter((m) => m.meta?.isCompactSummary !== true)
-        .map(({ usage: _, ...m }) => m as Message);
+      const messages = fromOpenAI(raw.messages, { path: f }).filter((m) => m.meta?.isCompactSummary !== true);
       const steps = messages.flatMap((m, i) => (m.role === 'assistant' && i > 0 ? [i] : []));
       if (steps.length < 2) continue;
       out.push({ group, name: shortName(f), messages, steps });

@@ -5,7 +5,8 @@
  * message may go, and the journal must account for every message that left. Collects the tokens
  * shed per stage; `CTXKIT_TRAJECTORY_REPORT=<file>` writes them as a Markdown table.
  *
- * Provider usage is stripped: it describes the original uncompacted context, not the replayed one.
+ * Provider usage is kept, as real histories carry it: it describes the original uncompacted context,
+ * not the replayed one, and the estimate must not be misled by it (see test/cli/budget-holds.test.ts).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,10 +47,7 @@ function load(): Trajectory[] {
       const raw = JSON.parse(readFileSync(join(ROOT, dir, file), 'utf8')) as {
         messages: Array<Record<string, unknown>>;
       };
-      const messages = fromOpenAI(
-        raw.messages.map(({ usage: _, ...m }) => m),
-        { idPrefix: 'm' },
-      );
+      const messages = fromOpenAI(raw.messages, { idPrefix: 'm' });
       out.push({ name: `${dir}/${file}`, messages });
     }
   return out;

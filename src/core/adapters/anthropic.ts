@@ -8,6 +8,7 @@ import { CtxError } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
 import { usageFromRecord } from './openai.ts';
+import { type SystemOption, withSystem } from './system.ts';
 
 const json = z.record(z.string(), jsonValueSchema);
 const textBlock = z.catchall(z.object({ type: z.literal('text'), text: z.string() }), jsonValueSchema);
@@ -203,7 +204,8 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
  * consecutive messages of the same role merge, as the API requires alternation. Reasoning without a
  * signature is not sent: Anthropic rejects a `thinking` block without one.
  */
-export function toAnthropic(messages: readonly Message[]): AnthropicRequest {
+export function toAnthropic(history: readonly Message[], options: SystemOption = {}): AnthropicRequest {
+  const messages = withSystem(history, options.system);
   const request: AnthropicRequest = { messages: [] };
   const systemBlocks: Array<Record<string, JsonValue>> = [];
   let i = 0;

@@ -16,6 +16,7 @@ import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../messages/types.ts';
+import { type SystemOption, withSystem } from './system.ts';
 
 type Bag = { [key: string]: JsonValue };
 
@@ -241,7 +242,7 @@ function readPart(raw: unknown, path: PropertyKey[]): Part {
   return part!;
 }
 
-export interface ToGeminiOptions {
+export interface ToGeminiOptions extends SystemOption {
   /**
    * A `thoughtSignature` for function calls that came from another provider (they have none), as
    * Gemini's docs allow when a history is moved to Gemini 3 (e.g. `skip_thought_signature_validator`).
@@ -265,7 +266,8 @@ function bag(v: JsonValue | undefined): Bag {
  * from elsewhere merge with the content before them when it has the same role. Reasoning that did not
  * come from Gemini is not sent (Gemini takes only its own thoughts back).
  */
-export function toGemini(messages: readonly Message[], options: ToGeminiOptions = {}): GeminiRequest {
+export function toGemini(history: readonly Message[], options: ToGeminiOptions = {}): GeminiRequest {
+  const messages = withSystem(history, options.system);
   const request: GeminiRequest = { contents: [] };
   const names = new Map<string, string>();
   for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') names.set(p.id, p.name);

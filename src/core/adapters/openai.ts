@@ -15,6 +15,7 @@ import type {
   Usage,
 } from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
+import { type SystemOption, withSystem } from './system.ts';
 
 const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
 const imageContent = z.strictObject({
@@ -216,7 +217,7 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
   });
 }
 
-export interface ToOpenAIOptions {
+export interface ToOpenAIOptions extends SystemOption {
   /** Emit `reasoning`, `usage` and `meta` as the trajectory format does. @default false */
   trajectory?: boolean;
 }
@@ -227,7 +228,7 @@ export function toOpenAI(
   options: ToOpenAIOptions = {},
 ): Array<Record<string, JsonValue>> {
   const out: Array<Record<string, JsonValue>> = [];
-  for (const m of messages) {
+  for (const m of withSystem(messages, options.system)) {
     const meta: Record<string, JsonValue> = {};
     for (const [k, v] of Object.entries(m.meta ?? {})) if (v !== undefined) meta[k] = v;
     if (m.role === 'tool') {

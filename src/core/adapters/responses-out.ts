@@ -5,6 +5,7 @@
  */
 import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
 import { type ResponsesItem, summaryText } from './responses.ts';
+import type { SystemOption } from './system.ts';
 
 type Bag = { [key: string]: JsonValue };
 
@@ -17,10 +18,17 @@ export interface ResponsesRequest {
  * Converts neutral messages to a Responses request: the leading system message that came as
  * `instructions` goes back there, everything else becomes `input` items (see `toResponses`).
  */
-export function toResponsesRequest(messages: readonly Message[]): ResponsesRequest {
+export function toResponsesRequest(
+  messages: readonly Message[],
+  options: SystemOption = {},
+): ResponsesRequest {
   const request: ResponsesRequest = { input: toResponses(messages) };
   const first = messages[0];
-  if (first && isInstructions(first)) request.instructions = first.parts.map((p) => textOf(p)).join('');
+  const instructions =
+    first && isInstructions(first) ? first.parts.map((p) => textOf(p)).join('') : undefined;
+  // The system prompt given to `prepare` goes first in `instructions` (see system.ts).
+  const parts = [options.system, instructions].filter((t): t is string => t !== undefined && t !== '');
+  if (parts.length > 0) request.instructions = parts.join('\n\n');
   return request;
 }
 

@@ -34,6 +34,25 @@ describe('ctxcheck inspect', () => {
     expect(r.stdout).toContain('50 → 26 messages');
   });
 
+  it('reports the level of what it will send when the transcript carries usage of another context', async () => {
+    // An imported transcript: the recorded usage measured a context of 300 tokens, the text is ~5.5K.
+    const big = turns(25).map((m, i) =>
+      i === 49 ? { ...m, usage: { prompt_tokens: 300, completion_tokens: 5, total_tokens: 305 } } : m,
+    );
+    await writeJson(dir, 'imported.json', big);
+    const r = await ctxcheck(['inspect', 'imported.json', '--json', '--window', '4000'], dir);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as {
+      tokens: number;
+      level: string;
+      anchored: boolean;
+      byRole: Array<{ tokens: number }>;
+    };
+    expect(report.anchored).toBe(false);
+    expect(report.level).toBe('block');
+    expect(report.tokens).toBeGreaterThanOrEqual(report.byRole.reduce((n, x) => n + x.tokens, 0));
+  });
+
   it('prints the report as JSON when --json is given', async () => {
     const r = await ctxcheck(
       ['inspect', 'small.json', '--json', '--window', '1000', '--preset', 'kosmokrator'],

@@ -174,7 +174,6 @@ export function keepShare(room: number): number {
 /** Smallest token budget a summary is given, even when the kept part alone fills the target. */
 export const MIN_SUMMARY_TOKENS = 64;
 
-
 /**
  * Start of the newest step: the last pairing-safe point at or before the last assistant message (its
  * calls and their results come after it), or the end when there is no assistant message after `lead`.
