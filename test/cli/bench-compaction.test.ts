@@ -146,7 +146,7 @@ describe('goalsOf', () => {
     expect(at80).toMatchObject({ strategy: 'default @ 10% of prefix', recall: 0.95, met: true });
   });
 
-  it('leaves out the cuts whose system prompt alone is larger than the band allows', () => {
+  it('leaves out the cuts whose system prompt and current step alone are larger than the band allows', () => {
     const rows = [
       row('x', 'default @ 5% of prefix', 0.97, 0.5),
       row('t', 'default @ 5% of prefix', 0.7, 0, 300),
@@ -237,12 +237,14 @@ describe('runCompactionBench', () => {
       const result = await defaultAtShares(false);
       expect(result.cases).toBeGreaterThanOrEqual(15);
       const goals = result.goals.filter((g) => ['all', 'production', 'long-run'].includes(g.group));
+      // One mini-swe-agent cut ends on a step larger than 5% of its prefix: a compaction that keeps the
+      // current step verbatim (#25) cannot shed 95% of it, so it is out of the 95% band.
       expect(goals.map((g) => [g.group, g.band, g.met, g.unreachable])).toEqual([
-        ['all', 0.95, true, 0],
+        ['all', 0.95, true, 1],
         ['all', 0.8, true, 0],
         ['production', 0.95, true, 0],
         ['production', 0.8, true, 0],
-        ['long-run', 0.95, true, 0],
+        ['long-run', 0.95, true, 1],
         ['long-run', 0.8, true, 0],
       ]);
       // …and at ≥ 95% reduction it beats the production summaries on their own cuts.
@@ -266,11 +268,15 @@ describe('runCompactionBench', () => {
       const result = await defaultAtShares(true);
       const goal = (group: string, band: number) =>
         result.goals.find((g) => g.group === group && g.band === band)!;
-      expect(goal('mini-swe-agent', 0.95)).toMatchObject({ met: true, unreachable: 0 });
-      expect(goal('mini-swe-agent', 0.8)).toMatchObject({ met: true, unreachable: 0 });
+      // Since #25 keeps the current step verbatim, 7 held-out cuts end on a step over 5% of their prefix
+      // (out of the 95% band) and no `default` window sheds 95% on every other one (a regression guard:
+      // met before, when the current step could be folded).
+      expect(goal('mini-swe-agent', 0.95)).toMatchObject({ met: false, unreachable: 7 });
+      expect(goal('mini-swe-agent', 0.8)).toMatchObject({ met: true, unreachable: 1 });
       expect(goal('claude-code', 0.8).met).toBe(true);
-      // Not met (a regression guard, not the goal): 63.9% at 95.2% reduction when measured.
-      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.6);
+      // Not met (a regression guard, not the goal): 63.9% at 95.2% reduction when measured, 52.8% at
+      // 96.0% since #25 keeps the current step verbatim (the summary's share of a 5% window is smaller).
+      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.5);
       expect(goal('tau-bench', 0.95)).toMatchObject({ cases: 0, met: false });
     },
     60_000,

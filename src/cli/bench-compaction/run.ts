@@ -8,6 +8,7 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '../../core/index.ts';
+import { newestStepStart } from '../../core/pipeline/stages/compaction.ts';
 import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
 import { baselineStrategies, presetStrategy, type StrategyResult, usableInput } from './strategies.ts';
@@ -27,8 +28,9 @@ export interface BenchRow {
   /** The compacted context is larger (o200k) than the input the window allows. */
   overBudget: boolean;
   /**
-   * Tokens of the leading system messages: what no strategy that keeps the system prompt can shed, so
-   * no reduction above `1 − fixedTokens / prefixTokens` is reachable on this cut.
+   * Tokens of the leading system messages and of the newest step (the last assistant call and the
+   * results it answers): what no strategy that keeps the system prompt and the current step can shed,
+   * so no reduction above `1 − fixedTokens / prefixTokens` is reachable on this cut.
    */
   fixedTokens: number;
 }
@@ -112,7 +114,10 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
     const refs = salientReferences(c.prefix, c.after);
     const prefixTokens = countTokens(c.prefix, counter);
     const lead = c.prefix.findIndex((m) => m.role !== 'system');
-    const fixedTokens = countTokens(c.prefix.slice(0, lead < 0 ? c.prefix.length : lead), counter);
+    const head = lead < 0 ? c.prefix.length : lead;
+    const fixedTokens =
+      countTokens(c.prefix.slice(0, head), counter) +
+      countTokens(c.prefix.slice(newestStepStart(c.prefix, head)), counter);
     for (const s of await strategiesFor(c, o, counter)) {
       const tokens = countTokens(s.messages, counter);
       rows.push({
@@ -157,9 +162,9 @@ export interface GoalResult {
   band: number;
   /** Mean recall the goal asks for. */
   target: number;
-  /** Cut points where the band is reachable at all (the system prompt alone is under 1 − band). */
+  /** Cut points where the band is reachable at all (system prompt + newest step under 1 − band). */
   cases: number;
-  /** Cut points left out: their system prompt alone is more than `1 − band` of the prefix. */
+  /** Cut points left out: their system prompt and newest step alone are more than `1 − band` of the prefix. */
   unreachable: number;
   /** The `default` strategy with the best mean recall among those shedding ≥ band on every reachable cut, within the window. */
   strategy?: string;
