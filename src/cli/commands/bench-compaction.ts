@@ -60,7 +60,9 @@ function goalTable(goals: readonly GoalResult[]): string[] {
     const cuts = g.unreachable > 0 ? `${g.cases} (+${g.unreachable} unreachable)` : `${g.cases}`;
     if (g.strategy === undefined) {
       const why =
-        g.cases === 0 ? 'unreachable: the system prompt and the current step alone are larger' : 'no strategy sheds enough';
+        g.cases === 0
+          ? 'unreachable: the system prompt and the current step alone are larger'
+          : 'no strategy sheds enough';
       lines.push(`| ${g.group} | ${goal} | ${cuts} | — | | | | ${why} |`);
       continue;
     }
