@@ -1,0 +1,6 @@
+/**
+ * `ctxkit/ai-sdk`: ctxkit inside the Vercel AI SDK (`ai` 7, an optional peer). See docs/frameworks.md.
+ */
+export * from './from-model-messages.ts';
+export * from './json-safe.ts';
+export * from './to-model-messages.ts';
