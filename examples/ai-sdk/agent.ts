@@ -8,14 +8,21 @@
  */
 import { jsonSchema, type LanguageModel, stepCountIs, ToolLoopAgent, type ToolSet, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { ctxkitPrepareStep } from '../../src/frameworks/ai-sdk/index.ts';
+import { type CtxkitAiSdkOptions, ctxkitPrepareStep } from '../../src/frameworks/ai-sdk/index.ts';
 
-export function createAgent(model: LanguageModel, tools: ToolSet, contextWindow: number, maxSteps = 50) {
+/** `ctxkit`: further options (summarizer, preset…); the window is all most agents give. */
+export function createAgent(
+  model: LanguageModel,
+  tools: ToolSet,
+  contextWindow: number,
+  ctxkit: Partial<CtxkitAiSdkOptions> = {},
+  maxSteps = 50,
+) {
   return new ToolLoopAgent({
     model,
     tools,
     stopWhen: stepCountIs(maxSteps),
-    prepareStep: ctxkitPrepareStep({ contextWindow }),
+    prepareStep: ctxkitPrepareStep({ ...ctxkit, contextWindow }),
   });
 }
 
