@@ -86,7 +86,6 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
       ).length;
       // The history enters at ~97K tokens: each window takes it under its budget on the first step.
       expect(runs[0]!.estimate.before).toBeGreaterThan(window);
-      expect(compactions).toBeLessThanOrEqual(summarizer.calls + runs.length);
       expect(summarizer.calls).toBeLessThanOrEqual(Math.max(1, crossings));
       for (const [i, run] of runs.entries())
         expect(run.estimate.after, `step ${i}`).toBeLessThanOrEqual(window);
