@@ -78,15 +78,14 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
 
       expect(result.steps.length).toBeGreaterThanOrEqual(9);
       expect(violations).toEqual([]);
-      const crossings = runs.filter(
-        (r) => r.estimate.level === 'compact' || r.estimate.level === 'block',
-      ).length;
+      // The history enters at ~97K tokens: each window takes it under its budget on the first step.
+      expect(runs[0]!.estimate.before).toBeGreaterThan(window);
+      // One summary per threshold crossing: each crossing is one applied compaction, and nothing else summarizes.
       const compactions = runs.filter((r) =>
         r.reports.some((x) => x.stage === 'compaction' && x.status === 'applied'),
       ).length;
-      // The history enters at ~97K tokens: each window takes it under its budget on the first step.
-      expect(runs[0]!.estimate.before).toBeGreaterThan(window);
-      expect(summarizer.calls).toBeLessThanOrEqual(Math.max(1, crossings));
+      expect(summarizer.calls).toBeLessThanOrEqual(compactions);
+      if (window === 32_000) expect(compactions).toBe(1);
       for (const [i, run] of runs.entries())
         expect(run.estimate.after, `step ${i}`).toBeLessThanOrEqual(window);
       // The current turn: the prompt is sent as the caller's own object every step, and each step's
