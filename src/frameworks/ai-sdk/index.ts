@@ -3,7 +3,9 @@
  */
 
 export * from './dialect.ts';
+export * from './digest-bridge.ts';
 export * from './from-model-messages.ts';
 export * from './json-safe.ts';
+export * from './middleware.ts';
 export * from './prepare-step.ts';
 export * from './to-model-messages.ts';

@@ -3,5 +3,4 @@
  * SDK's (Mastra's prompt is a `LanguageModelV2Prompt`): the `ctxkit/ai-sdk` adapters convert them.
  * See docs/frameworks.md.
  */
-export * from './digest-bridge.ts';
 export * from './processor.ts';

@@ -15,8 +15,8 @@ import type { Processor } from '@mastra/core/processors';
 import type { ModelMessage } from 'ai';
 import { isContextOverflowError, type PipelineRun } from '../../core/index.ts';
 import { dialectOf } from '../ai-sdk/dialect.ts';
+import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { type CtxkitAiSdkOptions, createAiSdkContext } from '../ai-sdk/prepare-step.ts';
-import { DigestBridge } from './digest-bridge.ts';
 
 export type CtxkitMastraOptions = CtxkitAiSdkOptions;
 

@@ -1,14 +1,14 @@
 /**
- * Mastra rebuilds the prompt's message objects on every model call, so identity cannot tell a message
- * already seen. This bridge recognises them by content digest (the core's `messageDigest`): a prompt
+ * Per-call hooks (the AI SDK middleware, Mastra's `processLLMRequest`) are handed a prompt rebuilt on
+ * every call, so identity cannot tell a message already seen. This bridge recognises them by content digest (the core's `messageDigest`): a prompt
  * message seen before maps to the same neutral object, which the framework context then recognises;
  * on the way back, a neutral message that stands for a message of this call's prompt is that prompt
  * object itself.
  */
 import type { ModelMessage } from 'ai';
 import { type Message, messageDigest } from '../../core/index.ts';
-import { fromModelMessage } from '../ai-sdk/from-model-messages.ts';
-import { toModelMessage } from '../ai-sdk/to-model-messages.ts';
+import { fromModelMessage } from './from-model-messages.ts';
+import { toModelMessage } from './to-model-messages.ts';
 
 export class DigestBridge {
   private readonly byDigest = new Map<string, Message>();
