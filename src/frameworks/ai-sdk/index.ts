@@ -9,3 +9,4 @@ export * from './json-safe.ts';
 export * from './middleware.ts';
 export * from './prepare-step.ts';
 export * from './to-model-messages.ts';
+export * from './tool-definitions.ts';

@@ -14,13 +14,14 @@ import type { ModelMessage } from 'ai';
 import { isContextOverflowError, type JsonValue } from '../../core/index.ts';
 import { dialectOf } from './dialect.ts';
 import { DigestBridge } from './digest-bridge.ts';
-import { type CtxkitAiSdkOptions, createAiSdkContext } from './prepare-step.ts';
+import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from './prepare-step.ts';
 
 type Prompt = Parameters<NonNullable<LanguageModelV4Middleware['transformParams']>>[0]['params']['prompt'];
 
 export function ctxkitMiddleware(options: CtxkitAiSdkOptions): LanguageModelV4Middleware {
   const { context } = createAiSdkContext(options);
   const bridge = new DigestBridge();
+  const ownTools = resolveTools(options.tools);
 
   function split(prompt: Prompt) {
     const all = prompt as unknown as ModelMessage[];
@@ -38,7 +39,7 @@ export function ctxkitMiddleware(options: CtxkitAiSdkOptions): LanguageModelV4Mi
       const tools = (params.tools ?? []).map((t) => JSON.parse(JSON.stringify(t)) as JsonValue);
       const run = await context.prepare(messages, {
         ...(system ? { system } : {}),
-        ...(tools.length > 0 ? { tools } : options.tools ? { tools: options.tools } : {}),
+        ...(tools.length > 0 ? { tools } : { tools: await ownTools }),
         ...(dialect ? { dialect } : {}),
         ...(params.abortSignal ? { signal: params.abortSignal } : {}),
       });

@@ -18,14 +18,18 @@ import {
 import { dialectOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { toModelMessage } from './to-model-messages.ts';
+import { type ToolLike, toolDefinitions } from './tool-definitions.ts';
 
 export interface CtxkitAiSdkOptions extends Omit<FrameworkContextOptions, 'budget'> {
   /** The model's context window in tokens. */
   contextWindow: number;
   /** Budget overrides beyond the window (levels, reserved output). */
   budget?: Partial<Omit<BudgetConfig, 'contextWindow'>>;
-  /** Tool definitions as JSON Schema, counted in the estimate (prepareStep is not given the tools). */
-  tools?: readonly JsonValue[];
+  /**
+   * The agent's tools, counted in the estimate (prepareStep is not handed them): the tool set itself
+   * (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
+   */
+  tools?: readonly JsonValue[] | Readonly<Record<string, ToolLike>>;
   /** Called with every pipeline run (reports, journal): tests, logging. */
   onRun?: (run: PipelineRun) => void;
 }
@@ -101,15 +105,25 @@ export function ctxkitPrepareStep(
   options: CtxkitAiSdkOptions,
 ): (input: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
   const { context, bridge } = createAiSdkContext(options);
+  let tools: Promise<readonly JsonValue[]> | undefined;
   return async ({ messages, model, instructions }) => {
+    tools ??= resolveTools(options.tools);
     const system = instructionsText(instructions);
     const dialect = dialectOf(model);
     const run = await context.prepare(bridge.neutral(messages), {
       ...(system !== undefined ? { system } : {}),
-      ...(options.tools ? { tools: options.tools } : {}),
+      tools: await tools,
       ...(dialect ? { dialect } : {}),
     });
     options.onRun?.(run);
     return { messages: bridge.model(run.send) };
   };
+}
+
+/** JSON definitions for the `tools` option (computed once per hook). */
+export async function resolveTools(tools: CtxkitAiSdkOptions['tools']): Promise<readonly JsonValue[]> {
+  if (tools === undefined) return [];
+  return Array.isArray(tools)
+    ? (tools as readonly JsonValue[])
+    : toolDefinitions(tools as Record<string, ToolLike>);
 }

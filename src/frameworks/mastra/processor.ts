@@ -16,7 +16,7 @@ import type { ModelMessage } from 'ai';
 import { isContextOverflowError, type PipelineRun } from '../../core/index.ts';
 import { dialectOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
-import { type CtxkitAiSdkOptions, createAiSdkContext } from '../ai-sdk/prepare-step.ts';
+import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from '../ai-sdk/prepare-step.ts';
 
 export type CtxkitMastraOptions = CtxkitAiSdkOptions;
 
@@ -37,6 +37,7 @@ export type CtxkitProcessor = Processor<'ctxkit'> &
 export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
   const { context } = createAiSdkContext(options);
   const bridge = new DigestBridge();
+  const ownTools = resolveTools(options.tools);
   let dialect: ReturnType<typeof dialectOf>;
   return {
     id: 'ctxkit',
@@ -51,7 +52,7 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
       const { messages, back } = bridge.neutral(rest);
       const run: PipelineRun = await context.prepare(messages, {
         ...(system ? { system } : {}),
-        ...(options.tools ? { tools: options.tools } : {}),
+        tools: await ownTools,
         ...(dialect ? { dialect } : {}),
       });
       options.onRun?.(run);
