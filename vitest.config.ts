@@ -6,6 +6,11 @@ export default defineConfig({
   test: {
     projects: [
       { test: { name: 'core', include: ['test/core/**/*.test.ts'] } },
+      {
+        // Each framework entry (ctxkit/ai-sdk, ctxkit/langchain, ctxkit/openai-agents, ctxkit/mastra) and
+        // its example agent, on the framework's own mock model.
+        test: { name: 'frameworks', include: ['test/frameworks/**/*.test.ts'], testTimeout: 120_000 },
+      },
       { test: { name: 'cli', include: ['test/cli/**/*.test.ts'], testTimeout: 60_000 } },
       {
         test: {

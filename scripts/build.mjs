@@ -3,7 +3,7 @@
  * `npm run build` (and `prepack`): the package as users install it, in `dist/`.
  *
  * 1. tsc (`tsconfig.build.json`): one `.js` + `.d.ts` per source module reachable from the entry
- *    points (core, tokens, invariants, adapters, node, providers), relative `.ts` specifiers
+ *    points (core, tokens, invariants, adapters, node, providers, frameworks/*), relative `.ts` specifiers
  *    rewritten to `.js` (`rewriteRelativeImportExtensions`).
  * 2. The same rewrite in the `.d.ts` files, which tsc leaves as written (`'./x.ts'`): a consumer
  *    without `allowImportingTsExtensions` would reject them.

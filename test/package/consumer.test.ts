@@ -107,6 +107,9 @@ import { checkInvariants } from 'ctxkit/invariants';
 import { fromOpenAI, toOpenAI } from 'ctxkit/adapters';
 import { createTiktokenCounter } from 'ctxkit/tokens';
 import pkg from 'ctxkit/package.json' with { type: 'json' };
+import { fromModelMessages, ctxkitPrepareStep } from 'ctxkit/ai-sdk';
+import { ctxkitProcessor } from 'ctxkit/mastra';
+const frameworks = [fromModelMessages([{ role: 'user', content: 'hi' }])[0].parts[0].text, typeof ctxkitPrepareStep({ contextWindow: 8000 }), ctxkitProcessor({ contextWindow: 8000 }).id];
 const messages = fromOpenAI([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
 const run = await createPipeline({ preset: 'default', budget: { contextWindow: 1000 } }).prepare({ messages });
 let node;
@@ -124,6 +127,7 @@ console.log(JSON.stringify({
   node,
   tiktoken,
   providers,
+  frameworks,
 }));
 `,
     );
@@ -139,6 +143,8 @@ console.log(JSON.stringify({
       ],
     });
     expect(out.tokens).toBeGreaterThan(0);
+    // ctxkit/ai-sdk and ctxkit/mastra load without their framework installed (they import its types only).
+    expect(out.frameworks).toEqual(['hi', 'function', 'ctxkit']);
     // The optional peers are named when a feature needs them.
     expect(out.node).toContain("Cannot find package 'drizzle-orm'");
     expect(out.tiktoken).toContain('npm install gpt-tokenizer');

@@ -21,6 +21,7 @@ const providerBag = z.record(z.string(), jsonValueSchema);
 export const providerDataSchema = z.strictObject({
   responses: z.optional(providerBag),
   gemini: z.optional(providerBag),
+  framework: z.optional(providerBag),
 });
 
 export const textPartSchema = z.strictObject({

@@ -14,6 +14,11 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export interface ProviderData {
   responses?: { [key: string]: JsonValue };
   gemini?: { [key: string]: JsonValue };
+  /**
+   * What an agent framework's message carried that has no neutral field (AI SDK `providerOptions`,
+   * approval parts, multi-part tool outputs…), kept by the framework's adapter to rebuild the original.
+   */
+  framework?: { [key: string]: JsonValue };
 }
 
 export interface TextPart {

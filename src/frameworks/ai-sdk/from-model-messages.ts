@@ -1,0 +1,139 @@
+/**
+ * AI SDK `ModelMessage` ⇄ ctxkit's neutral `Message`, lossless: what the neutral model has no field for
+ * (`providerOptions`, `providerExecuted`, approval and file parts, denied and multi-part tool outputs,
+ * bytes) rides in `provider.framework` and comes back as it was. Reasoning metadata is mapped to the
+ * fields the reasoning rules read: Anthropic `signature`/`redactedData` → `signature`/`redacted`,
+ * OpenAI `itemId`/`reasoningEncryptedContent` → the Responses item, Google `thoughtSignature` → the
+ * Gemini part. Neutral messages that came from elsewhere (a summary, another adapter) are given the
+ * AI SDK's `providerOptions` for the same metadata.
+ */
+import type { ModelMessage } from 'ai';
+import type { Message, Part, ProviderData } from '../../core/index.ts';
+import { toJsonSafe } from './json-safe.ts';
+import { type Bag, isBag, type ModelPart, opt, outputOf, str } from './options.ts';
+
+function withFramework(provider: ProviderData | undefined, framework: Bag): ProviderData | undefined {
+  if (Object.keys(framework).length === 0) return provider;
+  return { ...provider, framework };
+}
+
+/** Provider data for a part's `providerOptions`: the verified reasoning fields where the rules look. */
+function reasoningProvider(po: Bag | undefined, onCall: boolean): ProviderData | undefined {
+  const out: ProviderData = {};
+  const openai = po?.openai;
+  if (!onCall && isBag(openai) && typeof openai.itemId === 'string') {
+    const item: Bag = { type: 'reasoning', id: openai.itemId };
+    if (typeof openai.reasoningEncryptedContent === 'string')
+      item.encrypted_content = openai.reasoningEncryptedContent;
+    out.responses = { item };
+  }
+  const google = isBag(po?.google) ? po.google : isBag(po?.vertex) ? po.vertex : undefined;
+  if (google && typeof google.thoughtSignature === 'string')
+    out.gemini = { part: { thoughtSignature: google.thoughtSignature } };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** A short stand-in text for a part the neutral model has no type for (it is counted as this text). */
+function standIn(p: ModelPart): string {
+  switch (p.type) {
+    case 'tool-approval-request':
+      return `[approval requested for tool call ${p.toolCallId}]`;
+    case 'tool-approval-response':
+      return `[tool call ${p.approved ? 'approved' : 'denied'}${p.reason ? `: ${p.reason}` : ''}]`;
+    case 'file':
+      return `[file${p.filename ? ` ${p.filename}` : ''} ${p.mediaType}]`;
+    case 'reasoning-file':
+      return `[reasoning file ${p.mediaType}]`;
+    default:
+      return `[${p.type}]`;
+  }
+}
+
+function partToNeutral(p: ModelPart): Part {
+  const po = 'providerOptions' in p && p.providerOptions ? (toJsonSafe(p.providerOptions) as Bag) : undefined;
+  const fw: Bag = po ? { providerOptions: po } : {};
+  switch (p.type) {
+    case 'text':
+      return { type: 'text', text: p.text, ...opt('provider', withFramework(undefined, fw)) };
+    case 'reasoning': {
+      const a = isBag(po?.anthropic) ? po.anthropic : undefined;
+      const redacted = str(a?.redactedData);
+      const signature = redacted ?? str(a?.signature);
+      return {
+        type: 'reasoning',
+        text: p.text,
+        ...opt('signature', signature),
+        ...(redacted !== undefined ? { redacted: true } : {}),
+        ...opt('provider', withFramework(reasoningProvider(po, false), fw)),
+      };
+    }
+    case 'tool-call':
+      if (p.providerExecuted !== undefined) fw.providerExecuted = p.providerExecuted;
+      return {
+        type: 'tool-call',
+        id: p.toolCallId,
+        name: p.toolName,
+        args: toJsonSafe(p.input),
+        ...opt('provider', withFramework(reasoningProvider(po, true), fw)),
+      };
+    case 'tool-result': {
+      const { output, isError } = outputOf(p.output);
+      // Kept when the neutral output and isError do not say it all: a denial, multi-part content,
+      // output-level providerOptions, or a JSON output whose value is a string (it would read as text).
+      const o = p.output;
+      const derivable =
+        o.type === 'text' ||
+        o.type === 'error-text' ||
+        ((o.type === 'json' || o.type === 'error-json') && typeof o.value !== 'string');
+      if (!derivable || o.providerOptions) fw.output = toJsonSafe(o);
+      return {
+        type: 'tool-result',
+        callId: p.toolCallId,
+        name: p.toolName,
+        output,
+        ...(isError ? { isError } : {}),
+        ...opt('provider', withFramework(undefined, fw)),
+      };
+    }
+    case 'image': {
+      const img = p.image;
+      const base = { type: 'image' as const, ...opt('mediaType', p.mediaType) };
+      if (typeof img === 'string' && /^(https?:|data:)/.test(img))
+        return { ...base, url: img, ...opt('provider', withFramework(undefined, fw)) };
+      if (typeof img === 'string')
+        return { ...base, data: img, ...opt('provider', withFramework(undefined, fw)) };
+      // URL, bytes or a provider reference: the neutral part points at it, the original comes back.
+      return {
+        ...base,
+        ...(img instanceof URL ? { url: img.href } : {}),
+        provider: { framework: { ...fw, part: toJsonSafe(p) } },
+      };
+    }
+    default:
+      return { type: 'text', text: standIn(p), provider: { framework: { part: toJsonSafe(p) } } };
+  }
+}
+
+/**
+ * Neutral messages for `messages`; message `i` gets the id `${idPrefix}${i}` (the AI SDK's messages have
+ * none). `content` given as a string is remembered so that it comes back as a string.
+ */
+export function fromModelMessages(
+  messages: readonly ModelMessage[],
+  options: { idPrefix?: string } = {},
+): Message[] {
+  const prefix = options.idPrefix ?? 'm';
+  return messages.map((m, i) => fromModelMessage(m, `${prefix}${i}`));
+}
+
+/** One neutral message for one `ModelMessage`. */
+export function fromModelMessage(m: ModelMessage, id: string): Message {
+  const fw: Bag = {};
+  if (m.providerOptions) fw.providerOptions = toJsonSafe(m.providerOptions);
+  let parts: Part[];
+  if (typeof m.content === 'string') {
+    fw.stringContent = true;
+    parts = [{ type: 'text', text: m.content }];
+  } else parts = (m.content as ModelPart[]).map(partToNeutral);
+  return { id, role: m.role, parts, ...opt('provider', withFramework(undefined, fw)) };
+}

@@ -1,0 +1,253 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JSONValue } from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkInvariants, fromOpenAI, type Message } from '../../src/core/index.ts';
+import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
+import { fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
+
+const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'trajectories');
+
+function trajectories(): { name: string; messages: Message[] }[] {
+  return readdirSync(DATA).flatMap((group) =>
+    readdirSync(join(DATA, group))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => {
+        const raw = JSON.parse(readFileSync(join(DATA, group, f), 'utf8')) as { messages: unknown[] };
+        return { name: `${group}/${f}`, messages: fromOpenAI(raw.messages, { path: f }) };
+      }),
+  );
+}
+
+/** What a ModelMessage can hold of a neutral message: role and parts (no ids, usage, meta, argsText). */
+function projection(messages: readonly Message[]) {
+  return messages.map((m) => ({
+    role: m.role,
+    parts: m.parts.map((p) => {
+      if (p.type === 'tool-call') {
+        const { argsText: _, ...rest } = p;
+        return rest;
+      }
+      if (p.type === 'tool-result') {
+        const { name: _, ...rest } = p;
+        return rest;
+      }
+      return p;
+    }),
+  }));
+}
+
+describe('fromModelMessages / toModelMessages', () => {
+  it.skipIf(!existsSync(DATA))(
+    'returns every real trajectory unchanged when converted to ModelMessage and back',
+    () => {
+      const all = trajectories();
+      expect(all.length).toBeGreaterThanOrEqual(191);
+      for (const t of all) {
+        const model = toModelMessages(t.messages);
+        const back = fromModelMessages(model);
+        expect(projection(back), t.name).toEqual(projection(t.messages));
+        expect(toModelMessages(back), t.name).toEqual(model);
+      }
+    },
+  );
+  if (!existsSync(DATA))
+    it.skip(`real trajectories: no folder ${DATA} (see ../shared/data/README.md)`, () => {});
+
+  it('maps Anthropic, OpenAI and Google reasoning metadata where the reasoning rules read it', () => {
+    const [a, o, g] = fromModelMessages([
+      {
+        role: 'assistant',
+        content: [{ type: 'reasoning', text: 't', providerOptions: { anthropic: { signature: 'sig' } } }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'reasoning',
+            text: '',
+            providerOptions: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'enc' } },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'c1',
+            toolName: 'ls',
+            input: {},
+            providerOptions: { google: { thoughtSignature: 'ts' } },
+          },
+        ],
+      },
+    ]);
+    expect(verifiedKey(a!.parts[0]!)).toBe('anthropic:thinking:sig:t');
+    expect(verifiedKey(o!.parts[0]!)).toBe('responses:rs_1:enc');
+    expect(verifiedKey(g!.parts[0]!)).toBe('gemini:tool-call:c1:ts');
+  });
+
+  it('gives redacted Anthropic thinking back as redactedData when it came from another adapter', () => {
+    const [m] = toModelMessages([
+      {
+        id: 'a',
+        role: 'assistant',
+        parts: [{ type: 'reasoning', text: '', signature: 'blob', redacted: true }],
+      },
+    ]);
+    expect(m).toEqual({
+      role: 'assistant',
+      content: [{ type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: 'blob' } } }],
+    });
+  });
+
+  it('keeps a pending approval: the call, the request and a denial survive and pair', () => {
+    const history: ModelMessage[] = [
+      { role: 'user', content: 'delete it' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'rm', input: { path: '/x' } },
+          { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'ap1', approved: false, reason: 'no' },
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'rm',
+            output: { type: 'execution-denied', reason: 'no' },
+          },
+        ],
+      },
+    ];
+    const neutral = fromModelMessages(history);
+    expect(checkInvariants(neutral)).toEqual([]);
+    expect(neutral[2]!.parts.map((p) => p.type)).toEqual(['text', 'tool-result']);
+    expect(toModelMessages(neutral)).toEqual(history);
+  });
+
+  it('turns a truncated multi-part output into a text output when a stage changed it', () => {
+    const [, , tool] = fromModelMessages([
+      { role: 'user', content: 'look' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'shot', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'shot',
+            output: { type: 'content', value: [{ type: 'text', text: 'a long page' }] },
+          },
+        ],
+      },
+    ]);
+    const part = tool!.parts[0]!;
+    if (part.type !== 'tool-result') throw new Error('expected a result');
+    const [out] = toModelMessages([{ ...tool!, parts: [{ ...part, output: 'a long…' }] }]);
+    expect(out!.content).toEqual([
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'shot', output: { type: 'text', value: 'a long…' } },
+    ]);
+  });
+
+  it('returns generated AI SDK messages unchanged when converted to neutral and back', () => {
+    const po = fc.option(
+      fc.dictionary(
+        fc.constantFrom('anthropic', 'openai', 'google', 'custom'),
+        fc.dictionary(fc.string(), fc.string()),
+        {
+          maxKeys: 2,
+        },
+      ),
+      { nil: undefined },
+    );
+    const withPo = <T extends object>(part: T, o: object | undefined) =>
+      o ? { ...part, providerOptions: o } : part;
+    const json = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as JSONValue);
+    const output = fc.oneof(
+      fc.record({ type: fc.constant('text' as const), value: fc.string() }),
+      fc.record({ type: fc.constant('json' as const), value: json }),
+      fc.record({ type: fc.constant('error-text' as const), value: fc.string() }),
+      fc.record({ type: fc.constant('error-json' as const), value: json }),
+      fc.record({ type: fc.constant('execution-denied' as const), reason: fc.string() }),
+      fc.record({
+        type: fc.constant('content' as const),
+        value: fc.array(fc.record({ type: fc.constant('text' as const), text: fc.string() }), {
+          maxLength: 3,
+        }),
+      }),
+    );
+    const id = fc.stringMatching(/^[a-z0-9]{1,6}$/);
+    const assistantPart = fc.oneof(
+      fc.tuple(fc.string(), po).map(([text, o]) => withPo({ type: 'text' as const, text }, o)),
+      fc.tuple(fc.string(), po).map(([text, o]) => withPo({ type: 'reasoning' as const, text }, o)),
+      fc
+        .tuple(
+          id,
+          fc.string(),
+          fc.dictionary(fc.string(), fc.string()),
+          po,
+          fc.option(fc.boolean(), { nil: undefined }),
+        )
+        .map(([toolCallId, toolName, input, o, pe]) =>
+          withPo(
+            {
+              type: 'tool-call' as const,
+              toolCallId,
+              toolName,
+              input,
+              ...(pe === undefined ? {} : { providerExecuted: pe }),
+            },
+            o,
+          ),
+        ),
+      fc.tuple(id, id).map(([approvalId, toolCallId]) => ({
+        type: 'tool-approval-request' as const,
+        approvalId,
+        toolCallId,
+      })),
+    );
+    const toolPart = fc.oneof(
+      fc
+        .tuple(id, fc.string(), output, po)
+        .map(([toolCallId, toolName, out, o]) =>
+          withPo({ type: 'tool-result' as const, toolCallId, toolName, output: out }, o),
+        ),
+      fc
+        .tuple(id, fc.boolean())
+        .map(([approvalId, approved]) => ({ type: 'tool-approval-response' as const, approvalId, approved })),
+    );
+    const userPart = fc.oneof(
+      fc.tuple(fc.string(), po).map(([text, o]) => withPo({ type: 'text' as const, text }, o)),
+      fc.webUrl().map((image) => ({ type: 'image' as const, image, mediaType: 'image/png' })),
+      fc.uint8Array({ maxLength: 20 }).map((image) => ({ type: 'image' as const, image })),
+      fc
+        .uint8Array({ maxLength: 20 })
+        .map((data) => ({ type: 'file' as const, data, mediaType: 'application/pdf' })),
+    );
+    const message = fc.oneof(
+      fc.string().map((content): ModelMessage => ({ role: 'system', content })),
+      fc.string().map((content): ModelMessage => ({ role: 'user', content })),
+      fc.array(userPart, { maxLength: 3 }).map((content): ModelMessage => ({ role: 'user', content })),
+      fc
+        .array(assistantPart, { maxLength: 4 })
+        .map((content): ModelMessage => ({ role: 'assistant', content })),
+      fc
+        .array(toolPart, { minLength: 1, maxLength: 3 })
+        .map((content): ModelMessage => ({ role: 'tool', content })),
+    );
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
+        expect(toModelMessages(fromModelMessages(messages))).toEqual(messages);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
