@@ -4,3 +4,4 @@
  */
 export * from './from-agent-items.ts';
 export * from './to-agent-items.ts';
+export * from './input-filter.ts';
