@@ -22,7 +22,10 @@ function asRun(messages: readonly Message[]) {
   const perMessage = messages.map((m) => toAgentInputItem(m, names));
   const ends: number[] = [];
   let n = 0;
-  for (const items of perMessage) ends.push((n += items.length));
+  for (const items of perMessage) {
+    n += items.length;
+    ends.push(n);
+  }
   return { items: perMessage.flat(), ends };
 }
 
@@ -49,7 +52,7 @@ describe('ctxkitInputFilter', () => {
       const { items, ends } = asRun(messages);
       // Model calls: after each tool message that an assistant message follows; 12 of them from the middle.
       const calls = messages
-        .map((m, i) => i)
+        .map((_, i) => i)
         .filter((i) => messages[i]?.role === 'tool' && messages[i + 1]?.role === 'assistant')
         .slice(40, 52);
       const { s, c } = counting(createDeterministicSummarizer());

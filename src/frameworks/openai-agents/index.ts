@@ -3,5 +3,5 @@
  * peer). See docs/frameworks.md.
  */
 export * from './from-agent-items.ts';
-export * from './to-agent-items.ts';
 export * from './input-filter.ts';
+export * from './to-agent-items.ts';
