@@ -3,4 +3,5 @@
  * `@langchain/langgraph`, optional peers). See docs/frameworks.md.
  */
 export * from './from-langchain.ts';
+export * from './middleware.ts';
 export * from './to-langchain.ts';
