@@ -54,8 +54,9 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
       const started = performance.now();
       let note = '';
       try {
-        await agent.invoke(
-          { messages: [...history, new HumanMessage('Now read every part.')] } as never,
+        await (agent.invoke as (input: unknown, config: unknown) => Promise<unknown>).call(
+          agent,
+          { messages: [...history, new HumanMessage('Now read every part.')] },
           { recursionLimit: 4 * steps },
         );
       } catch (e) {
