@@ -19,6 +19,13 @@ function fromBase64(text: string): Uint8Array {
   return out;
 }
 
+/** Sets an own property, `__proto__` included (JSON.parse makes one; plain assignment would set the prototype). */
+function setOwn(target: object, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else (target as Record<string, unknown>)[key] = value;
+}
+
 /** `value` as JSON: bytes and URLs tagged, `undefined` members dropped. */
 export function toJsonSafe(value: unknown): JsonValue {
   if (value === null || typeof value !== 'object') return (value ?? null) as JsonValue;
@@ -27,7 +34,7 @@ export function toJsonSafe(value: unknown): JsonValue {
   if (value instanceof URL) return { $url: value.href };
   if (Array.isArray(value)) return value.map(toJsonSafe);
   const out: { [key: string]: JsonValue } = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJsonSafe(v);
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, toJsonSafe(v));
   return out;
 }
 
@@ -39,6 +46,6 @@ export function fromJsonSafe(value: JsonValue): unknown {
   if (keys.length === 1 && typeof value.$bytes === 'string') return fromBase64(value.$bytes);
   if (keys.length === 1 && typeof value.$url === 'string') return new URL(value.$url);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = fromJsonSafe(v);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, fromJsonSafe(v));
   return out;
 }

@@ -1,0 +1,7 @@
+/**
+ * `ctxkit/openai-agents`: ctxkit inside the OpenAI Agents SDK (`@openai/agents` 0.20, an optional
+ * peer). See docs/frameworks.md.
+ */
+export * from './from-agent-items.ts';
+export * from './input-filter.ts';
+export * from './to-agent-items.ts';
