@@ -111,7 +111,12 @@ describe('scheduled: clean-up', () => {
           content: null,
           tool_calls: [{ id: 'c', type: 'function', function: { name: 'ls', arguments: '{}' } }],
         },
-        { role: 'tool', tool_call_id: 'c', content: 'a\nb\nc\nd\ne\nf\ng' },
+        // Long enough that the truncated output and its marker are shorter than the output.
+        {
+          role: 'tool',
+          tool_call_id: 'c',
+          content: Array.from({ length: 40 }, (_, i) => `entry-${i}.txt  4096  Nov 24 10:00`).join('\n'),
+        },
       ],
     });
     const spill = appended.body.journal.find((j: { action: string }) => j.action === 'spilled');

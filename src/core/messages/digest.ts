@@ -47,7 +47,15 @@ export function hashText(text: string): string {
   return `${hex(a)}${hex(b)}-${text.length.toString(36)}`;
 }
 
-/** The content digest of a message (see the file's head for what it covers). */
+// Messages are immutable once handed over: a message object's digest is taken once.
+const digests = new WeakMap<Message, string>();
+
+/** The content digest of a message (see the file's head for what it covers); cached per object. */
 export function messageDigest(m: Message): string {
-  return hashText(canonicalMessage(m));
+  let d = digests.get(m);
+  if (d === undefined) {
+    d = hashText(canonicalMessage(m));
+    digests.set(m, d);
+  }
+  return d;
 }

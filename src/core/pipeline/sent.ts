@@ -12,7 +12,7 @@
  * is exactly one of the two, and the usage is a plausible count of that send (`plausibleUsage`): a
  * replayed transcript answers ctxkit's compacted send with the usage of the original, larger request.
  */
-import { hashText, messageDigest } from '../messages/digest.ts';
+import { messageDigest as digestOf, hashText } from '../messages/digest.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
 
 /** Fingerprint of one run's output, kept in `PipelineState.sent`. */
@@ -43,18 +43,6 @@ export const USAGE_PLAUSIBLE = { factor: 1.5, margin: 2048 } as const;
 export function plausibleUsage(reported: number, counted: number): boolean {
   const { factor, margin } = USAGE_PLAUSIBLE;
   return reported <= counted * factor + margin && reported * factor + margin >= counted;
-}
-
-// Messages are immutable once handed over; their digest is taken once per object.
-const digests = new WeakMap<Message, string>();
-
-function digestOf(m: Message): string {
-  let d = digests.get(m);
-  if (d === undefined) {
-    d = messageDigest(m);
-    digests.set(m, d);
-  }
-  return d;
 }
 
 /** One digest for `messages[0..count)`, order-sensitive. */

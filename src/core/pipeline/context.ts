@@ -1,0 +1,312 @@
+/**
+ * The incremental context: what a framework hook (or any loop that resends its whole history) calls
+ * instead of `pipeline.prepare`. The caller passes the history it has, every call; the context finds
+ * what it has already taken in — by object identity, else by the core's content digest (the one the
+ * proxy matches its session log with) — feeds only the new suffix to the pipeline on top of the
+ * working context it keeps, and hands back the caller's own objects for every message no stage changed.
+ *
+ * How a history relates to the last one (`run.match`):
+ * - `new`: the first call (or a context restored for another conversation).
+ * - `continued`: the history extends the last one; the new suffix is fed.
+ * - `unchanged`: nothing new and the same system, tools and dialect; the last run is returned as is.
+ * - `from-send`: the history starts with what the context last returned (a framework that persisted
+ *   the reduced view, `run.send` or `run.messages`); what follows it is fed.
+ * - `rebased`: an edit or a rewind; the context goes back to the latest earlier call whose history is
+ *   still a prefix of this one and feeds everything after it again.
+ * - `restarted`: the history shares nothing usable with any earlier call; it is taken in from scratch.
+ * No message is fed twice and none is skipped: the working context plus what is fed always stands for
+ * exactly the caller's history.
+ */
+import { CtxError } from '../errors.ts';
+import { messageDigest } from '../messages/digest.ts';
+import { messageSchema, parseWith } from '../messages/schema.ts';
+import type { Dialect, JsonValue, Message } from '../messages/types.ts';
+import { createPipeline, type Pipeline, type PipelineOptions, type PrepareInput } from './pipeline.ts';
+import type { PipelineRun } from './runner.ts';
+import { INITIAL_STATE, type PipelineState } from './types.ts';
+
+export type HistoryMatch = 'new' | 'continued' | 'unchanged' | 'from-send' | 'rebased' | 'restarted';
+
+export interface ContextCall {
+  system?: string;
+  tools?: readonly JsonValue[];
+  /** @default the context's dialect */
+  dialect?: Dialect;
+  signal?: AbortSignal;
+}
+
+export interface ContextRun extends PipelineRun {
+  /** How the history related to what the context had seen (see the module head). */
+  match: HistoryMatch;
+  /** How many messages of the history were fed to the pipeline this call. */
+  fed: number;
+}
+
+/** A context's state as JSON (`ctx.toJSON()`), to persist between requests and resume with. */
+export interface ContextState {
+  version: 1;
+  /** Content digests of the history taken in, in order. */
+  seen: string[];
+  /** The working context the pipeline keeps. */
+  working: Message[];
+  /** For each working message, the position in the history it stands for (-1: made by ctxkit). */
+  origin: number[];
+  pipeline: PipelineState;
+}
+
+export interface ContextOptions extends PipelineOptions {
+  /** Provider rules `send` is repaired for. @default neutral pairing rules */
+  dialect?: Dialect;
+  /** A state from `toJSON()`, to resume a conversation. */
+  state?: ContextState;
+  /**
+   * Earlier calls kept as points to go back to on an edit or a rewind (1–64), spread over the history.
+   * @default 8
+   */
+  checkpoints?: number;
+}
+
+export interface IncrementalContext {
+  readonly pipeline: Pipeline;
+  /** Pre-flight over the caller's whole history; only what is new to the context is fed. */
+  prepare(history: readonly Message[], call?: ContextCall): Promise<ContextRun>;
+  /** The provider said "context too long": recover the working context; retry when `retry`. */
+  recoverOverflow(error: unknown, call?: ContextCall): Promise<ContextRun & { retry: boolean }>;
+  /** Manual compaction of the working context, with optional focus instructions. */
+  compact(call?: ContextCall & { instructions?: string }): Promise<ContextRun>;
+  /** The pipeline state to carry (what `toJSON().pipeline` holds). */
+  state(): PipelineState;
+  toJSON(): ContextState;
+}
+
+/** One call's outcome: what the pipeline kept, and the history length it stands for. */
+interface Checkpoint {
+  length: number;
+  working: Message[];
+  state: PipelineState;
+  /** The last run, internal objects (undefined for a restored or initial point). */
+  run?: PipelineRun;
+  call?: ContextCall;
+}
+
+const sameTools = (a: readonly JsonValue[] | undefined, b: readonly JsonValue[] | undefined) =>
+  a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
+
+function sameCall(a: ContextCall | undefined, b: ContextCall): boolean {
+  return a !== undefined && a.system === b.system && a.dialect === b.dialect && sameTools(a.tools, b.tools);
+}
+
+function checkState(s: unknown): ContextState {
+  const fail = (what: string, path: string): never => {
+    throw new CtxError('invalid_input', `expected ${what}`, { path: `state.${path}` });
+  };
+  if (typeof s !== 'object' || s === null) return fail('a context state from toJSON()', 'version');
+  const c = s as Partial<ContextState>;
+  if (c.version !== 1) fail('version 1', 'version');
+  if (!Array.isArray(c.seen) || !c.seen.every((d) => typeof d === 'string'))
+    fail('an array of digests', 'seen');
+  if (!Array.isArray(c.working)) fail('an array of messages', 'working');
+  for (const [i, m] of c.working!.entries()) parseWith(messageSchema, m, ['state', 'working', i]);
+  const n = c.seen!.length;
+  if (
+    !Array.isArray(c.origin) ||
+    c.origin.length !== c.working!.length ||
+    !c.origin.every((o) => Number.isInteger(o) && o >= -1 && o < n)
+  )
+    fail(`one history position (-1 to ${n - 1}) per working message`, 'origin');
+  if (typeof c.pipeline !== 'object' || c.pipeline === null) fail('a PipelineState', 'pipeline');
+  return c as ContextState;
+}
+
+export function createContext(options: ContextOptions = {}): IncrementalContext {
+  const { dialect, state: restored, checkpoints: keep = 8, ...pipelineOptions } = options;
+  if (!Number.isInteger(keep) || keep < 1 || keep > 64)
+    throw new CtxError('invalid_config', 'must be an integer from 1 to 64', { path: 'checkpoints' });
+  const pipeline = createPipeline(pipelineOptions);
+  const initial: Checkpoint = { length: 0, working: [], state: INITIAL_STATE };
+
+  /** The caller's history as last seen: its objects (absent after a restore) and their digests. */
+  let seen: (Message | undefined)[] = [];
+  let seenDigest: (string | undefined)[] = [];
+  /** The history position each object fed to the pipeline stands for. */
+  const position = new WeakMap<Message, number>();
+  /** Oldest first; the last one is the current working context. */
+  let points: Checkpoint[] = [initial];
+
+  if (restored !== undefined) {
+    const s = checkState(restored);
+    seen = new Array<Message | undefined>(s.seen.length);
+    seenDigest = [...s.seen];
+    s.working.forEach((m, i) => {
+      if (s.origin[i]! >= 0) position.set(m, s.origin[i]!);
+    });
+    points = [initial, { length: s.seen.length, working: s.working, state: s.pipeline }];
+  }
+
+  const current = () => points[points.length - 1]!;
+  /** A digest, or undefined for what is no message (the pipeline's validation names it when fed). */
+  const digestOf = (m: unknown): string | undefined => {
+    try {
+      return messageDigest(m as Message);
+    } catch {
+      return undefined;
+    }
+  };
+  const same = (a: unknown, b: Message) => a === b || (digestOf(a) ?? 0) === digestOf(b);
+  const digestAt = (i: number): string => {
+    let d = seenDigest[i];
+    if (d === undefined) d = seenDigest[i] = messageDigest(seen[i]!);
+    return d;
+  };
+  /** How many leading messages of `history` are the ones seen last time. */
+  function commonPrefix(history: readonly Message[]): number {
+    const n = Math.min(history.length, seenDigest.length);
+    let k = 0;
+    while (k < n && (history[k] === seen[k] || digestOf(history[k]) === digestAt(k))) k++;
+    return k;
+  }
+  /** Whether `history` starts with the messages of `list` (the last send or working context). */
+  function startsWith(history: readonly Message[], list: readonly Message[]): boolean {
+    if (list.length === 0 || list.length > history.length) return false;
+    for (let i = 0; i < list.length; i++) if (!same(history[i], list[i]!)) return false;
+    return true;
+  }
+
+  /** The caller's object for an internal one: the message of `history` it stands for, if unchanged. */
+  function toCaller(history: readonly (Message | undefined)[], list: readonly Message[]): Message[] {
+    return list.map((m) => {
+      const i = position.get(m);
+      const own = i === undefined ? undefined : history[i];
+      return own !== undefined && same(own, m) ? own : m;
+    });
+  }
+  function view(
+    run: PipelineRun,
+    history: readonly (Message | undefined)[],
+    match: HistoryMatch,
+    fed: number,
+  ) {
+    return {
+      ...run,
+      messages: toCaller(history, run.messages),
+      send: toCaller(history, run.send),
+      match,
+      fed,
+    };
+  }
+
+  /** The pipeline input for one call (absent options stay absent). */
+  function input(call: ContextCall, messages: Message[], state: PipelineState): PrepareInput {
+    const d = call.dialect ?? dialect;
+    return {
+      messages,
+      state,
+      ...(d !== undefined ? { dialect: d } : {}),
+      ...(call.system !== undefined ? { system: call.system } : {}),
+      ...(call.tools !== undefined ? { tools: call.tools } : {}),
+      ...(call.signal !== undefined ? { signal: call.signal } : {}),
+    };
+  }
+
+  function validate(history: readonly Message[]): void {
+    if (!Array.isArray(history))
+      throw new CtxError('invalid_input', 'expected an array of messages', { path: 'history' });
+  }
+
+  /** Where to start from for `history`, and what of it to feed. */
+  function plan(history: readonly Message[]): { from: Checkpoint; start: number; match: HistoryMatch } {
+    const last = current();
+    const k = commonPrefix(history);
+    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new' };
+    if (k === seenDigest.length) return { from: last, start: k, match: 'continued' };
+    // The caller kept what the context returned instead of its raw history.
+    for (const list of last.run ? [last.run.send, last.run.messages] : [last.working])
+      if (startsWith(history, list)) {
+        for (const [i, m] of list.entries()) position.set(m, i);
+        points = [initial, { ...last, length: list.length }];
+        return { from: points[1]!, start: list.length, match: 'from-send' };
+      }
+    for (let i = points.length - 1; i >= 0; i--) {
+      const p = points[i]!;
+      if (p.length <= k) {
+        points = points.slice(0, i + 1);
+        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased' };
+      }
+    }
+    points = [initial];
+    return { from: initial, start: 0, match: 'restarted' };
+  }
+
+  function record(history: readonly Message[], run: PipelineRun, call: ContextCall, length: number) {
+    seen = history.slice();
+    seenDigest.length = length;
+    points.push({ length, working: run.messages, state: run.state, run, call });
+    // Too many points: drop the one whose neighbours are closest, so the points stay spread over the
+    // whole history (an edit far back still finds one) rather than bunched at its end.
+    while (points.length > keep + 1) {
+      let drop = 1;
+      for (let i = 2; i < points.length - 1; i++)
+        if (
+          points[i + 1]!.length - points[i - 1]!.length <
+          points[drop + 1]!.length - points[drop - 1]!.length
+        )
+          drop = i;
+      points.splice(drop, 1);
+    }
+  }
+
+  return {
+    pipeline,
+    async prepare(history, call = {}) {
+      validate(history);
+      const last = current();
+      if (
+        last.run !== undefined &&
+        history.length === seenDigest.length &&
+        sameCall(last.call, call) &&
+        commonPrefix(history) === history.length
+      ) {
+        seen = history.slice();
+        return view(last.run, history, 'unchanged', 0);
+      }
+      const { from, start, match } = plan(history);
+      // Digests of the positions that are re-fed no longer describe what the context has seen.
+      seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
+      const fresh = history.slice(start);
+      fresh.forEach((m, i) => {
+        if (typeof m !== 'object' || m === null)
+          throw new CtxError('invalid_input', 'expected a message object', { path: `history[${start + i}]` });
+        position.set(m, start + i);
+      });
+      const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
+      record(history, run, call, history.length);
+      return view(run, history, match, fresh.length);
+    },
+    async recoverOverflow(error, call = {}) {
+      const last = current();
+      const run = await pipeline.recoverOverflow({ ...input(call, last.working, last.state), error });
+      points[points.length - 1] = { ...last, working: run.messages, state: run.state, run, call };
+      return { ...view(run, seen, 'continued', 0), retry: run.retry };
+    },
+    async compact(call = {}) {
+      const last = current();
+      const run = await pipeline.compact({
+        ...input(call, last.working, last.state),
+        ...(call.instructions !== undefined ? { instructions: call.instructions } : {}),
+      });
+      points[points.length - 1] = { ...last, working: run.messages, state: run.state, run, call };
+      return view(run, seen, 'continued', 0);
+    },
+    state: () => current().state,
+    toJSON() {
+      const last = current();
+      return {
+        version: 1,
+        seen: Array.from({ length: seenDigest.length }, (_, i) => digestAt(i)),
+        working: last.working,
+        origin: last.working.map((m) => position.get(m) ?? -1),
+        pipeline: last.state,
+      };
+    },
+  };
+}
