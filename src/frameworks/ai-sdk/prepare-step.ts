@@ -9,18 +9,13 @@
  */
 import type { ModelMessage } from 'ai';
 import type { BudgetConfig, JsonValue, Message, PipelineRun } from '../../core/index.ts';
-import { CtxError } from '../../core/index.ts';
-import {
-  createFrameworkContext,
-  type FrameworkContext,
-  type FrameworkContextOptions,
-} from '../framework-context.ts';
+import { type ContextOptions, CtxError, createContext, type IncrementalContext } from '../../core/index.ts';
 import { dialectOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { toModelMessage } from './to-model-messages.ts';
 import { type ToolLike, toolDefinitions } from './tool-definitions.ts';
 
-export interface CtxkitAiSdkOptions extends Omit<FrameworkContextOptions, 'budget'> {
+export interface CtxkitAiSdkOptions extends Omit<ContextOptions, 'budget' | 'dialect'> {
   /** The model's context window in tokens. */
   contextWindow: number;
   /** Budget overrides beyond the window (levels, reserved output). */
@@ -90,11 +85,11 @@ export function validateWindow(contextWindow: unknown): number {
 
 /** The context and bridge behind a hook (shared by `prepareStep` and the middleware). */
 export function createAiSdkContext(options: CtxkitAiSdkOptions): {
-  context: FrameworkContext;
+  context: IncrementalContext;
   bridge: MessageBridge;
 } {
   const { contextWindow, budget, tools: _t, onRun: _o, ...rest } = options;
-  const context = createFrameworkContext({
+  const context = createContext({
     ...rest,
     budget: { ...budget, contextWindow: validateWindow(contextWindow) },
   });

@@ -10,21 +10,21 @@
  * One reducer per thread: the thread id comes from `runtime.configurable.thread_id` when there is one.
  */
 import { createMiddleware } from 'langchain';
-import { createPrepareFeed, type FeedOptions, type PrepareFeed } from '../prepare-feed.ts';
+import { type ContextOptions, createContext, type IncrementalContext } from '../../core/index.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
 import { toLangChainMessages } from './to-langchain.ts';
 
-export type MiddlewareOptions = FeedOptions;
+export type MiddlewareOptions = ContextOptions;
 
 /** At most this many threads' reducers are held; the oldest is dropped (it starts over from the raw history). */
 const MAX_THREADS = 256;
 
 export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
-  const feeds = new Map<string, PrepareFeed>();
+  const feeds = new Map<string, IncrementalContext>();
   const feedFor = (thread: string) => {
     let feed = feeds.get(thread);
     if (!feed) {
-      feed = createPrepareFeed({ dialect: 'anthropic', ...options });
+      feed = createContext({ dialect: 'anthropic', ...options });
       feeds.set(thread, feed);
       if (feeds.size > MAX_THREADS) feeds.delete(feeds.keys().next().value as string);
     }
@@ -37,8 +37,8 @@ export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
         ?.configurable;
       const thread = typeof configurable?.thread_id === 'string' ? configurable.thread_id : '';
       const history = fromLangChainMessages(request.messages);
-      const { messages } = await feedFor(thread).prepare(history, { system: request.systemPrompt });
-      return handler({ ...request, messages: toLangChainMessages(messages) });
+      const run = await feedFor(thread).prepare(history, { system: request.systemPrompt });
+      return handler({ ...request, messages: toLangChainMessages(run.send) });
     },
   });
 }

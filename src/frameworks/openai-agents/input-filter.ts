@@ -8,19 +8,19 @@
  *   run(agent, input, { callModelInputFilter: ctxkitInputFilter({ budget: { contextWindow: 128_000 } }) })
  */
 import type { CallModelInputFilter } from '@openai/agents';
-import { createPrepareFeed, type FeedOptions } from '../prepare-feed.ts';
+import { type ContextOptions, createContext } from '../../core/index.ts';
 import { fromAgentInputItems } from './from-agent-items.ts';
 import { toAgentInputItems } from './to-agent-items.ts';
 
-export type InputFilterOptions = FeedOptions;
+export type InputFilterOptions = ContextOptions;
 
 export function ctxkitInputFilter(options: InputFilterOptions = {}): CallModelInputFilter {
-  const feed = createPrepareFeed({ dialect: 'responses', ...options });
+  const context = createContext({ dialect: 'responses', ...options });
   const filter = async ({ modelData }: Parameters<CallModelInputFilter>[0]) => {
     const history = fromAgentInputItems(modelData.input);
     const system = modelData.instructions;
-    const { messages } = await feed.prepare(history, system !== undefined ? { system } : {});
-    return { ...modelData, input: toAgentInputItems(messages) };
+    const run = await context.prepare(history, system !== undefined ? { system } : {});
+    return { ...modelData, input: toAgentInputItems(run.send) };
   };
   return Object.assign(filter, { preserveInputIdentity: true });
 }
