@@ -41,7 +41,7 @@ function tools(window: number) {
 }
 
 export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRow[]> {
-  const neutral = loadTrajectory(SESSION).messages.map(({ usage: _, ...m }) => m);
+  const neutral = loadTrajectory(SESSION).messages;
   const steps = Math.max(8, opts.steps);
   const rows: FrameworkBenchRow[] = [];
   for (const window of opts.windows) {

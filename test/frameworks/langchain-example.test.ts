@@ -11,7 +11,7 @@ describe('examples/langchain/agent.ts', () => {
   it.skipIf(!HAVE_TRAJECTORIES).each([64_000, 32_000])(
     'runs 10 tool steps after a long real session with 0 rule violations and the current turn verbatim at %i',
     async (contextWindow) => {
-      const neutral = loadTrajectory(SESSION).messages.map(({ usage: _, ...m }) => m);
+      const neutral = loadTrajectory(SESSION).messages;
       const history = neutral.filter((m) => m.role !== 'system').flatMap(toLangChainMessage);
       const model = new RuleCheckingModel(10);
       const agent = makeAgent(model, contextWindow);

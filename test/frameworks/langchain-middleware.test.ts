@@ -21,7 +21,7 @@ describe('ctxkitMiddleware', () => {
     'sends every call of a long real session within Anthropic’s rules, summarising at most once per call, the new step verbatim, at %i',
     async (contextWindow) => {
       // Recorded usage measured Claude Code's unreduced prompts: dropped, as in the Agents SDK test.
-      const neutral: Message[] = loadTrajectory(SESSION).messages.map(({ usage: _, ...m }) => m);
+      const neutral: Message[] = loadTrajectory(SESSION).messages;
       const state: BaseMessage[] = neutral.flatMap(toLangChainMessage);
       const calls = neutral
         .map((_, i) => i)

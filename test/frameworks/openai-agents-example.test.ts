@@ -12,7 +12,7 @@ describe('examples/openai-agents/agent.ts', () => {
     'runs 10 tool steps after a long real session with 0 rule violations and the current turn verbatim at %i',
     async (contextWindow) => {
       // Recorded usage measured Claude Code's unreduced prompts: dropped (the fake model reports its own).
-      const neutral = loadTrajectory(SESSION).messages.map(({ usage: _, ...m }) => m);
+      const neutral = loadTrajectory(SESSION).messages;
       const history = toAgentInputItems(neutral.filter((m) => m.role !== 'system'));
       const ask: AgentInputItem = { role: 'user', content: 'Now read every part.' };
       const model = new RuleCheckingModel(10);

@@ -46,9 +46,9 @@ describe('ctxkitInputFilter', () => {
   it.skipIf(!HAVE_TRAJECTORIES).each([64_000, 32_000])(
     'sends every call of a long real session within the rules, summarising at most once per call, the new step verbatim, at %i',
     async (contextWindow) => {
-      // The recorded usage measured Claude Code's own unreduced prompts; a model behind the filter
-      // reports usage of what it was sent, so the replay drops it (anchoring on it would be wrong).
-      const messages = loadTrajectory(SESSION).messages.map(({ usage: _, ...m }) => m);
+      // The recorded usage stays: it measured Claude Code's own prompts, not what ctxkit sends, and the
+      // context must not anchor on it.
+      const messages = loadTrajectory(SESSION).messages;
       const { items, ends } = asRun(messages);
       // Model calls: after each tool message that an assistant message follows; 12 of them from the middle.
       const calls = messages

@@ -51,8 +51,8 @@ export function loadReplay(minSteps = 10): Replay {
     .sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0]!;
   const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { messages: unknown[] };
   // Claude Code's own compaction summary stays: it is the user message that opens the replayed turn
-  // (the session runs as one turn otherwise). The recorded usage counts Claude Code's context: dropped.
-  const messages = fromOpenAI(raw.messages, { path: file }).map(({ usage: _, ...m }) => m as Message);
+  // (the session runs as one turn otherwise). The recorded usage stays, as a framework's history carries it.
+  const messages = fromOpenAI(raw.messages, { path: file });
   for (let u = messages.length - 1; u > 0; u--) {
     if (messages[u]!.role !== 'user') continue;
     const steps: Message[] = [];
