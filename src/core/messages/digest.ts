@@ -59,3 +59,60 @@ export function messageDigest(m: Message): string {
   }
   return d;
 }
+
+function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]))
+  );
+}
+
+function samePart(a: Part, b: Part): boolean {
+  switch (a.type) {
+    case 'text':
+      return b.type === 'text' && a.text === b.text;
+    case 'image':
+      return (
+        b.type === 'image' &&
+        (a.url ?? null) === (b.url ?? null) &&
+        (a.data ?? null) === (b.data ?? null) &&
+        (a.mediaType ?? null) === (b.mediaType ?? null)
+      );
+    case 'reasoning':
+      return (
+        b.type === 'reasoning' &&
+        a.text === b.text &&
+        (a.signature ?? null) === (b.signature ?? null) &&
+        (a.redacted === true) === (b.redacted === true)
+      );
+    case 'tool-call':
+      return b.type === 'tool-call' && a.id === b.id && a.name === b.name && sameJson(a.args, b.args);
+    case 'tool-result':
+      return (
+        b.type === 'tool-result' &&
+        a.callId === b.callId &&
+        (a.isError === true) === (b.isError === true) &&
+        sameJson(a.output, b.output)
+      );
+  }
+}
+
+/**
+ * Whether two messages have the same content in the digest's sense (what the model reads), compared
+ * directly: for a message object rebuilt by a framework next to the one seen before, this costs a
+ * string comparison per part instead of hashing both.
+ */
+export function sameContent(a: Message, b: Message): boolean {
+  return (
+    a === b ||
+    (a.role === b.role &&
+      (a.name ?? null) === (b.name ?? null) &&
+      a.parts.length === b.parts.length &&
+      a.parts.every((p, i) => samePart(p, b.parts[i]!)))
+  );
+}

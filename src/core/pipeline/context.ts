@@ -18,7 +18,7 @@
  * exactly the caller's history.
  */
 import { CtxError } from '../errors.ts';
-import { messageDigest } from '../messages/digest.ts';
+import { messageDigest, sameContent } from '../messages/digest.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
 import type { Dialect, JsonValue, Message } from '../messages/types.ts';
 import { createPipeline, type Pipeline, type PipelineOptions, type PrepareInput } from './pipeline.ts';
@@ -152,7 +152,14 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       return undefined;
     }
   };
-  const same = (a: unknown, b: Message) => a === b || (digestOf(a) ?? 0) === digestOf(b);
+  /** Same content (what the model reads); what is no message is never the same. */
+  const same = (a: unknown, b: Message): boolean => {
+    try {
+      return sameContent(a as Message, b);
+    } catch {
+      return false;
+    }
+  };
   const digestAt = (i: number): string => {
     let d = seenDigest[i];
     if (d === undefined) d = seenDigest[i] = messageDigest(seen[i]!);
@@ -162,7 +169,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
   function commonPrefix(history: readonly Message[]): number {
     const n = Math.min(history.length, seenDigest.length);
     let k = 0;
-    while (k < n && (history[k] === seen[k] || digestOf(history[k]) === digestAt(k))) k++;
+    while (k < n) {
+      const s = seen[k];
+      // A rebuilt object is compared with the one seen; after a restore only the digest is known.
+      if (!(s !== undefined ? same(history[k], s) : digestOf(history[k]) === seenDigest[k])) break;
+      k++;
+    }
     return k;
   }
   /** Whether `history` starts with the messages of `list` (the last send or working context). */

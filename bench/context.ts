@@ -1,0 +1,125 @@
+/**
+ * What a call through the incremental context costs next to a plain `prepare` on the same history.
+ * Every real trajectory with at least `BENCH_LENGTH` messages (default 300) in ../shared/data is cut
+ * to that length, as it comes (recorded usage, duplicate tool ids and odd parts left in), and, at each
+ * window, measured in one run:
+ *
+ * - `prepare (whole)`: `pipeline.prepare` on the whole history, what a hook without the context does
+ *   (the same objects each call, so the pipeline's own validation and count caches are warm);
+ * - `context, nothing new`: `ctx.prepare(history)` again with the same objects (a framework re-calling
+ *   its hook) and with objects rebuilt every call (matched by content digest; the rebuild is not timed);
+ * - `context, one new message`: the history growing by one message per call up to its length, as an
+ *   agent runs (compactions included when the window is crossed).
+ *
+ * p50, p99 and the worst call in ms; `npm run bench:context` — env BENCH_DATA, BENCH_LENGTH,
+ * BENCH_WINDOWS (default 32000,128000), BENCH_ROUNDS (default 200).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fromOpenAI } from '../src/core/adapters/openai.ts';
+import type { Message } from '../src/core/messages/types.ts';
+import { createContext } from '../src/core/pipeline/context.ts';
+import { createPipeline } from '../src/core/pipeline/pipeline.ts';
+
+const DATA =
+  process.env.BENCH_DATA ?? join(import.meta.dirname, '..', '..', 'shared', 'data', 'trajectories');
+const LENGTH = Number(process.env.BENCH_LENGTH ?? 300);
+const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+
+function histories(): { name: string; messages: Message[] }[] {
+  const out: { name: string; messages: Message[] }[] = [];
+  for (const group of readdirSync(DATA).sort()) {
+    const dir = join(DATA, group);
+    for (const f of readdirSync(dir).sort()) {
+      if (!f.endsWith('.json')) continue;
+      const raw = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { messages?: unknown[] };
+      if (!Array.isArray(raw.messages) || raw.messages.length <= LENGTH) continue;
+      out.push({
+        name: `${group}/${f}`,
+        messages: fromOpenAI(raw.messages, { path: f }).slice(0, LENGTH),
+      });
+    }
+  }
+  return out;
+}
+
+interface Row {
+  window: number;
+  what: string;
+  times: number[];
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+async function time(times: number[], f: () => Promise<unknown>): Promise<void> {
+  const t = performance.now();
+  await f();
+  times.push(performance.now() - t);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(DATA)) {
+    console.log(`bench:context: no trajectories at ${DATA} (see ../shared/data/README.md); nothing measured`);
+    return;
+  }
+  const all = histories();
+  if (all.length === 0) {
+    console.log(`bench:context: no trajectory with more than ${LENGTH} messages in ${DATA}`);
+    return;
+  }
+  const rows: Row[] = [];
+  for (const window of WINDOWS) {
+    const plain: Row = { window, what: 'prepare (whole history)', times: [] };
+    const same: Row = { window, what: 'context, nothing new (same objects)', times: [] };
+    const rebuilt: Row = { window, what: 'context, nothing new (rebuilt objects)', times: [] };
+    const next: Row = { window, what: 'context, one new message', times: [] };
+    rows.push(plain, same, rebuilt, next);
+    const perHistory = Math.max(1, Math.floor(ROUNDS / all.length));
+    for (const { messages } of all) {
+      const history = messages.slice(0, LENGTH);
+      const budget = { contextWindow: window };
+      const pipeline = createPipeline({ budget });
+      const ctx = createContext({ budget, dialect: 'anthropic' });
+      const system = 'You are a coding agent.';
+      await pipeline.prepare({ messages: history, system, dialect: 'anthropic' });
+      await ctx.prepare(history, { system });
+      for (let r = 0; r < perHistory; r++) {
+        await time(plain.times, () => pipeline.prepare({ messages: history, system, dialect: 'anthropic' }));
+        await time(same.times, () => ctx.prepare(history, { system }));
+        const copy = structuredClone(history);
+        await time(rebuilt.times, () => ctx.prepare(copy, { system }));
+      }
+      // One new message per call, as an agent runs: a context that has taken in all but the last
+      // `perHistory` messages is handed one more each call, up to the 300th.
+      const walker = createContext({ budget, dialect: 'anthropic' });
+      const from = Math.max(1, LENGTH - perHistory);
+      await walker.prepare(messages.slice(0, from - 1), { system });
+      for (let n = from; n <= LENGTH; n++)
+        await time(next.times, () => walker.prepare(messages.slice(0, n), { system }));
+    }
+  }
+  console.log(
+    `bench:context — ${all.length} real trajectories cut to ${LENGTH} messages, usage kept; load ${loadavg()[0]!.toFixed(1)}`,
+  );
+  console.log('| window | call | p50 ms | p99 ms | worst ms | p50 vs prepare |');
+  console.log('|---|---|---|---|---|---|');
+  for (const window of WINDOWS) {
+    const mine = rows.filter((r) => r.window === window);
+    const base = pct(
+      [...mine[0]!.times].sort((a, b) => a - b),
+      0.5,
+    );
+    for (const r of mine) {
+      const s = [...r.times].sort((a, b) => a - b);
+      const p50 = pct(s, 0.5);
+      console.log(
+        `| ${window / 1000}K | ${r.what} | ${p50.toFixed(3)} | ${pct(s, 0.99).toFixed(3)} | ${s.at(-1)!.toFixed(3)} | ${(base / p50).toFixed(1)}× faster |`,
+      );
+    }
+  }
+}
+
+await main();
