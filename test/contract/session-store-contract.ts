@@ -8,8 +8,10 @@ import {
   EMPTY_SESSION_STATE,
   fixedClock,
   isCtxError,
+  loadContext,
   resolveWorkingContext,
   type SessionStore,
+  saveContext,
   system,
   toolCall,
   toolResult,
@@ -215,6 +217,25 @@ export function sessionStoreContract(name: string, factory: SessionStoreFactory)
       expect(
         await store.recall('t1', { project: 'p', excludeSession: 'cur', query: 'what was it?' }),
       ).toEqual([]);
+    });
+
+    it('keeps an incremental context by conversation id and resumes it where it left off', async () => {
+      const key = { tenant: 't1', id: 'thread-7' };
+      const history = [
+        user('find the flaky test', { id: 'u1' }),
+        assistant('', [toolCall('c1', 'grep', { q: 'flaky' })], { id: 'a1' }),
+        toolResult('c1', 'grep', 'test/a.test.ts:12', { id: 'r1' }),
+      ];
+      const first = await loadContext(store, key);
+      expect((await first.prepare(history)).match).toBe('new');
+      await saveContext(store, key, first);
+      expect((await store.getState('t1', 'thread-7')).context?.seen).toHaveLength(3);
+      const later = [...history, assistant('It is test/a.test.ts.', [], { id: 'a2' })];
+      const run = await (await loadContext(store, key)).prepare(later);
+      expect([run.match, run.fed]).toEqual(['continued', 1]);
+      expect(run.send.map((m) => m.id)).toEqual(['u1', 'a1', 'r1', 'a2']);
+      expect(run.send[3]).toBe(later[3]);
+      expect((await loadContext(store, { tenant: 't2', id: 'thread-7' })).toJSON().seen).toEqual([]);
     });
   });
 }

@@ -21,4 +21,5 @@ export * from './porter.ts';
 export * from './restore.ts';
 export * from './resume-session.ts';
 export * from './session-store.ts';
+export * from './stored-context.ts';
 export * from './working-context.ts';

@@ -4,6 +4,7 @@
  * Compaction never deletes the log; it only replaces the working context.
  */
 import type { Message } from '../messages/types.ts';
+import type { ContextState } from '../pipeline/context.ts';
 import type { PipelineState } from '../pipeline/types.ts';
 import type { MemoryBlock } from './memory-block.ts';
 
@@ -46,6 +47,8 @@ export interface SessionState {
   working: WorkingContext | null;
   /** Memories + recall computed on the first prompt build, frozen until compaction clears it. */
   memoryBlock: MemoryBlock | null;
+  /** An incremental context kept for this conversation (`saveContext`); absent otherwise. */
+  context?: ContextState;
 }
 
 export interface CreateSessionInput {
