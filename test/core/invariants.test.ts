@@ -3,12 +3,14 @@ import {
   assertInvariants,
   assistant,
   checkInvariants,
+  createPipeline,
   MISSING_RESULT_TEXT,
   pairToolCalls,
   repairMessages,
   toolCall,
   toolResult,
   user,
+  withdrawAnsweredPlaceholders,
 } from '../../src/core/index.ts';
 
 const rules = (ms: Parameters<typeof checkInvariants>[0], o?: Parameters<typeof checkInvariants>[1]) =>
@@ -124,5 +126,32 @@ describe('repairMessages', () => {
     const { messages, repairs } = repairMessages(ms, { dialect: 'anthropic' });
     expect(repairs.map((r) => r.detail)).toEqual(['reused id renamed to x_2']);
     expect(checkInvariants(messages, { dialect: 'anthropic' })).toEqual([]);
+  });
+});
+
+describe('withdrawAnsweredPlaceholders', () => {
+  it('lets a real result replace the placeholder a pre-flight put in while it was missing', async () => {
+    const pipeline = createPipeline();
+    const history = [
+      user('read all three', { id: 'u' }),
+      assistant('', [toolCall('a', 'read'), toolCall('b', 'read'), toolCall('c', 'read')], { id: 'a1' }),
+      toolResult('a', 'read', 'A', { id: 'ra' }),
+    ];
+    const first = await pipeline.prepare({ messages: history });
+    expect(first.messages.at(-1)?.meta?.repaired).toBe(true);
+    // The README loop: the working context plus what arrived since, here the result of b.
+    const next = await pipeline.prepare({
+      messages: [...first.messages, toolResult('b', 'read', 'B', { id: 'rb' })],
+    });
+    const outputs = next.send.flatMap((m) => m.parts).filter((p) => p.type === 'tool-result');
+    expect(outputs.map((p) => [p.callId, p.output])).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+      ['c', MISSING_RESULT_TEXT],
+    ]);
+    expect(withdrawAnsweredPlaceholders(next.messages)).toBe(next.messages);
+    expect(withdrawAnsweredPlaceholders([...first.messages, ...next.messages.slice(-2)])).not.toContain(
+      first.messages.at(-1),
+    );
   });
 });

@@ -304,3 +304,33 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 function renamed(rename: Map<string, string>, ref: { message: number; part: number }): string | undefined {
   return rename.get(`${ref.message}:${ref.part}`);
 }
+
+const isPlaceholder = (p: Part): boolean =>
+  p.type === 'tool-result' && p.isError === true && p.output === MISSING_RESULT_TEXT;
+
+/**
+ * A history repaired while calls were still unanswered holds synthesised results for them; when real
+ * results arrive after it, a placeholder would make one a duplicate (and repair would keep the
+ * placeholder) or stand in the middle of the results. This withdraws the synthesised results of every
+ * `repaired` message that a real result follows in the same tool block; repair synthesises what is still missing again, after
+ * the last result. The same array when there is nothing to withdraw.
+ */
+export function withdrawAnsweredPlaceholders(messages: readonly Message[]): readonly Message[] {
+  let out: Message[] | undefined;
+  let realAfter = false;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    const repaired = m.meta?.repaired === true;
+    if (repaired && realAfter && m.parts.some(isPlaceholder)) {
+      out ??= messages.slice();
+      const parts = m.parts.filter((p) => !isPlaceholder(p));
+      if (parts.length > 0) out[i] = { ...m, parts };
+      else out.splice(i, 1);
+    }
+    // Only results of the same tool block count: a placeholder for a result that never came stays.
+    if (m.role !== 'tool') realAfter = false;
+    else if (m.parts.some((p) => p.type === 'tool-result' && !(repaired && isPlaceholder(p))))
+      realAfter = true;
+  }
+  return out ?? messages;
+}

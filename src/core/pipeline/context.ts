@@ -230,14 +230,16 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     const last = current();
     const k = commonPrefix(history);
     if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new' };
-    if (k === seenDigest.length) return { from: last, start: k, match: 'continued' };
-    // The caller kept what the context returned instead of its raw history.
+    // The caller kept what the context returned instead of its raw history (when that is longer than
+    // the raw history, repair added to it: the added messages are ctxkit's, not the caller's).
+    const extended = k === seenDigest.length;
     for (const list of last.run ? [last.run.send, last.run.messages] : [last.working])
-      if (startsWith(history, list)) {
+      if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
         return { from: points[1]!, start: list.length, match: 'from-send' };
       }
+    if (extended) return { from: last, start: k, match: 'continued' };
     for (let i = points.length - 1; i >= 0; i--) {
       const p = points[i]!;
       if (p.length <= k) {

@@ -5,6 +5,7 @@
  */
 import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
+import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
 import type { Dialect, JsonValue, Message } from '../messages/types.ts';
 import {
@@ -186,8 +187,11 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     return run;
   };
 
-  const start = (input: PrepareInput): Recorder => {
-    checkInput(input);
+  const start = (given: PrepareInput): Recorder => {
+    checkInput(given);
+    // Placeholders a repair put in for calls unanswered then, whose real results have now arrived.
+    const messages = withdrawAnsweredPlaceholders(given.messages);
+    const input = messages === given.messages ? given : { ...given, messages };
     const context: Omit<StageContext, 'state'> = { ...base };
     if (input.system !== undefined) context.system = input.system;
     if (input.tools !== undefined) context.tools = input.tools;
