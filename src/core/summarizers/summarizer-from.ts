@@ -42,10 +42,17 @@ export interface SummarizerCall {
   family: string;
 }
 
-/** What the function answers: the text, or the text with the model and usage it reports. */
+/**
+ * What the function answers: the text, or the text with the model and usage it reports (the AI SDK's
+ * `{ text, usage }` fits as it is; a usage it leaves out is estimated).
+ */
 export type SummarizerAnswer =
   | string
-  | { text: string; model?: string; usage?: { inputTokens?: number; outputTokens?: number } };
+  | {
+      text: string;
+      model?: string | undefined;
+      usage?: { inputTokens?: number | undefined; outputTokens?: number | undefined } | undefined;
+    };
 
 export type SummarizerFn = (call: SummarizerCall) => Promise<SummarizerAnswer> | SummarizerAnswer;
 
