@@ -58,6 +58,7 @@ export * from './summarizers/prompts/index.ts';
 export * from './summarizers/prompts/kosmokrator.ts';
 export * from './summarizers/prompts/parse-answer.ts';
 export * from './summarizers/prompts/plan-text.ts';
+export * from './summarizers/prompts/run-prompt-plan.ts';
 export * from './summarizers/prompts/tiancai.ts';
 export * from './summarizers/prompts/update.ts';
 export * from './summarizers/reference-index.ts';

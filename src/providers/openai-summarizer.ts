@@ -16,11 +16,11 @@ import {
   CtxError,
   createChars4Counter,
   type PromptPlan,
+  runPromptPlan,
   type SummarizeRequest,
   type SummarizeResult,
   type Summarizer,
   stripThinking,
-  trimRunes,
 } from '../core/index.ts';
 import { loadOpenAI, type OpenAIModule } from './openai-sdk.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
@@ -241,33 +241,13 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
 
   return {
     name: o.name,
-    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+    summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
       const model = modelFor(request.purpose, o);
-      const answer = await complete(plan, model, request.signal);
-      const parsed = plan.parse(answer.text);
-      const usage = { ...answer.usage! };
-      if (plan.memoryFollowUp && parsed.summary !== '') {
-        // 002 as documented: a second call extracts memories from the summary; best effort.
-        const follow = plan.memoryFollowUp(parsed.summary);
-        try {
-          const second = await complete(follow, model, request.signal);
-          parsed.memories = follow.parse(second.text).memories ?? [];
-          usage.inputTokens += second.usage!.inputTokens;
-          usage.outputTokens += second.usage!.outputTokens;
-        } catch (error) {
-          if (request.signal?.aborted) throw error;
-          parsed.memories = [];
-        }
-      }
-      const clip = request.maxOutputChars ?? plan.maxOutputRunes;
-      const result: SummarizeResult = {
-        summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,
-        model: answer.model ?? model,
-        usage,
-      };
-      if (parsed.memories) result.memories = parsed.memories;
-      return result;
+      return runPromptPlan(plan, request, async (p) => {
+        const answer = await complete(p, model, request.signal);
+        return { text: answer.text, model: answer.model ?? model, usage: answer.usage! };
+      });
     },
   };
 }

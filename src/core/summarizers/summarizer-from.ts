@@ -15,11 +15,11 @@ import type {
   SummaryPurpose,
   TokenCounter,
 } from '../ports.ts';
-import { trimRunes } from '../text/trim.ts';
 import { createChars4Counter } from '../tokens/estimators.ts';
 import { buildPrompt } from './prompts/index.ts';
 import { stripThinking } from './prompts/parse-answer.ts';
 import { planText } from './prompts/plan-text.ts';
+import { type PlanAnswer, runPromptPlan } from './prompts/run-prompt-plan.ts';
 import type { PromptOptions, PromptPlan } from './prompts/types.ts';
 
 /** One summarisation call, as handed to the function of `summarizerFrom`. */
@@ -111,7 +111,7 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
   };
   const counter = options.counter ?? createChars4Counter({ unit: 'chars' });
 
-  async function ask(plan: PromptPlan, request: SummarizeRequest) {
+  async function ask(plan: PromptPlan, request: SummarizeRequest): Promise<PlanAnswer> {
     const { system, prompt } = planText(plan);
     const call: SummarizerCall = {
       system,
@@ -161,32 +161,9 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
 
   return {
     name: o.name,
-    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+    summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
-      const answer = await ask(plan, request);
-      const parsed = plan.parse(answer.text);
-      const usage = { ...answer.usage };
-      if (plan.memoryFollowUp && parsed.summary !== '') {
-        // 002 `second-call`: memories from the summary, best effort (a failure keeps the summary).
-        try {
-          const follow = plan.memoryFollowUp(parsed.summary);
-          const second = await ask(follow, request);
-          parsed.memories = follow.parse(second.text).memories ?? [];
-          usage.inputTokens += second.usage.inputTokens;
-          usage.outputTokens += second.usage.outputTokens;
-        } catch (error) {
-          if (request.signal?.aborted) throw error;
-          parsed.memories = [];
-        }
-      }
-      const clip = request.maxOutputChars ?? plan.maxOutputRunes;
-      const result: SummarizeResult = {
-        summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,
-        usage,
-      };
-      if (answer.model !== undefined) result.model = answer.model;
-      if (parsed.memories) result.memories = parsed.memories;
-      return result;
+      return runPromptPlan(plan, request, (p) => ask(p, request));
     },
   };
 }
