@@ -217,7 +217,7 @@ console.log(JSON.stringify([typeof core.createPipeline, typeof tokens.createCali
     async (resolution) => {
       await write(
         'core.ts',
-        `import { createPipeline, type Message, type PipelineRun } from 'ctxkit';
+        `import { createPipeline, type Message, type PipelineRun, type Summarizer, type SummarizerCall, summarizerFrom } from 'ctxkit';
 import { createCalibratedCounter, type TokenCounter } from 'ctxkit/tokens';
 import { checkInvariants, type Violation } from 'ctxkit/invariants';
 import { fromOpenAI, toAnthropic } from 'ctxkit/adapters';
@@ -229,6 +229,14 @@ const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: 80
 export const run: Promise<PipelineRun> = pipeline.prepare({ messages });
 export const out = toAnthropic(messages);
 export const n: number = violations.length + counter.countText('hello');
+// A summarizer over any client: the call is plain data, the answer a string or { text, usage }.
+export const custom: Summarizer = summarizerFrom(
+  async ({ system, prompt, maxOutputTokens, signal }: SummarizerCall) =>
+    signal?.aborted ? { text: system + prompt, usage: { inputTokens: maxOutputTokens, outputTokens: undefined } } : 'summary',
+  { name: 'mine', maxOutputTokens: 2048 },
+);
+// @ts-expect-error the function must answer a string or { text }
+summarizerFrom(async () => 42);
 // @ts-expect-error a preset name is checked
 createPipeline({ preset: 1, budget: { contextWindow: 8000 } });
 `,
