@@ -58,6 +58,16 @@ export async function chooseSummarizer(llm: boolean, io: CliIo): Promise<Summari
     },
   };
   const chosen = fromEnv(io.env, { fallback: fallback ?? none });
+  // ctxkit/providers imports without the optional `openai` SDK; a configured provider needs it now.
+  const load = providers.loadOpenAI as ((feature: string) => Promise<unknown>) | undefined;
+  if (chosen.llm && typeof load === 'function') {
+    try {
+      await load('--llm');
+    } catch (e) {
+      const cause = (e as { cause?: unknown }).cause;
+      throw new CliError(`--llm: ${missingPackageMessage(cause) ?? (e as Error).message}`);
+    }
+  }
   io.err(`summarizer: ${chosen.message}`);
   return chosen.summarizer;
 }

@@ -1,25 +1,35 @@
 /**
  * A `Summarizer` over any OpenAI-compatible Chat Completions endpoint, through the `openai` SDK.
  * Plain `chat.completions.create`, no `tools` parameter; one call per request; the prompt family
- * comes from the request's purpose and preset (`./prompts`). Faults become
- * `CtxError('provider_error')`, which stages report as `failed`.
+ * comes from the request's purpose and preset (the core's prompts). Faults become
+ * `CtxError('provider_error')`, which stages report as `failed`. The SDK is imported on the first
+ * `summarize` (`loadOpenAI`): without `openai` installed that call fails with
+ * `CtxError('unsupported')` naming the package.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ClientOptions, OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import {
+  buildPrompt,
   CtxError,
   createChars4Counter,
+  type PromptPlan,
+  runPromptPlan,
   type SummarizeRequest,
   type SummarizeResult,
   type Summarizer,
-  trimRunes,
+  stripThinking,
 } from '../core/index.ts';
+import { loadOpenAI, type OpenAIModule } from './openai-sdk.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
-import { buildPrompt, type PromptPlan } from './prompts/index.ts';
 import { withRetries } from './retry.ts';
+
+interface Connection {
+  sdk: OpenAIModule;
+  client: OpenAI;
+}
 
 interface Answer {
   text: string;
@@ -40,11 +50,6 @@ function usageOf(raw: unknown): Answer['usage'] {
     inputTokens: typeof input === 'number' ? input : 0,
     outputTokens: typeof output === 'number' ? output : 0,
   };
-}
-
-/** Removes `<think>…</think>` blocks that reasoning models served by Ollama or vLLM put in the content. */
-export function stripThinking(text: string): string {
-  return text.replace(/<think>[\s\S]*?(?:<\/think>|$)/g, '');
 }
 
 /** Model chosen for a request: the primary for `manual-compact`, else the summarization model. */
@@ -88,7 +93,7 @@ class Call {
 export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summarizer {
   const o: ResolvedOptions = resolveOptions(options);
   const counter = o.counter ?? createChars4Counter({ unit: 'chars' });
-  const clientOptions: ConstructorParameters<typeof OpenAI>[0] = {
+  const clientOptions: ClientOptions = {
     baseURL: o.baseURL,
     apiKey: o.apiKey,
     maxRetries: 0, // ./retry.ts retries, with an injectable sleep
@@ -102,9 +107,25 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
     logLevel: 'warn',
   };
   if (o.fetch) clientOptions.fetch = o.fetch;
-  const client = o.clientFactory ? o.clientFactory(clientOptions) : new OpenAI(clientOptions);
+
+  // The SDK and the client, made on the first call (`openai` is an optional peer).
+  let connection: Promise<Connection> | undefined;
+  function connect(): Promise<Connection> {
+    connection ??= loadOpenAI('createOpenAISummarizer').then(
+      (sdk) => ({
+        sdk,
+        client: o.clientFactory ? o.clientFactory(clientOptions) : new sdk.OpenAI(clientOptions),
+      }),
+      (error: unknown) => {
+        connection = undefined;
+        throw error;
+      },
+    );
+    return connection;
+  }
 
   async function once(
+    { sdk, client }: Connection,
     body: ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal | undefined,
   ): Promise<Answer> {
@@ -144,7 +165,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
         if (usage) answer.usage = usage;
       }
       // The SDK ends a stream quietly when its signal aborts: a partial answer is no answer.
-      if (call.controller.signal.aborted) throw new APIUserAbortError();
+      if (call.controller.signal.aborted) throw new sdk.APIUserAbortError();
       return answer;
     } catch (error) {
       if (call.timedOut)
@@ -157,17 +178,17 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
     }
   }
 
-  function fault(error: unknown, model: string, retries: number): CtxError {
+  function fault(sdk: OpenAIModule, error: unknown, model: string, retries: number): CtxError {
     const where = `summarizer ${model} at ${o.baseURL}`;
     const tries = retries > 0 ? ` (after ${retries} retries)` : '';
     let what: string;
     if (error instanceof CtxError) what = error.message;
-    else if (error instanceof APIUserAbortError) what = 'aborted by the caller';
-    else if (error instanceof APIConnectionTimeoutError)
+    else if (error instanceof sdk.APIUserAbortError) what = 'aborted by the caller';
+    else if (error instanceof sdk.APIConnectionTimeoutError)
       what = `no answer within ${o.timeoutMs} ms (timeout)`;
-    else if (error instanceof APIError && error.status !== undefined)
+    else if (error instanceof sdk.APIError && error.status !== undefined)
       what = `HTTP ${error.status}: ${error.message}`;
-    else if (error instanceof APIConnectionError) what = `connection failed: ${error.message}`;
+    else if (error instanceof sdk.APIConnectionError) what = `connection failed: ${error.message}`;
     else if (error instanceof SyntaxError) what = `malformed answer: invalid JSON (${error.message})`;
     else what = `malformed answer: ${error instanceof Error ? error.message : String(error)}`;
     return new CtxError('provider_error', `${where}: ${what}${tries}`, { cause: error });
@@ -175,7 +196,9 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
 
   /** One Chat Completions call with retries; the answer text (thinking removed) is never empty. */
   async function complete(plan: PromptPlan, model: string, signal: AbortSignal | undefined): Promise<Answer> {
-    const body: ChatCompletionCreateParamsNonStreaming = { model, messages: plan.messages };
+    const connection = await connect();
+    const messages = plan.messages as unknown as ChatCompletionMessageParam[];
+    const body: ChatCompletionCreateParamsNonStreaming = { model, messages };
     if (plan.temperature !== undefined) body.temperature = plan.temperature;
     if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
     let retries = 0;
@@ -194,18 +217,23 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
         },
       };
       if (signal) retryOptions.signal = signal;
-      answer = (await withRetries(() => once(body, signal), retryOptions)).value;
+      answer = (await withRetries(() => once(connection, body, signal), retryOptions)).value;
     } catch (error) {
-      throw fault(error, model, retries);
+      throw fault(connection.sdk, error, model, retries);
     }
     const text = stripThinking(answer.text);
     if (text.trim() === '')
-      throw fault(new CtxError('provider_error', 'empty answer (no content)'), model, retries);
+      throw fault(
+        connection.sdk,
+        new CtxError('provider_error', 'empty answer (no content)'),
+        model,
+        retries,
+      );
     return {
       ...answer,
       text,
       usage: answer.usage ?? {
-        inputTokens: plan.messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),
+        inputTokens: messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),
         outputTokens: counter.countText(answer.text),
       },
     };
@@ -213,33 +241,13 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
 
   return {
     name: o.name,
-    async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
+    summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
       const model = modelFor(request.purpose, o);
-      const answer = await complete(plan, model, request.signal);
-      const parsed = plan.parse(answer.text);
-      const usage = { ...answer.usage! };
-      if (plan.memoryFollowUp && parsed.summary !== '') {
-        // 002 as documented: a second call extracts memories from the summary; best effort.
-        const follow = plan.memoryFollowUp(parsed.summary);
-        try {
-          const second = await complete(follow, model, request.signal);
-          parsed.memories = follow.parse(second.text).memories ?? [];
-          usage.inputTokens += second.usage!.inputTokens;
-          usage.outputTokens += second.usage!.outputTokens;
-        } catch (error) {
-          if (request.signal?.aborted) throw error;
-          parsed.memories = [];
-        }
-      }
-      const clip = request.maxOutputChars ?? plan.maxOutputRunes;
-      const result: SummarizeResult = {
-        summary: clip !== undefined ? trimRunes(parsed.summary, clip) : parsed.summary,
-        model: answer.model ?? model,
-        usage,
-      };
-      if (parsed.memories) result.memories = parsed.memories;
-      return result;
+      return runPromptPlan(plan, request, async (p) => {
+        const answer = await complete(p, model, request.signal);
+        return { text: answer.text, model: answer.model ?? model, usage: answer.usage! };
+      });
     },
   };
 }

@@ -2,8 +2,10 @@
  * Retries with exponential backoff on 429 and 5xx, honouring `retry-after-ms` / `retry-after` (capped).
  * The SDK's own retry loop sleeps with a private timer and random jitter, so it runs with
  * `maxRetries: 0` and this loop, whose sleep, clock and randomness are injected, does the retrying.
+ * The SDK's error classes are read from the SDK once it is loaded (`loadOpenAI`), so this file imports
+ * without `openai` installed.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { loadedOpenAI } from './openai-sdk.ts';
 
 export interface RetryOptions {
   /** Retries after the first attempt. @default 2 */
@@ -38,12 +40,23 @@ export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Whether an error from the SDK deserves another attempt; timeouts and aborts do not. */
+/**
+ * Whether an error from the SDK deserves another attempt; timeouts and aborts do not. False for
+ * anything that is not an SDK error, and for everything until the SDK is loaded (`loadOpenAI`, or the
+ * first call of the summarizer or embedder), since no SDK error exists before.
+ */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof APIUserAbortError || error instanceof APIConnectionTimeoutError) return false;
-  if (error instanceof APIError && error.status !== undefined)
+  const sdk = loadedOpenAI();
+  if (!sdk) return false;
+  if (error instanceof sdk.APIUserAbortError || error instanceof sdk.APIConnectionTimeoutError) return false;
+  if (error instanceof sdk.APIError && error.status !== undefined)
     return error.status === 429 || error.status >= 500;
-  return error instanceof APIConnectionError;
+  return error instanceof sdk.APIConnectionError;
+}
+
+function apiError(error: unknown) {
+  const sdk = loadedOpenAI();
+  return sdk && error instanceof sdk.APIError ? error : undefined;
 }
 
 /** The delay the server asked for, in ms, or undefined. */
@@ -67,7 +80,8 @@ export function backoffDelay(
 }
 
 function describe(error: unknown): string {
-  if (error instanceof APIError && error.status !== undefined) return `HTTP ${error.status}`;
+  const status = apiError(error)?.status;
+  if (status !== undefined) return `HTTP ${status}`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -81,7 +95,8 @@ export async function withRetries<T>(
       return { value: await attempt(n), retries: n };
     } catch (error) {
       if (n >= options.maxRetries || !isRetryable(error) || options.signal?.aborted) throw error;
-      const asked = error instanceof APIError ? retryAfterMs(error.headers, options.now) : undefined;
+      const api = apiError(error);
+      const asked = api ? retryAfterMs(api.headers, options.now) : undefined;
       const delayMs = Math.min(asked ?? backoffDelay(n, options), options.maxDelayMs);
       options.onRetry?.({ attempt: n + 1, delayMs, reason: describe(error) });
       await options.sleep(delayMs, options.signal);

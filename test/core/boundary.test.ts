@@ -10,7 +10,7 @@ const FORBIDDEN: Array<[RegExp, string]> = [
   [/import\(\s*['"](node:[^'"]+)['"]\s*\)/, 'node: dynamic import'],
   [/from\s+['"](cloudflare:[^'"]+)['"]/, 'cloudflare: import'],
   [
-    /from\s+['"](drizzle-orm[^'"]*|drizzle-kit|yargs[^'"]*|better-sqlite3|fs|path|os|child_process)['"]/,
+    /from\s+['"](drizzle-orm[^'"]*|drizzle-kit|yargs[^'"]*|better-sqlite3|openai[^'"]*|fs|path|os|child_process)['"]/,
     'runtime package',
   ],
   [/\bprocess\.(env|argv|exit|cwd|stdout|stderr)\b/, 'process global'],

@@ -14,6 +14,7 @@ import {
   denoBinary,
   exec,
   installFigures,
+  installNextTo,
   linkOptionalPeers,
   packAndInstall,
   REPO_MODULES,
@@ -116,8 +117,6 @@ let node;
 try { await import('ctxkit/node'); } catch (e) { node = e.message; }
 let tiktoken;
 try { await createTiktokenCounter('o200k_base'); } catch (e) { tiktoken = e.message; }
-let providers;
-try { await import('ctxkit/providers'); } catch (e) { providers = e.message; }
 console.log(JSON.stringify({
   same: fromRoot === createCalibratedCounter,
   tokens: createCalibratedCounter().countText('hello world'),
@@ -126,7 +125,6 @@ console.log(JSON.stringify({
   version: pkg.version,
   node,
   tiktoken,
-  providers,
   frameworks,
 }));
 `,
@@ -148,7 +146,45 @@ console.log(JSON.stringify({
     // The optional peers are named when a feature needs them.
     expect(out.node).toContain("Cannot find package 'drizzle-orm'");
     expect(out.tiktoken).toContain('npm install gpt-tokenizer');
-    expect(out.providers).toContain("'openai'");
+  });
+
+  it('imports ctxkit/providers without openai: prompts, parsers and summarizerFrom work, the SDK pieces name openai', async () => {
+    await write(
+      'providers.mjs',
+      `import { fromOpenAI, summarizerFrom } from 'ctxkit';
+import * as providers from 'ctxkit/providers';
+const messages = fromOpenAI([{ role: 'user', content: 'we chose Postgres' }, { role: 'assistant', content: 'noted' }]);
+const request = { purpose: 'compaction', preset: 'default', messages };
+const plan = providers.buildPrompt(request);
+const parsed = providers.parseKosmokratorAnswer('{"summary": "s", "memories": []}');
+const seen = [];
+const custom = await summarizerFrom(async (call) => {
+  seen.push([call.system === providers.KOSMOKRATOR_SYSTEM_PROMPT, call.prompt.includes('we chose Postgres'), call.maxOutputTokens]);
+  return '{"summary": "## Goal\\\\nPostgres", "memories": []}';
+}).summarize(request);
+const summarizer = providers.createOpenAISummarizer({ model: 'm' });
+let sdk;
+try { await summarizer.summarize(request); } catch (e) { sdk = { code: e.code, message: e.message }; }
+let embedder;
+try { await providers.openAIEmbedder({ apiKey: 'k' }).embed(['x']); } catch (e) { embedder = e.message; }
+console.log(JSON.stringify({ family: plan.family, parsed, custom: custom.summary, seen, name: summarizer.name, sdk, embedder }));
+`,
+    );
+    const r = await node(['providers.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      family: 'kosmokrator',
+      parsed: { summary: 's', memories: [] },
+      custom: '## Goal\nPostgres',
+      seen: [[true, true, 4096]],
+      name: 'openai',
+      sdk: { code: 'unsupported' },
+    });
+    expect(out.sdk.message).toMatch(
+      /^createOpenAISummarizer needs the optional package openai \(npm install openai\): Cannot find package 'openai'/,
+    );
+    expect(out.embedder).toContain('openAIEmbedder needs the optional package openai (npm install openai)');
   });
 
   it('loads with require() (Node ≥ 20.19 require(esm))', async () => {
@@ -181,7 +217,7 @@ console.log(JSON.stringify([typeof core.createPipeline, typeof tokens.createCali
     async (resolution) => {
       await write(
         'core.ts',
-        `import { createPipeline, type Message, type PipelineRun } from 'ctxkit';
+        `import { createPipeline, type Message, type PipelineRun, type Summarizer, type SummarizerCall, summarizerFrom } from 'ctxkit';
 import { createCalibratedCounter, type TokenCounter } from 'ctxkit/tokens';
 import { checkInvariants, type Violation } from 'ctxkit/invariants';
 import { fromOpenAI, toAnthropic } from 'ctxkit/adapters';
@@ -193,6 +229,14 @@ const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: 80
 export const run: Promise<PipelineRun> = pipeline.prepare({ messages });
 export const out = toAnthropic(messages);
 export const n: number = violations.length + counter.countText('hello');
+// A summarizer over any client: the call is plain data, the answer a string or { text, usage }.
+export const custom: Summarizer = summarizerFrom(
+  async ({ system, prompt, maxOutputTokens, signal }: SummarizerCall) =>
+    signal?.aborted ? { text: system + prompt, usage: { inputTokens: maxOutputTokens, outputTokens: undefined } } : 'summary',
+  { name: 'mine', maxOutputTokens: 2048 },
+);
+// @ts-expect-error the function must answer a string or { text }
+summarizerFrom(async () => 42);
 // @ts-expect-error a preset name is checked
 createPipeline({ preset: 1, budget: { contextWindow: 8000 } });
 `,
@@ -287,11 +331,67 @@ export default {
     const bad = await exec(bin, ['replay', FIXTURE, '--preset', 'turbo'], { cwd: c.project });
     expect([bad.code, bad.stdout, bad.stderr.trim().split('\n').length]).toEqual([2, '', 1]);
     await write('chat.json', JSON.stringify([{ role: 'user', content: 'hello' }]));
-    const llm = await exec(bin, ['compact', 'chat.json', '--window', '1000', '--llm'], { cwd: c.project });
+    const noEnv = {
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      CTXKIT_LLM_BASE_URL: '',
+      CTXKIT_LLM_API_KEY: '',
+    };
+    // No provider configured: --llm falls back to the offline summarizer, openai or not.
+    const offline = await exec(bin, ['compact', 'chat.json', '--window', '1000', '--llm'], {
+      cwd: c.project,
+      env: noEnv,
+    });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain('no API key configured');
+    // A provider configured without the SDK installed: exit 2, the package named.
+    const llm = await exec(bin, ['compact', 'chat.json', '--window', '1000', '--llm'], {
+      cwd: c.project,
+      env: { ...noEnv, CTXKIT_LLM_API_KEY: 'k' },
+    });
     expect(llm.code).toBe(2);
     expect(llm.stderr).toContain('--llm: the optional package openai is not installed (npm install openai)');
     expect(help.stderr + replay.stderr).not.toMatch(/tsx/);
   });
+});
+
+describe('next to the openai SDK (optional peer >=6.49 <8)', () => {
+  // A fake Chat Completions endpoint through the SDK's own `fetch` option: the real SDK, no network.
+  const summarize = `import { createOpenAISummarizer, isRetryable, loadOpenAI } from 'ctxkit/providers';
+import { fromOpenAI } from 'ctxkit';
+import { readFileSync } from 'node:fs';
+const fetch = async (url, init) => {
+  const body = JSON.parse(String(init.body));
+  return new Response(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: body.model,
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '{"summary": "via the sdk", "memories": []}' } }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }), { status: 200, headers: { 'content-type': 'application/json' } });
+};
+const s = createOpenAISummarizer({ model: 'm', apiKey: 'k', fetch, maxRetries: 0 });
+const r = await s.summarize({ purpose: 'compaction', preset: 'default', messages: fromOpenAI([{ role: 'user', content: 'hi' }]) });
+const sdk = await loadOpenAI();
+const version = JSON.parse(readFileSync('node_modules/openai/package.json', 'utf8')).version;
+console.log(JSON.stringify({ summary: r.summary, usage: r.usage, retry503: isRetryable(sdk.APIError.generate(503, {}, 'busy', new Headers())), version }));
+`;
+
+  it.each(['6', '7'])(
+    'installs without --legacy-peer-deps and summarizes through the real SDK next to openai@%s',
+    async (major) => {
+      const { project } = await installNextTo(c, `with-openai-${major}`, [`openai@${major}`]);
+      const ls = await exec('npm', ['ls', 'openai', 'ctxkit'], { cwd: project });
+      expect(ls.code, ls.stdout + ls.stderr).toBe(0);
+      await writeFile(join(project, 'sdk.mjs'), summarize);
+      const r = await exec(process.execPath, ['sdk.mjs'], { cwd: project });
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.version.split('.')[0]).toBe(major);
+      expect(out).toMatchObject({
+        summary: 'via the sdk',
+        usage: { inputTokens: 3, outputTokens: 2 },
+        retry503: true,
+      });
+    },
+    300_000,
+  );
 });
 
 describe('with the optional peers installed', () => {

@@ -88,6 +88,30 @@ export async function packAndInstall(): Promise<Consumer> {
   };
 }
 
+/**
+ * A second fresh project in the consumer's directory with the same packed tarball installed next to
+ * `packages` (e.g. `openai@7`), with npm's default peer checks (no `--legacy-peer-deps`). Throws
+ * with npm's output when the install fails (an ERESOLVE peer conflict included).
+ */
+export async function installNextTo(
+  c: Pick<Consumer, 'dir' | 'tarball'>,
+  name: string,
+  packages: readonly string[],
+): Promise<{ project: string; ms: number }> {
+  const project = join(c.dir, name);
+  await mkdir(project);
+  await writeFile(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: `ctxkit-${name}`, private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const install = await mustExec(
+    NPM,
+    ['install', c.tarball, ...packages, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
+    { cwd: project },
+  );
+  return { project, ms: install.ms };
+}
+
 /** The files in the tarball (without the `package/` prefix). */
 export async function tarballFiles(tarball: string): Promise<string[]> {
   const r = await mustExec('tar', ['-tzf', tarball]);

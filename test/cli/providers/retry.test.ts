@@ -1,6 +1,17 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { describe, expect, it } from 'vitest';
-import { backoffDelay, isRetryable, retryAfterMs, withRetries } from '../../../src/providers/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  backoffDelay,
+  isRetryable,
+  loadOpenAI,
+  retryAfterMs,
+  withRetries,
+} from '../../../src/providers/index.ts';
+
+// The SDK's error classes are recognised once ctxkit has loaded the SDK (the summarizer does on its first call).
+beforeAll(async () => {
+  await loadOpenAI();
+});
 
 const status = (code: number, headers: Record<string, string> = {}) =>
   APIError.generate(code, { message: `status ${code}` }, undefined, new Headers(headers));

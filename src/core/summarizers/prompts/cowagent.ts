@@ -3,8 +3,10 @@
  * characters of each message's text), temperature 0, max_tokens 500, and a system prompt asking for
  * `[DAILY]` and `[MEMORY]` sections, or "无" when nothing is worth keeping.
  */
-import { type Message, messageText, type SummarizeRequest } from '../../core/index.ts';
-import { parseCowagentAnswer } from '../parse.ts';
+import { messageText } from '../../messages/text.ts';
+import type { Message } from '../../messages/types.ts';
+import type { SummarizeRequest } from '../../ports.ts';
+import { parseCowagentAnswer } from './parse-answer.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 

@@ -4,14 +4,11 @@
  * invisible messages become stubs or go, orphan results are dropped and missing results synthesised
  * (a window split can orphan a result, §6 #14).
  */
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import {
-  type Message,
-  repairMessages,
-  type SummarizeRequest,
-  toModelView,
-  toOpenAI,
-} from '../../core/index.ts';
+import { type OpenAIMessage, toOpenAI } from '../../adapters/openai.ts';
+import { repairMessages } from '../../invariants/repair.ts';
+import type { Message } from '../../messages/types.ts';
+import { toModelView } from '../../messages/visibility.ts';
+import type { SummarizeRequest } from '../../ports.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
@@ -25,10 +22,10 @@ export const CO_CLI_SUMMARY_PROMPT = `Summarise the conversation so far so that 
 Return only the summary.`;
 
 /** The dropped messages as valid OpenAI chat history. */
-export function coCliHistory(messages: readonly Message[]): ChatCompletionMessageParam[] {
+export function coCliHistory(messages: readonly Message[]): OpenAIMessage[] {
   const visible = toModelView(messages);
   const { messages: repaired } = repairMessages(visible, { dialect: 'openai' });
-  return toOpenAI(repaired) as unknown as ChatCompletionMessageParam[];
+  return toOpenAI(repaired) as OpenAIMessage[];
 }
 
 /** History is always the messages themselves (a transcript would defeat the point of 001). */

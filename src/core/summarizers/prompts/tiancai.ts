@@ -3,15 +3,11 @@
  * summaries, one result or a batch (§5.3). Lines are joined with real newlines (the upstream prompt's
  * literal `\n` is a bug, §6 #32, not reproduced).
  */
-import {
-  CtxError,
-  type Message,
-  messageText,
-  outputText,
-  type SummarizeRequest,
-  type ToolResultPart,
-  trimTextWithTail,
-} from '../../core/index.ts';
+import { CtxError } from '../../errors.ts';
+import { messageText, outputText } from '../../messages/text.ts';
+import type { Message, ToolResultPart } from '../../messages/types.ts';
+import type { SummarizeRequest } from '../../ports.ts';
+import { trimTextWithTail } from '../../text/trim.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
@@ -34,7 +30,7 @@ export const TIANCAI_LIMITS = {
 const EMPTY_OUTPUT = '(empty output)';
 
 /** The serialised transcript of the visible messages; empty string when none is visible. */
-export function tiancaiTranscript(messages: readonly Message[]): string {
+export function tiancaiPromptTranscript(messages: readonly Message[]): string {
   const blocks: string[] = [];
   for (const m of messages) {
     if (m.meta?.agentVisible === false || m.role === 'system') continue;
@@ -93,7 +89,7 @@ const CHECKPOINT_FORMAT = `Write the checkpoint in this format:
 /** The checkpoint prompt; the stage's `transcript` is used when given, else the messages are serialised. */
 export function tiancaiCheckpointPrompt(request: SummarizeRequest): PromptPlan {
   const { previousSummary, instructions } = request;
-  const transcript = request.transcript ?? tiancaiTranscript(request.messages);
+  const transcript = request.transcript ?? tiancaiPromptTranscript(request.messages);
   if (transcript === '')
     throw new CtxError('invalid_input', 'no visible messages to summarise', { path: 'messages' });
   const user = `<conversation>\n${transcript}\n</conversation>\n\n${CHECKPOINT_FORMAT}${updateBlock(previousSummary, instructions)}`;

@@ -2,7 +2,7 @@
  * Picks the prompt family for a request: by purpose first (memory flush, tool results, the co-cli
  * window), then by preset for a compaction, automatic or manual (`/compact`).
  */
-import type { SummarizeRequest } from '../../core/index.ts';
+import type { SummarizeRequest } from '../../ports.ts';
 import { coCliPrompt } from './co-cli.ts';
 import { cowagentPrompt } from './cowagent.ts';
 import { kosmokratorPrompt, kosmokratorTwoCallPrompt } from './kosmokrator.ts';

@@ -5,21 +5,23 @@
  * §6 #22), the marker line coming first. The pipeline stage formats its own transcript (with its
  * options) and passes it as `request.transcript`; this one serves direct callers.
  */
-import {
-  type JsonValue,
-  type Message,
-  messageText,
-  outputText,
-  type SummarizeRequest,
-} from '../../core/index.ts';
-import { normalizeMemories, parseKosmokratorAnswer, stripFence } from '../parse.ts';
-import { clipWithNote } from '../text.ts';
+import { messageText, outputText } from '../../messages/text.ts';
+import type { JsonValue, Message } from '../../messages/types.ts';
+import { TRANSCRIPT_TRUNCATED_LINE } from '../../pipeline/stages/kosmokrator-transcript.ts';
+import type { SummarizeRequest } from '../../ports.ts';
+import { normalizeMemories, parseKosmokratorAnswer, stripFence } from './parse-answer.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
 /** @default 100000 characters of transcript. */
 export const KOSMOKRATOR_TRANSCRIPT_CAP = 100_000;
-export const TRANSCRIPT_TRUNCATED_LINE = '[... older messages truncated for compaction]';
+
+/** KosmoKrator's over-length form: `{first N chars} [truncated — {len} chars]`. */
+export function clipWithNote(text: string, max: number): string {
+  const runes = Array.from(text);
+  if (runes.length <= max) return text;
+  return `${runes.slice(0, max).join('')} [truncated — ${runes.length} chars]`;
+}
 
 const ELIDED_ARGS = new Set(['content', 'old_string', 'new_string']);
 
@@ -35,7 +37,7 @@ function formatArgs(args: JsonValue): string {
 }
 
 /** The plain-text transcript of `messages` (invisible ones left out). */
-export function kosmokratorTranscript(
+export function kosmokratorPromptTranscript(
   messages: readonly Message[],
   cap = KOSMOKRATOR_TRANSCRIPT_CAP,
 ): string {
@@ -99,7 +101,7 @@ Only extract things NOT obvious from reading the code; skip ephemeral task detai
 
 /** The one-call prompt; the stage's `transcript` is used when given, else the messages are serialised. */
 export function kosmokratorPrompt(request: SummarizeRequest): PromptPlan {
-  const transcript = request.transcript ?? kosmokratorTranscript(request.messages);
+  const transcript = request.transcript ?? kosmokratorPromptTranscript(request.messages);
   const user = `Summarize this conversation segment.\n\n<conversation>\n${transcript}\n</conversation>${updateBlock(request.previousSummary, request.instructions)}`;
   return {
     family: 'kosmokrator',
@@ -160,7 +162,7 @@ export function kosmokratorMemoryPrompt(summary: string): PromptPlan {
 
 /** 002 as its doc describes it: a plain summary call, then a best-effort memory call on the summary. */
 export function kosmokratorTwoCallPrompt(request: SummarizeRequest): PromptPlan {
-  const transcript = request.transcript ?? kosmokratorTranscript(request.messages);
+  const transcript = request.transcript ?? kosmokratorPromptTranscript(request.messages);
   const user = `Summarize this conversation segment. ${SUMMARY_STRUCTURE}\n\n<conversation>\n${transcript}\n</conversation>${updateBlock(request.previousSummary, request.instructions)}`;
   return {
     family: 'kosmokrator-two-call',

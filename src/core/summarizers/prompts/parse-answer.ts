@@ -1,12 +1,17 @@
 /**
  * Readers of summariser answers: KosmoKrator's `{"summary", "memories"}` JSON (SEED-RULES §4.7) and
- * CowAgent's `[DAILY]` / `[MEMORY]` sections (§2.3).
+ * CowAgent's `[DAILY]` / `[MEMORY]` sections (§2.3), and the `<think>` blocks some models emit.
  */
-import type { ExtractedMemory } from '../core/index.ts';
-import type { ParsedAnswer } from './prompts/types.ts';
+import type { ExtractedMemory } from '../../ports.ts';
+import type { ParsedAnswer } from './types.ts';
 
 const MEMORY_TYPES = new Set(['project', 'user', 'decision']);
 const MEMORY_CLASSES = new Set(['priority', 'durable', 'working']);
+
+/** Removes `<think>…</think>` blocks that reasoning models served by Ollama or vLLM put in the content. */
+export function stripThinking(text: string): string {
+  return text.replace(/<think>[\s\S]*?(?:<\/think>|$)/g, '');
+}
 
 /** Removes one surrounding Markdown code fence (```json … ```), which many models add. */
 export function stripFence(text: string): string {

@@ -1,5 +1,5 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ExtractedMemory } from '../../core/index.ts';
+import type { OpenAIMessage } from '../../adapters/openai.ts';
+import type { ExtractedMemory } from '../../ports.ts';
 
 /** What a prompt family's parser makes of the answer text. */
 export interface ParsedAnswer {
@@ -7,11 +7,12 @@ export interface ParsedAnswer {
   memories?: ExtractedMemory[];
 }
 
-/** One Chat Completions call: the messages, sampling limits and how to read the answer. */
+/** One summarisation call: the messages, sampling limits and how to read the answer. */
 export interface PromptPlan {
   /** Prompt family, for logs and tests: `kosmokrator`, `tiancai-checkpoint`, `tiancai-tool`, … */
   family: string;
-  messages: ChatCompletionMessageParam[];
+  /** System first; OpenAI Chat Completions shape (co-cli puts the dropped history between). */
+  messages: OpenAIMessage[];
   temperature?: number;
   maxTokens?: number;
   /** The answer is clipped to this many runes after parsing. */
