@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createBudget, effectiveTokenLimit, keepRecentBudget, shouldCompact } from '../../src/core/index.ts';
+import {
+  createBudget,
+  createPipeline,
+  effectiveTokenLimit,
+  keepRecentBudget,
+  shouldCompact,
+  smallestWindow,
+} from '../../src/core/index.ts';
 
 describe('createBudget', () => {
   it('gives the worked numbers of a 200K window', () => {
@@ -24,6 +31,25 @@ describe('createBudget', () => {
 
   it('rejects a bad field naming it', () => {
     expect(() => createBudget({ contextWindow: -5 })).toThrow(/budget\.contextWindow/);
+  });
+
+  it('refuses a window that leaves nothing to send after the reserve, naming the smallest that works', () => {
+    expect(() => createBudget({ contextWindow: 16000 })).toThrow(
+      'budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000 and blockingBuffer 3000; the smallest window that works with these settings is 19001',
+    );
+    expect(smallestWindow({ reserveOutput: 16000, blockingBuffer: 3000 })).toBe(19001);
+    expect(createBudget({ contextWindow: 19001 }).blocking).toBe(1);
+  });
+
+  it("names the preset when the preset's reserve leaves nothing to send", () => {
+    expect(() => createPipeline({ preset: 'kosmokrator', budget: { contextWindow: 16000 } })).toThrow(
+      /^preset kosmokrator: budget\.contextWindow: .* smallest window that works with these settings is 19001$/,
+    );
+  });
+
+  it("accepts 003's configuration with no token limit at all (MaxTokens 0, no window)", () => {
+    const p = createPipeline({ preset: 'tiancai', config: { maxTokens: 0, compaction: { maxMessages: 10 } } });
+    expect(p.budget.usable).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
 

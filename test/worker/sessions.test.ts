@@ -51,6 +51,17 @@ describe('POST /v1/sessions', () => {
     expect(res.body.error.code).toBe('invalid_config');
     expect((await api.get('/v1/sessions/bad-config')).status).toBe(404);
   });
+
+  it('answers 400 naming the smallest window when the window leaves nothing after the reserve', async () => {
+    const res = await api.post('/v1/sessions', {
+      id: 'tiny-window',
+      preset: 'kosmokrator',
+      budget: { contextWindow: 16000 },
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, 'invalid_config']);
+    expect(res.body.error.message).toContain('smallest window that works with these settings is 19001');
+    expect((await api.get('/v1/sessions/tiny-window')).status).toBe(404);
+  });
 });
 
 describe('GET /v1/sessions', () => {

@@ -3,8 +3,10 @@
  * and blocking buffers below it give the levels `ok → warn → compact → block`.
  */
 import * as z from 'zod/mini';
+import { CtxError } from '../errors.ts';
 import { parseWith } from '../messages/schema.ts';
 import { LIMITS } from '../pipeline/limits.ts';
+import { budgetOf } from './levels.ts';
 
 export type BudgetLevel = 'ok' | 'warn' | 'compact' | 'block';
 
@@ -51,24 +53,25 @@ export interface ContextBudget extends Readonly<BudgetConfig> {
 
 export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget {
   const c = { ...BUDGET_DEFAULTS, ...parseWith(budgetConfigSchema, config, ['budget']) } as BudgetConfig;
-  const usable = Math.max(1, c.contextWindow - c.reserveOutput);
-  const warning = Math.max(1, usable - c.warningBuffer);
-  const autoCompact = Math.max(1, usable - c.autoCompactBuffer);
-  const blocking = Math.max(1, usable - c.blockingBuffer);
-  return {
-    ...c,
-    usable,
-    warning,
-    autoCompact,
-    blocking,
-    level(t) {
-      if (t >= blocking) return 'block';
-      if (t >= autoCompact) return 'compact';
-      if (t >= warning) return 'warn';
-      return 'ok';
-    },
-    percentLeft: (t) => Math.max(0, Math.round(((usable - t) / usable) * 100)),
-  };
+  const floor = smallestWindow(c);
+  if (c.contextWindow < floor) {
+    throw new CtxError(
+      'invalid_config',
+      `a ${c.contextWindow}-token window leaves nothing that can be sent after reserveOutput ` +
+        `${c.reserveOutput} and blockingBuffer ${c.blockingBuffer}; ` +
+        `the smallest window that works with these settings is ${floor}`,
+      { path: 'budget.contextWindow' },
+    );
+  }
+  return budgetOf(c);
+}
+
+/**
+ * The smallest window whose usable input still sits above the blocking buffer; below it every send
+ * is at block level from its first token.
+ */
+export function smallestWindow(c: Pick<BudgetConfig, 'reserveOutput' | 'blockingBuffer'>): number {
+  return c.reserveOutput + c.blockingBuffer + 1;
 }
 
 /** 003's trigger configuration (SEED-RULES §5.4). */

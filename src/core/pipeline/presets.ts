@@ -13,7 +13,8 @@ import {
   createBudget,
   effectiveTokenLimit,
 } from '../budget/budget.ts';
-import { CtxError } from '../errors.ts';
+import { budgetOf } from '../budget/levels.ts';
+import { CtxError, isCtxError } from '../errors.ts';
 import { PARSE_IN_ENGLISH, zodToCtxError } from '../messages/schema.ts';
 import type { TokenCounter } from '../ports.ts';
 import { createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
@@ -118,9 +119,20 @@ function scaledBudget(budget: Partial<BudgetConfig>): Partial<BudgetConfig> {
   };
 }
 
+/** `createBudget`, with a window too small for the preset's reserve reported under the preset's name. */
+function presetBudget(name: PresetName, b: Partial<BudgetConfig>): ContextBudget {
+  try {
+    return createBudget(b);
+  } catch (e) {
+    if (!isCtxError(e, 'invalid_config')) throw e;
+    throw new CtxError('invalid_config', `preset ${name}: ${e.message}`, { cause: e });
+  }
+}
+
 /** A budget whose every level sits at `limit` (systems with one threshold). */
 function singleLimit(limit: number, warning = 0): ContextBudget {
-  return createBudget({
+  // Not createBudget: 003's "no limit" (Number.MAX_SAFE_INTEGER) lies outside the caller's bounds.
+  return budgetOf({
     contextWindow: limit,
     reserveOutput: 0,
     warningBuffer: warning,
@@ -186,15 +198,15 @@ export function resolvePreset(
       break;
     }
     case 'kosmokrator':
-      budget = createBudget(b);
+      budget = presetBudget(name, b);
       chosen = createKosmokratorCounter();
       break;
     case 'co-cli':
-      budget = createBudget(scaledBudget(b));
+      budget = presetBudget(name, scaledBudget(b));
       chosen = createChars4Counter({ unit: 'chars' });
       break;
     default:
-      budget = createBudget(scaledBudget(b));
+      budget = presetBudget(name, scaledBudget(b));
       chosen = createCalibratedCounter({ preset: 'o200k' });
   }
   return {

@@ -50,7 +50,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const options = (preset: PresetName, contextWindow: number) => ({
   preset,
-  budget: { contextWindow, reserveOutput: Math.round(contextWindow * 0.08) },
+  // Buffers in proportion (kosmokrator takes them as given; its 3,000-token blocking buffer alone
+  // would put a 2,500-token window at block level from the first token).
+  budget: {
+    contextWindow,
+    reserveOutput: Math.round(contextWindow * 0.08),
+    warningBuffer: Math.round(contextWindow * 0.12),
+    autoCompactBuffer: Math.round(contextWindow * 0.06),
+    blockingBuffer: Math.round(contextWindow * 0.015),
+  },
   counter: createChars4Counter(),
   clock: fixedClock('2026-11-25T00:00:00Z'),
   ids: sequentialIds(),
