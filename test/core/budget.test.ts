@@ -48,7 +48,10 @@ describe('createBudget', () => {
   });
 
   it("accepts 003's configuration with no token limit at all (MaxTokens 0, no window)", () => {
-    const p = createPipeline({ preset: 'tiancai', config: { maxTokens: 0, compaction: { maxMessages: 10 } } });
+    const p = createPipeline({
+      preset: 'tiancai',
+      config: { maxTokens: 0, compaction: { maxMessages: 10 } },
+    });
     expect(p.budget.usable).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
