@@ -45,6 +45,7 @@ export * from './pipeline/stages/output-truncation.ts';
 export * from './pipeline/stages/output-truncation-modes.ts';
 export * from './pipeline/stages/overflow.ts';
 export * from './pipeline/stages/overflow-errors.ts';
+export * from './pipeline/stages/overflow-limit.ts';
 export * from './pipeline/stages/pruning.ts';
 export * from './pipeline/stages/sliding-window.ts';
 export * from './pipeline/stages/tiancai-compaction.ts';

@@ -27,7 +27,75 @@ export type ProviderReply =
     }
   /** The provider's own "context too long" error (400, each protocol's wording). */
   | { kind: 'overflow' }
-  | { kind: 'status'; status: number; message?: string };
+  | { kind: 'status'; status: number; message?: string }
+  /**
+   * A server whose real window is `limit`: it measures the request (body bytes / 4, its own
+   * tokenizer) and answers `text` when it fits, else a 400 in the given server's own wording.
+   */
+  | { kind: 'window'; limit: number; wording: WindowWording; text?: string };
+
+/** A reply as a protocol serves it (a window server's reply is resolved first). */
+type ServedReply = Exclude<ProviderReply, { kind: 'window' }>;
+
+export type WindowWording = 'openai' | 'vllm' | 'openrouter' | 'ollama' | 'llamacpp' | 'anthropic';
+
+/** A window server's 400 body: each server's shape and wording (docs/proxy.md's table). */
+export function windowError(wording: WindowWording, limit: number, measured: number, output = 0): unknown {
+  const over = `${measured + output}`;
+  switch (wording) {
+    case 'openai':
+      return {
+        error: {
+          message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${measured} tokens. Please reduce the length of the messages.`,
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      };
+    case 'vllm':
+      return {
+        object: 'error',
+        message: `This model's maximum context length is ${limit} tokens. However, you requested ${over} tokens (${measured} in the messages, ${output} in the completion). Please reduce the length of the messages or completion.`,
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      };
+    case 'openrouter':
+      return {
+        error: {
+          message: `This endpoint's maximum context length is ${limit} tokens. However, you requested about ${over} tokens (${measured} of text input, ${output} in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.`,
+          code: 400,
+        },
+      };
+    case 'ollama':
+      return {
+        error: {
+          message: `prompt too long; exceeded max context length by ${measured - limit} tokens`,
+          type: 'api_error',
+          param: null,
+          code: null,
+        },
+      };
+    case 'llamacpp':
+      return {
+        error: {
+          code: 400,
+          message: 'the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: measured,
+          n_ctx: limit,
+        },
+      };
+    case 'anthropic':
+      return {
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          message: `prompt is too long: ${measured} tokens > ${limit} maximum`,
+        },
+      };
+  }
+}
 
 export interface ProviderRequest {
   protocol: 'openai' | 'anthropic' | 'responses';
@@ -68,7 +136,7 @@ function sse(res: ServerResponse, data: unknown, event?: string): void {
   );
 }
 
-async function openai(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+async function openai(res: ServerResponse, body: Record<string, unknown>, reply: ServedReply) {
   const model = (body.model as string) ?? 'fake';
   if (reply.kind === 'overflow') {
     res.writeHead(400, { 'content-type': 'application/json' });
@@ -163,7 +231,7 @@ async function openai(res: ServerResponse, body: Record<string, unknown>, reply:
   res.end();
 }
 
-async function anthropic(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+async function anthropic(res: ServerResponse, body: Record<string, unknown>, reply: ServedReply) {
   const model = (body.model as string) ?? 'fake';
   if (reply.kind === 'overflow') {
     res.writeHead(400, { 'content-type': 'application/json', 'request-id': 'req-fake' });
@@ -274,7 +342,7 @@ async function anthropic(res: ServerResponse, body: Record<string, unknown>, rep
   res.end();
 }
 
-async function responses(res: ServerResponse, body: Record<string, unknown>, reply: ProviderReply) {
+async function responses(res: ServerResponse, body: Record<string, unknown>, reply: ServedReply) {
   const model = (body.model as string) ?? 'fake';
   if (reply.kind === 'overflow') {
     res.writeHead(400, { 'content-type': 'application/json' });
@@ -383,7 +451,18 @@ export async function startFakeProvider(
         return;
       }
       requests.push({ protocol, path, headers: req.headers, body, bytes: raw.length });
-      const reply = queue.shift() ?? { kind: 'answer', text: 'ok' };
+      const next = queue.shift() ?? { kind: 'answer', text: 'ok' };
+      let reply: ServedReply;
+      if (next.kind !== 'window') reply = next;
+      else {
+        const measured = Math.ceil(raw.length / 4);
+        if (measured > next.limit) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(windowError(next.wording, next.limit, measured)));
+          return;
+        }
+        reply = { kind: 'answer', text: next.text ?? 'ok' };
+      }
       void (protocol === 'openai'
         ? openai(res, body, reply)
         : protocol === 'responses'

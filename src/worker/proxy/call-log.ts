@@ -24,7 +24,14 @@ export interface CallRecord {
   estimate: RunEstimate;
   reports: StageReport[];
   journal: JournalEntry[];
-  overflow?: { error: string; retry: boolean; estimate: RunEstimate; journal: JournalEntry[] };
+  overflow?: {
+    error: string;
+    retry: boolean;
+    /** The window the provider's error stated, when the session adopted it. */
+    window?: number | undefined;
+    estimate: RunEstimate;
+    journal: JournalEntry[];
+  };
   upstream?: { status: number; usage?: Usage; logged: boolean };
 }
 

@@ -7,7 +7,6 @@
  */
 import {
   createPipeline,
-  isContextOverflowError,
   isCtxError,
   type Message,
   type Pipeline,
@@ -21,6 +20,7 @@ import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import { messageDigest, withDigest } from './digest.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
+import { overflowText, prepareAtWindow, statedWindow } from './overflow-retry.ts';
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared } from './proxy-session.ts';
@@ -111,17 +111,6 @@ async function forward(
 }
 
 const upstreamFailure = new Error('upstream unreachable');
-
-/** The provider's error text (message, type, code) when a failed answer is a context-length error. */
-function overflowText(status: number, text: string): string | undefined {
-  if (status !== 400 && status !== 413) return undefined;
-  let detail = text;
-  try {
-    const e = (JSON.parse(text) as { error?: Record<string, unknown> }).error ?? {};
-    detail = [e.message, e.type, e.code].filter((x) => typeof x === 'string').join(' ') || text;
-  } catch {}
-  return isContextOverflowError(detail) ? detail : undefined;
-}
 
 function ctxkitHeaders(
   h: Headers,
@@ -241,7 +230,9 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       let retried: Response | undefined;
       if (overflow !== undefined) {
         let recovered: (Prepared & { retry: boolean }) | undefined;
+        const sentEstimate = sent.prepared.estimate.after;
         if (stub && sessionKey) {
+          const window = statedWindow(overflow, sentEstimate, Number.MAX_SAFE_INTEGER);
           recovered = unwrap(
             await stub.proxyRecover(sessionKey, {
               callId,
@@ -249,9 +240,21 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
               system: request.systemText,
               tools: request.tools,
               dialect: protocol.dialect,
+              ...(window !== undefined ? { window } : {}),
             }),
           );
         } else if (stateless && statelessState) {
+          const window = statedWindow(overflow, sentEstimate, stateless.budget.contextWindow);
+          if (window !== undefined)
+            recovered = await prepareAtWindow(
+              (w) => statelessPipeline(env, { ...options, window: w }),
+              window,
+              request,
+              protocol,
+              sentEstimate,
+            );
+        }
+        if (!recovered && stateless && statelessState) {
           const run = await stateless.recoverOverflow({
             messages: statelessState.messages,
             system: request.systemText,

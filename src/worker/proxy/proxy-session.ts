@@ -327,9 +327,16 @@ export interface ProxyRecoverInput {
   system: string;
   tools?: JsonValue[] | undefined;
   dialect: ProxyDialect;
+  /** The window the provider's error stated, in ctxkit's estimate (the session object may adopt it). */
+  window?: number | undefined;
+  /** Set by the session object: the session now works in `window`. */
+  learned?: boolean | undefined;
 }
 
-/** A context-length error: the preset's overflow recovery; `retry` says whether to send again. */
+/**
+ * A context-length error: the preset's overflow recovery; `retry` says whether to send again. When the
+ * session has just learned the provider's real window, the context is prepared again for it instead.
+ */
 export async function proxyRecover(
   deps: SessionDeps,
   key: SessionKey,
@@ -339,19 +346,22 @@ export async function proxyRecover(
   const loaded = await load(deps, key);
   const memory = loaded.state.memoryBlock?.text ?? '';
   const system = joinSystem(input.system, memory);
-  const run = await deps.pipeline.recoverOverflow({
+  const common = {
     messages: loaded.messages,
     system,
-    error: new Error(input.error),
     ...(input.tools ? { tools: input.tools } : {}),
     state: loaded.state.pipeline,
     dialect: input.dialect,
-  });
+  };
+  const run = input.learned
+    ? { ...(await deps.pipeline.prepare(common)), retry: true }
+    : await deps.pipeline.recoverOverflow({ ...common, error: new Error(input.error) });
   await finish(deps, key, loaded, loaded.state, system, { dialect: 'neutral' }, run);
   await calls.update(input.callId, {
     overflow: {
       error: input.error.slice(0, 2000),
       retry: run.retry,
+      ...(input.learned ? { window: input.window } : {}),
       estimate: run.estimate,
       journal: run.journal,
     },

@@ -14,6 +14,7 @@ import {
   type BudgetConfig,
   CtxError,
   createPipeline,
+  isCtxError,
   type Pipeline,
   type PipelineOptions,
   parseWith,
@@ -343,8 +344,33 @@ export class SessionObject extends DurableObject<Env> {
     input: ProxyRecoverInput,
   ): Promise<Outcome<Prepared & { retry: boolean }>> {
     return outcome(() =>
-      this.serial(async () => proxyRecover(await this.deps(key), key, input, this.proxy().calls)),
+      this.serial(async () => {
+        const learned = input.window !== undefined && (await this.learnWindow(key, input.window));
+        return proxyRecover(await this.deps(key), key, { ...input, learned }, this.proxy().calls);
+      }),
     );
+  }
+
+  /**
+   * The window a provider stated in a context-length error becomes the session's, when it is smaller
+   * than the one the session has and the preset can work in it; later calls are prepared for it.
+   */
+  private async learnWindow(key: SessionKey, window: number): Promise<boolean> {
+    const settings = await this.settings();
+    const current = (await this.deps(key)).pipeline.budget.contextWindow;
+    if (!Number.isSafeInteger(window) || window < 1 || window >= current) return false;
+    const next: SessionSettings = { ...settings, budget: { ...settings.budget, contextWindow: window } };
+    let pipeline: Pipeline;
+    try {
+      pipeline = this.buildPipeline(next, key.tenant);
+    } catch (error) {
+      if (isCtxError(error, 'invalid_config')) return false;
+      throw error;
+    }
+    await this.ctx.storage.put(SETTINGS, next);
+    this.cachedSettings = next;
+    this.pipeline = pipeline;
+    return true;
   }
 
   async proxyRecord(key: SessionKey, input: ProxyRecordInput): Promise<Outcome<{ logged: boolean }>> {

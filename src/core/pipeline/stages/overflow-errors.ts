@@ -36,6 +36,18 @@ export const KOSMOKRATOR_OVERFLOW_MARKERS = [
   'input_length_exceeded',
 ] as const;
 
+/** Other providers' wordings (docs/proxy.md), lower-cased; the two lists above are the seeds'. */
+export const PROVIDER_OVERFLOW_MARKERS = [
+  'exceed context limit',
+  'exceeds the maximum number of tokens',
+  'exceeds the available context size',
+  'exceed_context_size_error',
+  'configured context size',
+  "longer than the model's context length",
+  'exceeded max context length',
+  'maximum context length',
+] as const;
+
 /** The text a classifier looks at: a string, or an error's message, code, status and cause. */
 export function errorText(error: unknown): string {
   if (typeof error === 'string') return error;
@@ -62,6 +74,7 @@ export function isContextOverflowError(error: unknown): boolean {
   if (text === '') return false;
   if (COWAGENT_OVERFLOW_MARKERS.some((m) => text.includes(m))) return true;
   if (KOSMOKRATOR_OVERFLOW_MARKERS.some((m) => text.includes(m))) return true;
+  if (PROVIDER_OVERFLOW_MARKERS.some((m) => text.includes(m))) return true;
   if (text.includes('content filter') && text.includes('length')) return true;
   return /\b(400|413)\b/.test(text) && /token|context|length|input|request/.test(text);
 }
