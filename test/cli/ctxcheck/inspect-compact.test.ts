@@ -55,7 +55,7 @@ describe('ctxcheck inspect', () => {
 
   it('prints the report as JSON when --json is given', async () => {
     const r = await ctxcheck(
-      ['inspect', 'small.json', '--json', '--window', '1000', '--preset', 'kosmokrator'],
+      ['inspect', 'small.json', '--json', '--window', '32000', '--preset', 'kosmokrator'],
       dir,
     );
     const report = JSON.parse(r.stdout) as {
@@ -65,6 +65,16 @@ describe('ctxcheck inspect', () => {
       next: { messagesAfter: number };
     };
     expect([report.format, report.messages, report.next.messagesAfter]).toEqual(['anthropic', 3, 3]);
+  });
+
+  it("exits 2 with one line naming the smallest window when the preset's reserve leaves nothing", async () => {
+    for (const command of ['inspect', 'compact']) {
+      const r = await ctxcheck([command, 'small.json', '--window', '16000', '--preset', 'kosmokrator'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        'ctxcheck: preset kosmokrator: budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000 and blockingBuffer 3000; the smallest window that works with these settings is 19001',
+      ]);
+    }
   });
 
   it('exits 2 without a stack trace when the transcript is not readable', async () => {
