@@ -1,0 +1,66 @@
+/**
+ * `ctxkitSession(inner, options)`: a `Session` around any Agents SDK session that keeps the raw log
+ * whole in `inner` and serves the runner ctxkit's reduced view. `addItems` appends to the raw log as
+ * it is; `getItems` reads the raw log, takes it through an incremental context (only what is new is
+ * reduced; untouched items come back as the stored objects) and returns what fits the window. So
+ * whatever ctxkit folds or spills stays recoverable from `inner`, as the journal says.
+ *
+ *   run(agent, input, { session: ctxkitSession(new MemorySession(), { budget: { contextWindow: 128_000 } }) })
+ *
+ * A server-side compaction (`replaceHistoryWithCompaction`) is appended, not replaced: its leading
+ * `compaction` item becomes the replay boundary — the view starts there — while the items before it
+ * stay in the raw log.
+ */
+import type { AgentInputItem, Session } from '@openai/agents';
+import { type ContextOptions, createContext, type IncrementalContext } from '../../core/index.ts';
+import { fromAgentInputItems } from './from-agent-items.ts';
+import { toAgentInputItems } from './to-agent-items.ts';
+
+export type CtxkitSessionOptions = ContextOptions & {
+  /** Instructions counted with the history (the agent's own `instructions`). */
+  system?: string;
+};
+
+export interface CtxkitSession extends Session {
+  /** The session the raw log lives in. */
+  readonly inner: Session;
+  /** The incremental context behind `getItems` (its `state` serialises to JSON). */
+  readonly context: IncrementalContext;
+}
+
+/** The items from the last `compaction` item on (the whole log when there is none). */
+function fromBoundary(items: AgentInputItem[]): AgentInputItem[] {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as { type?: string };
+    if (item.type === 'compaction') return items.slice(i);
+  }
+  return items;
+}
+
+export function ctxkitSession(inner: Session, options: CtxkitSessionOptions = {}): CtxkitSession {
+  const { system, ...contextOptions } = options;
+  let context = createContext({ dialect: 'responses', ...contextOptions });
+  return {
+    inner,
+    get context() {
+      return context;
+    },
+    getSessionId: () => inner.getSessionId(),
+    async getItems(limit?: number) {
+      const raw = fromBoundary(await inner.getItems());
+      if (raw.length === 0) return [];
+      const run = await context.prepare(fromAgentInputItems(raw), system !== undefined ? { system } : {});
+      const view = toAgentInputItems(run.send);
+      return limit !== undefined && limit >= 0 ? view.slice(Math.max(0, view.length - limit)) : view;
+    },
+    addItems: (items) => inner.addItems(items),
+    async replaceHistoryWithCompaction(items) {
+      await inner.addItems(items);
+    },
+    popItem: () => inner.popItem(),
+    async clearSession() {
+      await inner.clearSession();
+      context = createContext({ dialect: 'responses', ...contextOptions });
+    },
+  };
+}
