@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       const s = summarize(steps);
       const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
       console.log(
-        `| ${window / 1000}K | ${loop} | ${s.steps} | ${s.overUsable}${s.overUsable ? ` (worst +${s.worstOver})` : ''} | ${s.underReported} | ${s.compactions} | ${s.newestLost} | ${pct(s.fillP50)} (${pct(s.fillMin)}–${pct(s.fillMax)}) |`,
+        `| ${window / 1000}K | ${loop} | ${s.steps} | ${s.overUsable}${s.overUsable ? ` (worst +${s.worstOver})` : ''} | ${s.underReported} | ${s.compactions} | ${s.newestLost} | ${s.compactions ? `${pct(s.fillP50)} (${pct(s.fillMin)}–${pct(s.fillMax)})` : '— (no compaction)'} |`,
       );
     }
 }

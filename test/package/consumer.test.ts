@@ -394,6 +394,77 @@ console.log(JSON.stringify({ summary: r.summary, usage: r.usage, retry503: isRet
   );
 });
 
+// One real hook of each framework, from the installed packages: the AI SDK's generateText on its own
+// mock model with ctxkitPrepareStep, a LangChain createAgent on a fake chat model with ctxkitMiddleware,
+// an Agents SDK MemorySession behind ctxkitSession, and Mastra's processor on a step's messages.
+const frameworksScript = `import { readFileSync } from 'node:fs';
+import { generateText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createAgent } from 'langchain';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { MemorySession } from '@openai/agents';
+import { ctxkitPrepareStep } from 'ctxkit/ai-sdk';
+import { ctxkitMiddleware } from 'ctxkit/langchain';
+import { ctxkitSession } from 'ctxkit/openai-agents';
+import { ctxkitProcessor } from 'ctxkit/mastra';
+const seen = [];
+const model = new MockLanguageModelV4({
+  doGenerate: async ({ prompt }) => {
+    seen.push(prompt.length);
+    return {
+      content: [{ type: 'text', text: 'ai answer' }],
+      finishReason: { unified: 'stop', raw: undefined },
+      usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } },
+      warnings: [],
+    };
+  },
+});
+const ai = await generateText({ model, prompt: 'hi', prepareStep: ctxkitPrepareStep({ contextWindow: 32000 }) });
+const agent = createAgent({ model: new FakeListChatModel({ responses: ['langchain answer'] }), tools: [], middleware: [ctxkitMiddleware({ budget: { contextWindow: 32000 } })] });
+const lc = await agent.invoke({ messages: [{ role: 'user', content: 'hi' }] });
+const session = ctxkitSession(new MemorySession(), { budget: { contextWindow: 32000 } });
+await session.addItems([{ role: 'user', content: 'hi' }]);
+const version = (name) => JSON.parse(readFileSync('node_modules/' + name + '/package.json', 'utf8')).version;
+console.log(JSON.stringify({
+  ai: ai.text,
+  prompts: seen,
+  langchain: lc.messages.at(-1).content,
+  agents: (await session.getItems()).length,
+  mastra: ctxkitProcessor({ contextWindow: 32000 }).id,
+  versions: ['ai', 'langchain', '@openai/agents', '@mastra/core'].map(version),
+}));
+`;
+
+describe('next to the agent frameworks', () => {
+  it("installs without flags next to each framework's current major and runs one hook of each", async () => {
+    const { project } = await installNextTo(c, 'with-frameworks', [
+      'ai@7',
+      'langchain@1',
+      '@langchain/core@1',
+      '@langchain/langgraph@1',
+      '@openai/agents@0.20',
+      '@mastra/core@1',
+      'zod@4',
+    ]);
+    const ls = await exec('npm', ['ls', 'ctxkit', 'ai', 'langchain', '@openai/agents', '@mastra/core'], {
+      cwd: project,
+    });
+    expect(ls.code, ls.stdout + ls.stderr).toBe(0);
+    await writeFile(join(project, 'frameworks.mjs'), frameworksScript);
+    const r = await exec(process.execPath, ['frameworks.mjs'], { cwd: project });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      ai: 'ai answer',
+      prompts: [1],
+      langchain: 'langchain answer',
+      agents: 1,
+      mastra: 'ctxkit',
+    });
+    expect(out.versions.map((v: string) => v.split('.')[0])).toEqual(['7', '1', '0', '1']);
+  }, 600_000);
+});
+
 describe('with the optional peers installed', () => {
   it('names better-sqlite3 when the SQLite stores are opened without it', async () => {
     await linkOptionalPeers(c.project, ['drizzle-orm']);
