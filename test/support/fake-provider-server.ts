@@ -27,7 +27,18 @@ export type ProviderReply =
     }
   /** The provider's own "context too long" error (400, each protocol's wording). */
   | { kind: 'overflow' }
-  | { kind: 'status'; status: number; message?: string }
+  | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
+  /** Never answers: the request stays open until the client gives up or the server closes. */
+  | { kind: 'hang' }
+  /** Answers `then` after `ms` (a slow first byte). */
+  | { kind: 'delay'; ms: number; then: ProviderReply }
+  /**
+   * A 200 SSE answer written as given, one event every `everyMs`; `end: false` keeps the stream open
+   * after the last one (a stalled stream), else it ends (truncated when the events lack the last one).
+   */
+  | { kind: 'events'; events: string[]; everyMs?: number; end?: boolean }
+  /** A 200 answer whose body is `body` as is (e.g. not JSON). */
+  | { kind: 'raw'; body: string; contentType?: string }
   /**
    * A server whose real window is `limit`: it measures the request (body bytes / 4, its own
    * tokenizer) and answers `text` when it fits, else a 400 in the given server's own wording.
@@ -35,7 +46,7 @@ export type ProviderReply =
   | { kind: 'window'; limit: number; wording: WindowWording; text?: string };
 
 /** A reply as a protocol serves it (a window server's reply is resolved first). */
-type ServedReply = Exclude<ProviderReply, { kind: 'window' }>;
+type ServedReply = Extract<ProviderReply, { kind: 'answer' | 'overflow' | 'status' }>;
 
 export type WindowWording = 'openai' | 'vllm' | 'openrouter' | 'ollama' | 'llamacpp' | 'anthropic';
 
@@ -115,6 +126,8 @@ export interface FakeProvider {
   /** For `UPSTREAM_ANTHROPIC_BASE_URL`. */
   anthropicBase: string;
   requests: ProviderRequest[];
+  /** Every `events` answer: how many events it wrote, and whether the client closed it before the end. */
+  streams: Array<{ written: number; closedEarly: boolean }>;
   script(...replies: ProviderReply[]): void;
   /** Drops the scripted replies not used yet and the recorded requests. */
   reset(): void;
@@ -154,7 +167,11 @@ async function openai(res: ServerResponse, body: Record<string, unknown>, reply:
     return;
   }
   if (reply.kind === 'status') {
-    res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'x-request-id': 'req-fake',
+      ...reply.headers,
+    });
     res.end(
       JSON.stringify({
         error: { message: reply.message ?? `fake ${reply.status}`, type: 'fake', code: null },
@@ -247,7 +264,11 @@ async function anthropic(res: ServerResponse, body: Record<string, unknown>, rep
     return;
   }
   if (reply.kind === 'status') {
-    res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': 'req-fake' });
+    res.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'request-id': 'req-fake',
+      ...reply.headers,
+    });
     res.end(
       JSON.stringify({
         type: 'error',
@@ -360,7 +381,11 @@ async function responses(res: ServerResponse, body: Record<string, unknown>, rep
     return;
   }
   if (reply.kind === 'status') {
-    res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': 'req-fake' });
+    res.writeHead(reply.status, {
+      'content-type': 'application/json',
+      'x-request-id': 'req-fake',
+      ...reply.headers,
+    });
     res.end(
       JSON.stringify({
         error: { message: reply.message ?? `fake ${reply.status}`, type: 'fake', code: null },
@@ -427,6 +452,7 @@ export async function startFakeProvider(
 ): Promise<FakeProvider> {
   const queue: ProviderReply[] = [...(options.script ?? [])];
   const requests: ProviderRequest[] = [];
+  const streams: FakeProvider['streams'] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -451,23 +477,54 @@ export async function startFakeProvider(
         return;
       }
       requests.push({ protocol, path, headers: req.headers, body, bytes: raw.length });
-      const next = queue.shift() ?? { kind: 'answer', text: 'ok' };
-      let reply: ServedReply;
-      if (next.kind !== 'window') reply = next;
-      else {
-        const measured = Math.ceil(raw.length / 4);
-        if (measured > next.limit) {
-          res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(windowError(next.wording, next.limit, measured)));
-          return;
+      const serve = (next: ProviderReply): void => {
+        switch (next.kind) {
+          case 'hang':
+            return;
+          case 'delay':
+            setTimeout(() => serve(next.then), next.ms);
+            return;
+          case 'raw':
+            res.writeHead(200, { 'content-type': next.contentType ?? 'application/json' });
+            res.end(next.body);
+            return;
+          case 'events': {
+            const stream = { written: 0, closedEarly: false };
+            streams.push(stream);
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            res.on('close', () => {
+              if (stream.written < next.events.length || next.end === false) stream.closedEarly = true;
+            });
+            const write = () => {
+              if (res.destroyed) return;
+              if (stream.written >= next.events.length) {
+                if (next.end !== false) res.end();
+                return;
+              }
+              res.write(next.events[stream.written++]);
+              setTimeout(write, next.everyMs ?? 0);
+            };
+            write();
+            return;
+          }
+          case 'window': {
+            const measured = Math.ceil(raw.length / 4);
+            if (measured > next.limit) {
+              res.writeHead(400, { 'content-type': 'application/json' });
+              res.end(JSON.stringify(windowError(next.wording, next.limit, measured)));
+              return;
+            }
+            return serve({ kind: 'answer', text: next.text ?? 'ok' });
+          }
+          default:
+            void (protocol === 'openai'
+              ? openai(res, body, next)
+              : protocol === 'responses'
+                ? responses(res, body, next)
+                : anthropic(res, body, next));
         }
-        reply = { kind: 'answer', text: next.text ?? 'ok' };
-      }
-      void (protocol === 'openai'
-        ? openai(res, body, reply)
-        : protocol === 'responses'
-          ? responses(res, body, reply)
-          : anthropic(res, body, reply));
+      };
+      serve(queue.shift() ?? { kind: 'answer', text: 'ok' });
     });
   });
   server.on('connection', (s) => {
@@ -485,12 +542,14 @@ export async function startFakeProvider(
     openaiBase: `${origin}/v1`,
     anthropicBase: origin,
     requests,
+    streams,
     script: (...replies) => {
       queue.push(...replies);
     },
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      streams.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -25,7 +25,15 @@ import type { Protocol, ProxyRequest } from './protocol.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import type { Prepared } from './proxy-session.ts';
 import { sessionTurn } from './proxy-turn.ts';
-import { createSseReader } from './sse.ts';
+import {
+  faultResponse,
+  fetchUpstream,
+  readBody,
+  relayStream,
+  type StreamEnd,
+  UpstreamFault,
+} from './relay.ts';
+import { keepReadingOnAbort, type UpstreamTimeouts, upstreamTimeouts } from './timeouts.ts';
 import { type PhaseTimer, phaseTimer, serverTiming, timingOn } from './timing.ts';
 import { refuseUpstreamOverride, type Upstream, upstreamFor, upstreamKey } from './upstreams.ts';
 
@@ -89,21 +97,37 @@ function upstreamError(): Response {
   );
 }
 
+/** The upstream leg's bounds, and the abort of its latest fetch. */
+interface Leg {
+  timeouts: UpstreamTimeouts;
+  client: AbortSignal | undefined;
+  abort: AbortController;
+}
+
 async function forward(
   upstream: Upstream,
   protocol: Protocol,
   request: ProxyRequest,
   prepared: Prepared,
   headers: Headers,
+  leg: Leg,
   timer?: PhaseTimer,
 ): Promise<Response> {
   const body = JSON.stringify(protocol.render(request, prepared.send, prepared.memory));
   timer?.mark('render');
   try {
-    const res = await fetch(`${upstream.base}${protocol.path}`, { method: 'POST', headers, body });
+    const url = `${upstream.base}${protocol.path}`;
+    const { res, abort } = await fetchUpstream(
+      url,
+      { method: 'POST', headers, body },
+      leg.timeouts,
+      leg.client,
+    );
+    leg.abort = abort;
     timer?.mark('upstream');
     return res;
   } catch (error) {
+    if (error instanceof UpstreamFault) throw error;
     // The message names the configured host at most; the key is in a header and never printed.
     console.error(`ctxkit proxy: ${upstream.provider} upstream unreachable: ${(error as Error).message}`);
     throw upstreamFailure;
@@ -152,11 +176,27 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     rememberHistory(memoKey, bodyText, recalled.layout, request.converted);
   timer.mark('parse');
   const options = proxyOptions(req.headers, request.model);
+  const leg: Leg = {
+    timeouts: upstreamTimeouts(env, protocol.id, req.headers),
+    client: req.signal,
+    abort: new AbortController(),
+  };
+  const keepReading = keepReadingOnAbort(req.headers);
   const headers = protocol.upstreamHeaders(req.headers, key);
   const callId = crypto.randomUUID();
   const sessionKey =
     options.session === undefined ? undefined : { tenant: ctx.tenant, session: options.session };
   const stub = sessionKey ? sessionStub(env, sessionKey) : undefined;
+  /** A timeout's 504 in the provider's shape (with the call's journal link); a gone client's 499. */
+  const upstreamFaulted = (f: UpstreamFault) => {
+    if (f.kind !== 'timeout') return new Response(null, { status: 499 });
+    const h = new Headers({ 'x-ctxkit-call': callId });
+    if (sessionKey) {
+      h.set('x-ctxkit-session', sessionKey.session);
+      h.set('x-ctxkit-journal', `/v1/proxy/sessions/${sessionKey.session}/calls/${callId}`);
+    }
+    return faultResponse(protocol.dialect, 504, f.message, h);
+  };
 
   let sent: Sent;
   let stateless: Pipeline | undefined;
@@ -205,12 +245,14 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   commit?.catch(() => undefined);
 
   let res: Response;
+  let fault: UpstreamFault | undefined;
   try {
     let upstreamDown = false;
     try {
-      res = await forward(upstream, protocol, request, sent.prepared, headers, timer);
+      res = await forward(upstream, protocol, request, sent.prepared, headers, leg, timer);
     } catch (error) {
-      if (error !== upstreamFailure) throw error;
+      if (error instanceof UpstreamFault) fault = error;
+      else if (error !== upstreamFailure) throw error;
       upstreamDown = true;
       res = new Response(null, { status: 502 });
     }
@@ -223,9 +265,10 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       } else timer.add('do.', written.value.timing);
       timer.mark('commit-wait');
     }
+    if (fault) throw fault;
     if (upstreamDown) throw upstreamFailure;
     if (!res.ok) {
-      const text = await res.text();
+      const text = await readBody(res, leg.timeouts.idleMs, leg.abort);
       const overflow = overflowText(res.status, text);
       let retried: Response | undefined;
       if (overflow !== undefined) {
@@ -267,7 +310,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
         }
         if (recovered?.retry) {
           sent = { ...sent, prepared: recovered, retried: true };
-          retried = await forward(upstream, protocol, request, recovered, headers);
+          retried = await forward(upstream, protocol, request, recovered, headers, leg);
         }
       }
       if (retried) res = retried;
@@ -278,7 +321,12 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     }
   } catch (error) {
     if (error === upstreamFailure) return upstreamError();
-    throw error;
+    if (!(error instanceof UpstreamFault)) throw error;
+    const seq = 'afterSeq' in sent.prepared ? (sent.prepared as { afterSeq: number }).afterSeq : undefined;
+    if (stub && sessionKey && seq !== undefined && error.kind === 'timeout')
+      // Journaled as failed; nothing of the answer is logged.
+      ctx.waitUntil(stub.proxyRecord(sessionKey, { callId, status: 504, afterSeq: seq }).catch(logFailure));
+    return upstreamFaulted(error);
   }
 
   const extra: Record<string, string> = {
@@ -293,12 +341,12 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   }
   const out = ctxkitHeaders(relayHeaders(res), sent.prepared.estimate, first, extra);
   const afterSeq = 'afterSeq' in sent.prepared ? (sent.prepared as { afterSeq: number }).afterSeq : undefined;
-  const record = async (answer: Message | undefined) => {
+  const record = async (answer: Message | undefined, status = res.status) => {
     if (!stub || !sessionKey || afterSeq === undefined) return;
     const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;
     const result = await stub.proxyRecord(sessionKey, {
       callId,
-      status: res.status,
+      status,
       answer: tagged,
       afterSeq,
     });
@@ -311,17 +359,40 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     return new Response(res.body, { status: res.status, headers: out });
   }
   if (streamed) {
-    if (!stub) return new Response(res.body, { status: res.status, headers: out });
-    const [client, copy] = res.body.tee();
-    ctx.waitUntil(accumulate(copy, protocol).then(record).catch(logFailure));
-    return new Response(client, { status: res.status, headers: out });
+    const body = relayStream(res.body, {
+      dialect: protocol.dialect,
+      idleMs: leg.timeouts.idleMs,
+      abort: leg.abort,
+      accumulator: stub ? protocol.accumulator() : undefined,
+      keepReading,
+      waitUntil: (p) => ctx.waitUntil(p),
+      onEnd: (end) => {
+        if (stub) ctx.waitUntil(record(end.answer, END_STATUS[end.outcome] ?? res.status).catch(logFailure));
+      },
+    });
+    return new Response(body, { status: res.status, headers: out });
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await readBody(res, leg.timeouts.idleMs, leg.abort);
+  } catch (error) {
+    if (!(error instanceof UpstreamFault)) throw error;
+    if (stub) ctx.waitUntil(record(undefined, 504).catch(logFailure));
+    return upstreamFaulted(error);
+  }
   timer.mark('upstream-body');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // An answer the client's SDK could not read either: the provider's error shape, not the bytes.
+    if (stub) ctx.waitUntil(record(undefined, 502).catch(logFailure));
+    return faultResponse(protocol.dialect, 502, 'the upstream answered with a body that is not JSON', out);
+  }
   if (stub) {
     let answer: Message | undefined;
     try {
-      answer = protocol.answer(JSON.parse(text));
+      answer = protocol.answer(json);
     } catch {}
     // Logged after the reply like a stream's answer; a next call that brings it back first wins.
     ctx.waitUntil(record(answer).catch(logFailure));
@@ -331,21 +402,12 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   return new Response(text, { status: res.status, headers: out });
 }
 
-async function accumulate(
-  stream: ReadableStream<Uint8Array>,
-  protocol: Protocol,
-): Promise<Message | undefined> {
-  const reader = stream.getReader();
-  const sse = createSseReader();
-  const acc = protocol.accumulator();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    for (const e of sse.push(value)) acc.push(e);
-  }
-  for (const e of sse.end()) acc.push(e);
-  return acc.finish();
-}
+/** The status a relayed stream's call is journaled with, by how it ended (complete: the upstream's). */
+const END_STATUS: Partial<Record<StreamEnd['outcome'], number>> = {
+  'client-abort': 499,
+  timeout: 504,
+  truncated: 502,
+};
 
 function logFailure(error: unknown): void {
   console.error(`ctxkit proxy: logging the answer failed: ${isCtxError(error) ? error.code : 'internal'}`);

@@ -61,6 +61,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     scriptPath,
     modulesRoot: dirname(scriptPath),
     compatibilityDate: '2025-09-01',
+    compatibilityFlags: ['enable_request_signal'],
     d1Databases: { DB: 'ctxkit-test' },
     durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
     r2Buckets: ['BLOBS'],
