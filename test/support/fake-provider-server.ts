@@ -30,8 +30,8 @@ export type ProviderReply =
   | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
   /** Never answers: the request stays open until the client gives up or the server closes. */
   | { kind: 'hang' }
-  /** Answers `then` after `ms` (a slow first byte). */
-  | { kind: 'delay'; ms: number; then: ProviderReply }
+  /** Answers `reply` after `ms` (a slow first byte). */
+  | { kind: 'delay'; ms: number; reply: ProviderReply }
   /**
    * A 200 SSE answer written as given, one event every `everyMs`; `end: false` keeps the stream open
    * after the last one (a stalled stream), else it ends (truncated when the events lack the last one).
@@ -482,7 +482,7 @@ export async function startFakeProvider(
           case 'hang':
             return;
           case 'delay':
-            setTimeout(() => serve(next.then), next.ms);
+            setTimeout(() => serve(next.reply), next.ms);
             return;
           case 'raw':
             res.writeHead(200, { 'content-type': next.contentType ?? 'application/json' });
@@ -514,7 +514,8 @@ export async function startFakeProvider(
               res.end(JSON.stringify(windowError(next.wording, next.limit, measured)));
               return;
             }
-            return serve({ kind: 'answer', text: next.text ?? 'ok' });
+            serve({ kind: 'answer', text: next.text ?? 'ok' });
+            return;
           }
           default:
             void (protocol === 'openai'

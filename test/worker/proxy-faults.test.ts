@@ -121,7 +121,7 @@ describe('the proxy under provider faults', () => {
   });
 
   it('takes the timeout from the request header, bounded, and refuses a bad one naming it', async () => {
-    fake.script({ kind: 'delay', ms: 600, then: { kind: 'answer', text: 'late' } });
+    fake.script({ kind: 'delay', ms: 600, reply: { kind: 'answer', text: 'late' } });
     const late = await post(OPENAI, ask('x'), { 'x-ctxkit-first-byte-timeout-ms': '2000' });
     expect([late.status, ((await late.json()) as Loose).choices[0].message.content]).toEqual([200, 'late']);
     for (const bad of ['abc', '5', '99999999'])
@@ -193,12 +193,3 @@ describe('the proxy under provider faults', () => {
     expect([busy.status, busy.headers.get('retry-after')]).toEqual([503, '3']);
   });
 });
-
-async function waitFor<T>(fn: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const v = await fn();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('timed out waiting');
-}

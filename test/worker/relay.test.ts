@@ -75,7 +75,7 @@ describe('relayStream', () => {
     await Promise.all(waits);
     expect([seen.made, seen.cancelled]).toEqual([50, false]);
     expect(ends[0]!.outcome).toBe('complete');
-    expect((ends[0]!.answer?.parts[0] as { text: string }).text.split(' ')).toHaveLength(51);
+    expect((ends[0]!.answer!.parts[0] as { text: string }).text.split(' ')).toHaveLength(51);
   });
 });
 
