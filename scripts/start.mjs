@@ -15,7 +15,7 @@
  * docs/decisions/0005-edge-service.md.
  *
  * Options: `--port N` (default 8787), `--ip A` (default 127.0.0.1), `--persist-to DIR` (default
- * `.wrangler/state`, as wrangler), `--wrangler` (run `wrangler dev` instead, as before: live reload,
+ * `.wrangler/state`, as wrangler), `--var KEY:VALUE` (repeatable: a variable for this run), `--wrangler` (run `wrangler dev` instead, as before: live reload,
  * but its proxy drops requests under load; kept for comparison by `npm run bench:service`).
  * The cron triggers can be run by hand: `curl "http://127.0.0.1:8787/cdn-cgi/handler/scheduled?cron=55+23+*+*+*"`.
  * The operator routes (`/v1/admin/*`) exist only when `ADMIN_TOKEN` is set in `.dev.vars`
@@ -58,18 +58,33 @@ if (!existsSync(wrangler)) {
   process.exit(1);
 }
 
-/** `--port N`, `--ip A`, `--persist-to DIR`, `--wrangler`; anything else is refused (exit 2). */
+/**
+ * `--port N`, `--ip A`, `--persist-to DIR`, `--wrangler`, and `--var KEY:VALUE` (repeatable, as
+ * `wrangler dev --var`: a variable for this run, over `wrangler.toml` and `.dev.vars`); anything else
+ * is refused (exit 2).
+ */
 function parseArgs(argv) {
-  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false };
+  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false, vars: {} };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
     if (name === '--wrangler') {
       out.wrangler = true;
       continue;
     }
+    if (name === '--var') {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s.exec(argv[++i] ?? '');
+      if (!m) {
+        console.error(
+          'ctxkit: --var needs KEY:VALUE (e.g. --var UPSTREAM_OPENAI_BASE_URL:http://127.0.0.1:11434/v1)',
+        );
+        process.exit(2);
+      }
+      out.vars[m[1]] = m[2];
+      continue;
+    }
     if (name !== '--port' && name !== '--ip' && name !== '--persist-to') {
       console.error(
-        `ctxkit: unknown argument ${name} (known: --port N, --ip A, --persist-to DIR, --wrangler)`,
+        `ctxkit: unknown argument ${name} (known: --port N, --ip A, --persist-to DIR, --var KEY:VALUE, --wrangler)`,
       );
       process.exit(2);
     }
@@ -143,7 +158,8 @@ if (parsed.wrangler) {
   // The old way, for comparison (`npm run bench:service -- --wrangler`) and for live reload while
   // editing: `wrangler dev`, behind its dev proxy. Its own process group, so that a stop ends all of it.
   console.log('Starting wrangler dev (with its dev proxy; it may drop requests under concurrency)…\n');
-  const child = spawn(wrangler, ['dev', '--ip', host, '--port', String(port), ...persistArgs], {
+  const varArgs = Object.entries(parsed.vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]);
+  const child = spawn(wrangler, ['dev', '--ip', host, '--port', String(port), ...persistArgs, ...varArgs], {
     cwd: root,
     env,
     stdio: 'inherit',
@@ -200,7 +216,7 @@ async function startMiniflare() {
         scriptPath,
         modulesRoot: outdir,
         modulesRules: undefined,
-        bindings: { ...workerOptions.bindings, ...readDevVars() },
+        bindings: { ...workerOptions.bindings, ...readDevVars(), ...parsed.vars },
       },
     ],
   });

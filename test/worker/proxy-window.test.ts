@@ -108,6 +108,11 @@ describe('the proxy under a window smaller than the model table says', () => {
     const journal = await client(w, key).get(first.headers.get('x-ctxkit-journal')!);
     expect(journal.body.call.overflow).toMatchObject({ retry: true, window: expect.any(Number) });
     expect(journal.body.call.overflow.window).toBeLessThan(LIMIT * 1.2);
+    // The answer to the retried call is logged like any other (it was dropped before).
+    const rows = await until(
+      async () => (await client(w, key).get('/v1/sessions/small-server/messages')).body.messages,
+    );
+    expect(rows.at(-1).message.parts).toEqual([{ type: 'text', text: 'first answer' }]);
 
     fake.reset();
     fake.script({ kind: 'window', limit: LIMIT, wording: 'vllm', text: 'second answer' });
@@ -132,3 +137,12 @@ describe('the proxy under a window smaller than the model table says', () => {
     expect(fake.requests).toHaveLength(1);
   });
 });
+
+async function until(read: () => Promise<Loose[]>): Promise<Loose[]> {
+  for (let i = 0; i < 50; i++) {
+    const rows = await read();
+    if (rows.at(-1)?.message.role === 'assistant') return rows;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return read();
+}

@@ -309,7 +309,11 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
           recovered = { send: run.send, memory: '', estimate: run.estimate, retry: run.retry };
         }
         if (recovered?.retry) {
-          sent = { ...sent, prepared: recovered, retried: true };
+          // The log is unchanged by a recovery: the answer still goes after the turn's last row.
+          const afterSeq = (sent.prepared as { afterSeq?: number }).afterSeq;
+          const prepared: Prepared =
+            afterSeq === undefined ? recovered : ({ ...recovered, afterSeq } as Prepared);
+          sent = { ...sent, prepared, retried: true };
           retried = await forward(upstream, protocol, request, recovered, headers, leg);
         }
       }
@@ -359,16 +363,25 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     return new Response(res.body, { status: res.status, headers: out });
   }
   if (streamed) {
+    // Registered now, while the request is alive: a client that disconnects may end it before the
+    // relay reports how the stream ended, and the log must still be written then.
+    let settle: (end: StreamEnd) => void = () => undefined;
+    const ended = new Promise<StreamEnd>((resolve) => {
+      settle = resolve;
+    });
+    if (stub)
+      ctx.waitUntil(
+        ended.then((end) => record(end.answer, END_STATUS[end.outcome] ?? res.status)).catch(logFailure),
+      );
     const body = relayStream(res.body, {
       dialect: protocol.dialect,
       idleMs: leg.timeouts.idleMs,
       abort: leg.abort,
       accumulator: stub ? protocol.accumulator() : undefined,
       keepReading,
+      client: req.signal,
       waitUntil: (p) => ctx.waitUntil(p),
-      onEnd: (end) => {
-        if (stub) ctx.waitUntil(record(end.answer, END_STATUS[end.outcome] ?? res.status).catch(logFailure));
-      },
+      onEnd: (end) => settle(end),
     });
     return new Response(body, { status: res.status, headers: out });
   }

@@ -157,6 +157,8 @@ export interface RelayOptions {
   accumulator?: AnswerAccumulator | undefined;
   /** When the client goes away: keep reading the upstream to its end for the log. @default false */
   keepReading?: boolean;
+  /** The client's request signal: its abort is a disconnect (where the runtime reports one). */
+  client?: AbortSignal | undefined;
   waitUntil(promise: Promise<unknown>): void;
   onEnd(end: StreamEnd): void;
 }
@@ -202,6 +204,11 @@ export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): 
     o.abort.abort();
     reader.cancel().catch(() => undefined);
   };
+  o.client?.addEventListener('abort', () => {
+    if (o.keepReading) return;
+    stop();
+    end('client-abort');
+  });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const chunk = await next();
