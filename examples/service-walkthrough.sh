@@ -1,7 +1,9 @@
 #!/bin/sh
 # The walkthrough of docs/service.md, runnable as printed there: start `npm start` in another
 # terminal, then `CTXKIT_KEY=ctx_… sh examples/service-walkthrough.sh` from the repository root.
-# Uses a fresh session id per run (`walk-<time>`), so it can run again on the same state.
+# Uses a fresh session id per run (`walk-<time>`), so it can run again on the same state, and ends by
+# deleting what it made (the memory of step 8 would otherwise reach the system prompt of every later
+# session and proxied call of the tenant, the sessions of steps 7 and 9).
 # B (default http://127.0.0.1:8787) points at another port.
 set -eu
 : "${CTXKIT_KEY:?set CTXKIT_KEY to the key npm start printed}"
@@ -47,7 +49,9 @@ curl -sf $B/v1/blobs/$BLOB -H "$H" -H 'range: bytes=0-99'; echo
 curl -sf "$B/v1/blobs/$BLOB?start=100&end=200" -H "$H"; echo
 
 show "8. long-term memory"
-curl -sf -X POST $B/v1/memories -H "$H" -H "$J" -d '{"type":"decision","title":"Language","content":"TypeScript, ESM only."}'
+MEMORY=$(curl -sf -X POST $B/v1/memories -H "$H" -H "$J" -d '{"type":"decision","title":"Language","content":"TypeScript, ESM only."}')
+echo "$MEMORY"
+MEMORY_ID=$(printf '%s' "$MEMORY" | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0,"utf8")).memory.id)')
 curl -sf -X POST $B/v1/memories/search -H "$H" -H "$J" -d '{"query":"TypeScript"}'
 
 show "9. memory from other sessions is off unless a session asks (same project only)"
@@ -60,3 +64,8 @@ curl -sf -o /dev/null -w '%{http_code}\n' -X DELETE $B/v1/sessions/$S -H "$H"
 show "11. errors are JSON: a bad message (400), a wrong method (405 with Allow)"
 curl -s -X POST $B/v1/sessions/$L/messages -H "$H" -H "$J" -d '{"messages":[{"parts":[]}]}'; echo
 curl -s -i -X PUT $B/v1/sessions/$L -H "$H" | grep -i -E '^(HTTP|allow)'
+
+show "12. clean up: the memory of step 8 (tenant-wide), the sessions of steps 7 and 9"
+curl -sf -o /dev/null -w '%{http_code}\n' -X DELETE $B/v1/memories/$MEMORY_ID -H "$H"
+curl -sf -o /dev/null -w '%{http_code}\n' -X DELETE $B/v1/sessions/$L -H "$H"
+curl -sf -o /dev/null -w '%{http_code}\n' -X DELETE $B/v1/sessions/$S-recall -H "$H"

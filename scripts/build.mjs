@@ -13,13 +13,15 @@
  *    lazily from split chunks, only when a command needs them.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+/** `--out DIR` (tests): build there instead of `dist/`. */
+const outIndex = process.argv.indexOf('--out');
+const dist = outIndex > 0 ? resolve(process.argv[outIndex + 1] ?? 'dist') : join(root, 'dist');
 
 /** Packages the CLI bundle does not inline: optional peers and the benchmarks' dev-only tokenizers. */
 export const CLI_EXTERNAL = [
@@ -53,7 +55,7 @@ rmSync(dist, { recursive: true, force: true });
 
 const tsc = spawnSync(
   process.execPath,
-  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
   { cwd: root, stdio: 'inherit' },
 );
 if (tsc.status !== 0) {
@@ -99,6 +101,10 @@ await build({
   minify: true,
   logLevel: 'warning',
 });
+
+// The bin runs as `./dist/bin/ctxcheck.mjs` and `npx ctxcheck` in the repository: executable, as npm
+// makes it on install.
+chmodSync(join(dist, 'bin', 'ctxcheck.mjs'), 0o755);
 
 const count = files(dist).length;
 console.log(

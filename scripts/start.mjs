@@ -14,8 +14,8 @@
  * up to 80 requests that way; the same Worker without the proxy answered all of them. See
  * docs/decisions/0005-edge-service.md.
  *
- * Options: `--port N` (default 8787), `--ip A` (default 127.0.0.1), `--persist-to DIR` (default
- * `.wrangler/state`, as wrangler), `--var KEY:VALUE` (repeatable: a variable for this run), `--wrangler` (run `wrangler dev` instead, as before: live reload,
+ * Options (scripts/start-args.mjs): `--port N` (default 8787), `--ip A` (default 127.0.0.1), `--persist-to DIR` (default
+ * `.wrangler/state`, as wrangler), `--var KEY:VALUE` (a binding for this run, over `.dev.vars`), `--wrangler` (run `wrangler dev` instead, as before: live reload,
  * but its proxy drops requests under load; kept for comparison by `npm run bench:service`).
  * The cron triggers can be run by hand: `curl "http://127.0.0.1:8787/cdn-cgi/handler/scheduled?cron=55+23+*+*+*"`.
  * The operator routes (`/v1/admin/*`) exist only when `ADMIN_TOKEN` is set in `.dev.vars`
@@ -26,6 +26,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseStartArgs, portProblem } from './start-args.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wrangler = join(
@@ -58,55 +59,24 @@ if (!existsSync(wrangler)) {
   process.exit(1);
 }
 
-/**
- * `--port N`, `--ip A`, `--persist-to DIR`, `--wrangler`, and `--var KEY:VALUE` (repeatable, as
- * `wrangler dev --var`: a variable for this run, over `wrangler.toml` and `.dev.vars`); anything else
- * is refused (exit 2).
- */
-function parseArgs(argv) {
-  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false, vars: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i];
-    if (name === '--wrangler') {
-      out.wrangler = true;
-      continue;
-    }
-    if (name === '--var') {
-      const m = /^([A-Za-z_][A-Za-z0-9_]*):(.*)$/s.exec(argv[++i] ?? '');
-      if (!m) {
-        console.error(
-          'ctxkit: --var needs KEY:VALUE (e.g. --var UPSTREAM_OPENAI_BASE_URL:http://127.0.0.1:11434/v1)',
-        );
-        process.exit(2);
-      }
-      out.vars[m[1]] = m[2];
-      continue;
-    }
-    if (name !== '--port' && name !== '--ip' && name !== '--persist-to') {
-      console.error(
-        `ctxkit: unknown argument ${name} (known: --port N, --ip A, --persist-to DIR, --var KEY:VALUE, --wrangler)`,
-      );
-      process.exit(2);
-    }
-    const value = argv[++i];
-    if (value === undefined || value.startsWith('--')) {
-      console.error(`ctxkit: ${name} needs a value`);
-      process.exit(2);
-    }
-    out[name.slice(2)] = value;
-  }
-  return out;
-}
-const parsed = parseArgs(process.argv.slice(2));
-const port = Number(parsed.port);
-if (!/^\d+$/.test(parsed.port) || port < 1 || port > 65535) {
-  console.error(`ctxkit: --port must be an integer in 1..65535, got ${parsed.port}`);
+const parsedArgs = parseStartArgs(process.argv.slice(2));
+if (!parsedArgs.ok) {
+  console.error(`ctxkit: ${parsedArgs.error}`);
   process.exit(2);
 }
+const parsed = parsedArgs.value;
+const port = parsed.port;
 const host = parsed.ip;
 /** Local state, as `wrangler dev --persist-to`: the databases live in `<dir>/v3`. */
-const persistTo = resolve(parsed['persist-to'] ?? join(root, '.wrangler', 'state'));
+const persistTo = resolve(parsed.persistTo ?? join(root, '.wrangler', 'state'));
 const persistArgs = ['--persist-to', persistTo];
+
+// Before any set-up: a busy port is one line, not workerd's stack trace after the migrations.
+const busy = await portProblem(host, port);
+if (busy) {
+  console.error(`ctxkit: ${busy}`);
+  process.exit(2);
+}
 
 console.log('ctxkit: applying D1 migrations to the local database…');
 run(['d1', 'migrations', 'apply', 'DB', '--local', ...persistArgs], 'migrations');
@@ -243,7 +213,17 @@ async function startMiniflare() {
     if (process.ppid !== parent) void stop('parent exited');
   }, 250).unref();
 
-  const url = await mf.ready;
+  let url;
+  try {
+    url = await mf.ready;
+  } catch (err) {
+    // The port was free a moment ago; something took it since (or workerd refused it): one line.
+    console.error(
+      `ctxkit: ${(await portProblem(host, port)) ?? `workerd did not start: ${err?.message ?? err}`}`,
+    );
+    await mf.dispose().catch(() => {});
+    process.exit(2);
+  }
   console.log(
     `ctxkit: ready on ${url.origin} (run the daily cron: curl "${url.origin}/cdn-cgi/handler/scheduled?cron=55+23+*+*+*")`,
   );
