@@ -39,6 +39,9 @@ export interface Env {
   PROXY_MAX_BODY_BYTES?: string;
   /** `1`: proxy answers carry a `server-timing` header with per-phase timings (bench:proxy). @default unset */
   PROXY_TIMING?: string;
+  /** Rate limiting bindings (`[[ratelimits]]`): requests per minute per API key and per tenant. @default unbound (off) */
+  KEY_LIMITER?: unknown;
+  TENANT_LIMITER?: unknown;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

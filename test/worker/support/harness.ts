@@ -23,6 +23,8 @@ export interface WorkerOptions {
   fakeAi?: boolean;
   /** Receives the runtime's stdout and stderr (the Worker's console output), chunk by chunk. */
   onLog?: (text: string) => void;
+  /** Rate limiting bindings, as `[[ratelimits]]` in wrangler.toml. @default none (limits off) */
+  ratelimits?: Record<string, { simple: { limit: number; period?: 10 | 60 } }>;
 }
 
 /** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
@@ -66,6 +68,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
     r2Buckets: ['BLOBS'],
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
+    ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
   };
   const onLog = options.onLog;
   const mf = new Miniflare({
