@@ -8,9 +8,19 @@
  *   createAgent({ model, tools, middleware: [ctxkitMiddleware({ budget: { contextWindow: 128_000 } })] })
  *
  * One reducer per thread: the thread id comes from `runtime.configurable.thread_id` when there is one.
+ * Its state (what it has seen, its working context, the pipeline state) is kept in the graph state as
+ * `ctxkitContext` after each model call, so the checkpointer saves it with the thread: a process that
+ * resumes the thread picks the reducer up from there instead of reducing the raw history again.
  */
 import { createMiddleware } from 'langchain';
-import { type ContextOptions, createContext, type IncrementalContext } from '../../core/index.ts';
+import * as z from 'zod';
+import {
+  type ContextOptions,
+  type ContextState,
+  createContext,
+  type IncrementalContext,
+  isCtxError,
+} from '../../core/index.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
 import { toLangChainMessages } from './to-langchain.ts';
 
@@ -19,12 +29,33 @@ export type MiddlewareOptions = ContextOptions;
 /** At most this many threads' reducers are held; the oldest is dropped (it starts over from the raw history). */
 const MAX_THREADS = 256;
 
+/** The graph state key the reducer's state is saved under (the checkpointer persists it). */
+export const CONTEXT_STATE_KEY = 'ctxkitContext';
+
+const stateSchema = z.object({ [CONTEXT_STATE_KEY]: z.unknown().optional() });
+
+function threadOf(runtime: unknown): string {
+  const id = (runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
+  return typeof id === 'string' ? id : '';
+}
+
 export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
   const feeds = new Map<string, IncrementalContext>();
-  const feedFor = (thread: string) => {
+  /** The thread's reducer: held in memory, else resumed from the state the checkpointer saved. */
+  const feedFor = (thread: string, saved: unknown) => {
     let feed = feeds.get(thread);
     if (!feed) {
-      feed = createContext({ dialect: 'anthropic', ...options });
+      try {
+        feed = createContext({
+          dialect: 'anthropic',
+          ...options,
+          ...(saved ? { state: saved as ContextState } : {}),
+        });
+      } catch (error) {
+        // A saved state this version cannot read (or a damaged one): start over from the raw history.
+        if (!isCtxError(error)) throw error;
+        feed = createContext({ dialect: 'anthropic', ...options });
+      }
       feeds.set(thread, feed);
       if (feeds.size > MAX_THREADS) feeds.delete(feeds.keys().next().value as string);
     }
@@ -32,13 +63,18 @@ export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
   };
   return createMiddleware({
     name: 'ctxkit',
+    stateSchema,
     wrapModelCall: async (request, handler) => {
-      const configurable = (request.runtime as { configurable?: { thread_id?: unknown } } | undefined)
-        ?.configurable;
-      const thread = typeof configurable?.thread_id === 'string' ? configurable.thread_id : '';
+      const saved = (request.state as Record<string, unknown> | undefined)?.[CONTEXT_STATE_KEY];
       const history = fromLangChainMessages(request.messages);
-      const run = await feedFor(thread).prepare(history, { system: request.systemPrompt });
+      const run = await feedFor(threadOf(request.runtime), saved).prepare(history, {
+        system: request.systemPrompt,
+      });
       return handler({ ...request, messages: toLangChainMessages(run.send) });
+    },
+    afterModel: (_state, runtime) => {
+      const feed = feeds.get(threadOf(runtime));
+      return feed ? { [CONTEXT_STATE_KEY]: feed.toJSON() } : undefined;
     },
   });
 }
