@@ -74,6 +74,11 @@ async function replay(
   window: number,
   full: readonly Message[],
   ops: readonly Op[],
+  /**
+   * `persisted`: the history holds (or held) a send the caller kept. From then on a fresh context is
+   * not the same input: the kept send carries ctxkit's own call-id renames and placeholder results,
+   * which a later real result (under the call's original id) answers only for the context that made them.
+   */
   check: (history: readonly Message[], send: readonly Message[], persisted: boolean) => Promise<void>,
 ): Promise<void> {
   const ctx = createContext({ ...options(preset, window), dialect });
@@ -83,9 +88,9 @@ async function replay(
   let edits = 0;
   let run = await ctx.prepare(raw);
   await check(raw, run.send, false);
+  let persisted = false;
   for (const op of ops) {
     let history: Message[];
-    let persisted = false;
     switch (op.kind) {
       case 'grow':
         raw = raw.concat(full.slice(next, next + op.by));
