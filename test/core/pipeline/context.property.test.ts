@@ -146,7 +146,7 @@ describe('createContext (properties)', () => {
           ),
           { numRuns: RUNS, seed: SEED },
         );
-      });
+      }, 60_000);
 
   it('sends what a fresh context sends for the same history when nothing is reduced', async () => {
     await fc.assert(
@@ -166,5 +166,6 @@ describe('createContext (properties)', () => {
       ),
       { numRuns: RUNS * 5, seed: SEED },
     );
-  });
+    // Two contexts per step over hundreds of generated sequences: seconds, more on a loaded machine.
+  }, 120_000);
 });
