@@ -61,15 +61,35 @@ async function tsc(
 }
 
 describe('the tarball', () => {
-  it('holds dist, README, LICENSE and package.json only', async () => {
+  it('holds dist, CHANGELOG, README, LICENSE and package.json only', async () => {
     const files = await tarballFiles(c.tarball);
     const outside = files.filter((f) => !f.startsWith('dist/'));
-    expect(outside).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(outside).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
     expect(files).toContain('dist/core/index.js');
     expect(files).toContain('dist/core/index.d.ts');
     expect(files).toContain('dist/bin/ctxcheck.mjs');
     expect(files).toContain('dist/migrations/meta/_journal.json');
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+  });
+
+  it('publishes cleanly in a dry run: public, no package.json corrections, a changelog section for its version', async () => {
+    const publish = await exec(
+      process.platform === 'win32' ? 'npm.cmd' : 'npm',
+      ['publish', c.tarball, '--dry-run', '--json'],
+      { cwd: c.dir },
+    );
+    expect(publish.code, publish.stderr).toBe(0);
+    // The only warning left is the one every dry run without `npm login` prints.
+    const warnings = publish.stderr
+      .split('\n')
+      .filter((l) => /npm warn/i.test(l) && !/nodedir|requires you to be logged in/.test(l));
+    expect(warnings).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.publishConfig).toEqual({ access: 'public' });
+    expect(manifest.scripts.release).toBe('node scripts/release.mjs');
+    const changelog = await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8');
+    expect(changelog).toContain(`## [${manifest.version}]`);
   });
 
   it('passes publint and arethetypeswrong (ESM-only profile)', async () => {
