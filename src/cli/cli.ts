@@ -37,16 +37,29 @@ const BENCH_MODULES: Array<[string, string, () => Promise<Record<string, unknown
   ['compaction', 'benchCompactionCommand', () => import('./commands/bench-compaction.ts')],
 ];
 
-/** A bench subcommand module exports a command object, or a factory taking the CLI env. */
-async function benchCommands(env: CliEnv): Promise<AnyCommand[]> {
+/**
+ * A bench subcommand module exports a command object, or a factory taking the CLI env. Only the
+ * benchmark named on the command line is loaded (all of them for `bench --help`): one whose optional
+ * packages are missing stays listed, and running it gives its one-line error, exit 2; it prints nothing
+ * when another benchmark runs.
+ */
+async function benchCommands(env: CliEnv, argv: readonly string[]): Promise<AnyCommand[]> {
+  const chosen = BENCH_MODULES.filter(([what]) => what === argv[1]);
   const out: AnyCommand[] = [];
-  for (const [what, name, load] of BENCH_MODULES) {
+  for (const [what, name, load] of chosen.length > 0 ? chosen : BENCH_MODULES) {
     let mod: Record<string, unknown>;
     try {
       mod = await load();
     } catch (e) {
-      // A benchmark whose optional packages are missing must not take the other commands down.
-      env.io.err(`ctxcheck: bench ${what} unavailable: ${missingPackageMessage(e) ?? (e as Error).message}`);
+      const reason = missingPackageMessage(e) ?? (e as Error).message;
+      out.push({
+        command: what,
+        describe: `(unavailable: ${reason})`,
+        builder: (y: Argv) => y.strict(false),
+        handler: () => {
+          throw new CliError(`bench ${what} unavailable: ${reason}`);
+        },
+      });
       continue;
     }
     const exported = mod[name];
@@ -96,7 +109,7 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
   return {
     async run() {
       // Benchmarks load only when asked for: they pull in tokenizers and SQLite.
-      const bench = argv[0] === 'bench' ? await benchCommands(env) : [];
+      const bench = argv[0] === 'bench' ? await benchCommands(env, argv) : [];
       const commands: AnyCommand[] = [
         replayCommand(env) as AnyCommand,
         validateCommand(env) as AnyCommand,
