@@ -484,4 +484,56 @@ export const env = summarizerFromEnv({}, { fallback: createDeterministicSummariz
       expect(r.code).toBe(0);
     },
   );
+
+  it.each(['node16', 'bundler'] as const)(
+    'type-checks typed openai and @anthropic-ai/sdk calls with ctxkit tools and messages, no casts, under %s',
+    async (resolution) => {
+      await linkOptionalPeers(c.project, ['openai', '@anthropic-ai/sdk', '@types/node']);
+      await write(
+        'sdk-types.ts',
+        `import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { createPipeline, fromOpenAI, toAnthropic, toOpenAI } from 'ctxkit';
+
+const openaiTools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'ls', description: 'list files', parameters: { type: 'object' } } },
+];
+const responsesTools: OpenAI.Responses.Tool[] = [
+  { type: 'function', name: 'ls', parameters: { type: 'object' }, strict: false },
+];
+const anthropicTools: Anthropic.Messages.Tool[] = [
+  { name: 'ls', description: 'list files', input_schema: { type: 'object' } },
+];
+const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hi' }];
+const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: 128_000 } });
+
+export async function callBoth(openai: OpenAI, anthropic: Anthropic) {
+  const run = await pipeline.prepare({ messages: fromOpenAI(history), tools: openaiTools });
+  await pipeline.prepare({ messages: run.send, tools: responsesTools });
+  await pipeline.prepare({ messages: run.send, tools: anthropicTools });
+  const chat = await openai.chat.completions.create({
+    model: 'gpt-4o',
+    messages: toOpenAI(run.send, { system: 'You are terse.' }),
+    tools: openaiTools,
+  });
+  const request = toAnthropic(run.send, { system: 'You are terse.' });
+  const params: Anthropic.Messages.MessageCreateParamsNonStreaming = {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1024,
+    messages: request.messages,
+    tools: anthropicTools,
+  };
+  if (request.system !== undefined) params.system = request.system;
+  const message = await anthropic.messages.create(params);
+  return [chat.choices.length, message.content.length];
+}
+`,
+      );
+      // skipLibCheck: the SDKs' own declarations are slow to check and not ctxkit's; the assignments in
+      // sdk-types.ts are checked in full.
+      const r = await tsc(`sdk-${resolution}`, resolution, ['sdk-types.ts'], ['node'], true);
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    },
+  );
 });
