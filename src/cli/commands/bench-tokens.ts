@@ -14,10 +14,10 @@ import {
   isCalibratedPreset,
 } from '../../core/index.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { benchPackages, missingBenchPackages } from '../tokens/bench-packages.ts';
 import { crossValidate, type ErrorStats, errorStats } from '../tokens/calibration.ts';
 import { type CorpusFile, loadTokenCorpus, UNSEEN_CATEGORY } from '../tokens/corpus.ts';
 import { isFitOnly, loadFitOnlySamples, UDHR_CATEGORY } from '../tokens/fit-only-texts.ts';
-import { benchPackages, missingBenchPackages } from '../tokens/bench-packages.ts';
 import { REFERENCE_TOKENIZERS } from '../tokens/reference-tokenizers.ts';
 
 export interface BenchTokensOptions {

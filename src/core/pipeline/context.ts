@@ -20,7 +20,7 @@
 import { CtxError } from '../errors.ts';
 import { messageDigest, sameContent } from '../messages/digest.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
-import type { Dialect, JsonValue, Message, ToolDefinition } from '../messages/types.ts';
+import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
 import { createPipeline, type Pipeline, type PipelineOptions, type PrepareInput } from './pipeline.ts';
 import type { PipelineRun } from './runner.ts';
 import { INITIAL_STATE, type PipelineState } from './types.ts';

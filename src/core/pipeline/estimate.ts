@@ -11,7 +11,7 @@
  * ratio: scaling a fixed system prompt with a prefix that compaction shrank twentyfold over-counts it.
  */
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
-import type { JsonValue, Message, Usage, ToolDefinition } from '../messages/types.ts';
+import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
 import { answersSent, plausibleUsage, type SentRecord } from './sent.ts';

@@ -7,7 +7,7 @@ import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.
 import { CtxError } from '../errors.ts';
 import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
-import type { Dialect, JsonValue, Message, ToolDefinition } from '../messages/types.ts';
+import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
 import {
   type BlobStore,
   type Clock,

@@ -13,7 +13,7 @@
  * replayed transcript answers ctxkit's compacted send with the usage of the original, larger request.
  */
 import { messageDigest as digestOf, hashText } from '../messages/digest.ts';
-import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
 
 /** Fingerprint of one run's output, kept in `PipelineState.sent`. */
 export interface SentRecord {
@@ -52,7 +52,10 @@ export function chainDigest(messages: readonly Message[], count = messages.lengt
   return hashText(parts.join('|'));
 }
 
-export function overheadDigest(system: string | undefined, tools: readonly ToolDefinition[] | undefined): string {
+export function overheadDigest(
+  system: string | undefined,
+  tools: readonly ToolDefinition[] | undefined,
+): string {
   return hashText(JSON.stringify([system ?? '', tools ?? []]));
 }
 

@@ -4,7 +4,7 @@
  */
 
 import type { ContextBudget } from '../budget/budget.ts';
-import type { JsonValue, Message, ToolDefinition } from '../messages/types.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
 import type { SentRecord } from './sent.ts';
 
