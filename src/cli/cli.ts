@@ -37,16 +37,29 @@ const BENCH_MODULES: Array<[string, string, () => Promise<Record<string, unknown
   ['compaction', 'benchCompactionCommand', () => import('./commands/bench-compaction.ts')],
 ];
 
-/** A bench subcommand module exports a command object, or a factory taking the CLI env. */
-async function benchCommands(env: CliEnv): Promise<AnyCommand[]> {
+/**
+ * A bench subcommand module exports a command object, or a factory taking the CLI env. Only the
+ * benchmark named on the command line is loaded (all of them for `bench --help`): one whose optional
+ * packages are missing stays listed, and running it gives its one-line error, exit 2; it prints nothing
+ * when another benchmark runs.
+ */
+async function benchCommands(env: CliEnv, argv: readonly string[]): Promise<AnyCommand[]> {
+  const chosen = BENCH_MODULES.filter(([what]) => what === argv[1]);
   const out: AnyCommand[] = [];
-  for (const [what, name, load] of BENCH_MODULES) {
+  for (const [what, name, load] of chosen.length > 0 ? chosen : BENCH_MODULES) {
     let mod: Record<string, unknown>;
     try {
       mod = await load();
     } catch (e) {
-      // A benchmark whose optional packages are missing must not take the other commands down.
-      env.io.err(`ctxcheck: bench ${what} unavailable: ${missingPackageMessage(e) ?? (e as Error).message}`);
+      const reason = missingPackageMessage(e) ?? (e as Error).message;
+      out.push({
+        command: what,
+        describe: `(unavailable: ${reason})`,
+        builder: (y: Argv) => y.strict(false),
+        handler: () => {
+          throw new CliError(`bench ${what} unavailable: ${reason}`);
+        },
+      });
       continue;
     }
     const exported = mod[name];
@@ -80,6 +93,54 @@ function usageMessage(msg: string, argv: readonly string[], commands: readonly A
   return msg.replace(/\s*\n\s*/g, ' ').trim();
 }
 
+/** Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean". */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!;
+      row[j] = Math.min(
+        d[i - 1]![j]! + 1,
+        row[j - 1]! + 1,
+        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * "Unknown argument: jsno" → "unknown option --jsno; did you mean --json?" when a known option of the
+ * command is within two edits (a third of the name for short names); the message as it was otherwise.
+ */
+export function withSuggestion(message: string, known: readonly string[], argv: readonly string[]): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(message);
+  if (!m) return message;
+  const names = m[1]!.split(', ').map((n) => n.trim());
+  const isOption = (name: string) =>
+    argv.some((a) => a.replace(/=.*$/, '').replace(/^-+/, '') === name && a.startsWith('-'));
+  // A stray word (not an option) keeps yargs' wording.
+  if (!names.every(isOption)) return message;
+  const parts = names.map((name) => {
+    const bare = name.replace(/^-+/, '');
+    let best: string | undefined;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (const k of known) {
+      if (k.length < 2 || k === '$0' || k === '_') continue;
+      const d = distance(bare, k);
+      if (d < bestDistance) [best, bestDistance] = [k, d];
+    }
+    const limit = Math.min(2, Math.max(1, Math.floor(bare.length / 3)));
+    return best !== undefined && bestDistance <= limit
+      ? `unknown option --${bare}; did you mean --${best}?`
+      : `unknown option --${bare}`;
+  });
+  return parts.join('; ');
+}
+
 export interface Cli {
   /** Parses `argv`, runs the command and resolves to its exit code. */
   run(): Promise<ExitCode>;
@@ -96,7 +157,7 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
   return {
     async run() {
       // Benchmarks load only when asked for: they pull in tokenizers and SQLite.
-      const bench = argv[0] === 'bench' ? await benchCommands(env) : [];
+      const bench = argv[0] === 'bench' ? await benchCommands(env, argv) : [];
       const commands: AnyCommand[] = [
         replayCommand(env) as AnyCommand,
         validateCommand(env) as AnyCommand,
@@ -129,7 +190,12 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
         // bad choice, missing positional) produces one line and exit 2, never the command's output.
         .fail((msg, err) => {
           if (err) throw err;
-          throw new UsageError(usageMessage(msg, argv, commands));
+          // `getOptions()` exists on the instance though @types/yargs does not declare it.
+          const options = (
+            program as unknown as { getOptions(): { key?: Record<string, unknown> } }
+          ).getOptions();
+          const known = Object.keys(options.key ?? {});
+          throw new UsageError(withSuggestion(usageMessage(msg, argv, commands), known, argv));
         });
       try {
         await program.parseAsync();

@@ -5,6 +5,7 @@
 export * from './adapters/anthropic.ts';
 export * from './adapters/gemini.ts';
 export * from './adapters/openai.ts';
+export type * from './adapters/request-types.ts';
 export * from './adapters/responses.ts';
 export * from './adapters/responses-out.ts';
 export * from './blobs/memory-blob-store.ts';

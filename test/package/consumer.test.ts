@@ -61,15 +61,35 @@ async function tsc(
 }
 
 describe('the tarball', () => {
-  it('holds dist, README, LICENSE and package.json only', async () => {
+  it('holds dist, CHANGELOG, README, LICENSE and package.json only', async () => {
     const files = await tarballFiles(c.tarball);
     const outside = files.filter((f) => !f.startsWith('dist/'));
-    expect(outside).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(outside).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
     expect(files).toContain('dist/core/index.js');
     expect(files).toContain('dist/core/index.d.ts');
     expect(files).toContain('dist/bin/ctxcheck.mjs');
     expect(files).toContain('dist/migrations/meta/_journal.json');
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+  });
+
+  it('publishes cleanly in a dry run: public, no package.json corrections, a changelog section for its version', async () => {
+    const publish = await exec(
+      process.platform === 'win32' ? 'npm.cmd' : 'npm',
+      ['publish', c.tarball, '--dry-run', '--json'],
+      { cwd: c.dir },
+    );
+    expect(publish.code, publish.stderr).toBe(0);
+    // The only warning left is the one every dry run without `npm login` prints.
+    const warnings = publish.stderr
+      .split('\n')
+      .filter((l) => /npm warn/i.test(l) && !/nodedir|requires you to be logged in/.test(l));
+    expect(warnings).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.publishConfig).toEqual({ access: 'public' });
+    expect(manifest.scripts.release).toBe('node scripts/release.mjs');
+    const changelog = await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8');
+    expect(changelog).toContain(`## [${manifest.version}]`);
   });
 
   it('passes publint and arethetypeswrong (ESM-only profile)', async () => {
@@ -531,6 +551,58 @@ export const env = summarizerFromEnv({}, { fallback: createDeterministicSummariz
       // drivers import packages that are not installed), and checking openai's and Node's is slow.
       // ctxkit's core declarations are checked without it above.
       const r = await tsc(`full-${resolution}`, resolution, ['full.ts'], ['node'], true);
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    },
+  );
+
+  it.each(['node16', 'bundler'] as const)(
+    'type-checks typed openai and @anthropic-ai/sdk calls with ctxkit tools and messages, no casts, under %s',
+    async (resolution) => {
+      await linkOptionalPeers(c.project, ['openai', '@anthropic-ai/sdk', '@types/node']);
+      await write(
+        'sdk-types.ts',
+        `import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { createPipeline, fromOpenAI, toAnthropic, toOpenAI } from 'ctxkit';
+
+const openaiTools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  { type: 'function', function: { name: 'ls', description: 'list files', parameters: { type: 'object' } } },
+];
+const responsesTools: OpenAI.Responses.Tool[] = [
+  { type: 'function', name: 'ls', parameters: { type: 'object' }, strict: false },
+];
+const anthropicTools: Anthropic.Messages.Tool[] = [
+  { name: 'ls', description: 'list files', input_schema: { type: 'object' } },
+];
+const history: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'hi' }];
+const pipeline = createPipeline({ preset: 'default', budget: { contextWindow: 128_000 } });
+
+export async function callBoth(openai: OpenAI, anthropic: Anthropic) {
+  const run = await pipeline.prepare({ messages: fromOpenAI(history), tools: openaiTools });
+  await pipeline.prepare({ messages: run.send, tools: responsesTools });
+  await pipeline.prepare({ messages: run.send, tools: anthropicTools });
+  const chat = await openai.chat.completions.create({
+    model: 'gpt-4o',
+    messages: toOpenAI(run.send, { system: 'You are terse.' }),
+    tools: openaiTools,
+  });
+  const request = toAnthropic(run.send, { system: 'You are terse.' });
+  const params: Anthropic.Messages.MessageCreateParamsNonStreaming = {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1024,
+    messages: request.messages,
+    tools: anthropicTools,
+  };
+  if (request.system !== undefined) params.system = request.system;
+  const message = await anthropic.messages.create(params);
+  return [chat.choices.length, message.content.length];
+}
+`,
+      );
+      // skipLibCheck: the SDKs' own declarations are slow to check and not ctxkit's; the assignments in
+      // sdk-types.ts are checked in full.
+      const r = await tsc(`sdk-${resolution}`, resolution, ['sdk-types.ts'], ['node'], true);
       expect(r.stdout + r.stderr).toBe('');
       expect(r.code).toBe(0);
     },

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { estimateTokenCount } from 'tokenx';
 import type { Argv, CommandModule } from 'yargs';
 import {
   CALIBRATED_PRESETS,
@@ -15,6 +14,7 @@ import {
   isCalibratedPreset,
 } from '../../core/index.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { benchPackages, missingBenchPackages } from '../tokens/bench-packages.ts';
 import { crossValidate, type ErrorStats, errorStats } from '../tokens/calibration.ts';
 import { type CorpusFile, loadTokenCorpus, UNSEEN_CATEGORY } from '../tokens/corpus.ts';
 import { isFitOnly, loadFitOnlySamples, UDHR_CATEGORY } from '../tokens/fit-only-texts.ts';
@@ -70,6 +70,11 @@ export interface BenchTokensResult {
 }
 
 type Estimate = (text: string) => number;
+
+/** tokenx, loaded by `runBenchTokens` after the package check (an optional peer). */
+let estimateTokenCount: Estimate = () => {
+  throw new Error('tokenx not loaded');
+};
 
 function baselines(preset: CalibratedPreset): Array<[string, Estimate]> {
   const ctxkit = createCalibratedCounter({ preset });
@@ -135,6 +140,9 @@ export async function runBenchTokens(
   io: BenchTokensIo,
 ): Promise<BenchTokensResult> {
   const presets = options.tokenizers ?? CALIBRATED_PRESETS;
+  const missing = await missingBenchPackages(benchPackages(presets, options.crossValidate !== false));
+  if (missing !== undefined) throw new CliError(missing);
+  estimateTokenCount = (await import('tokenx')).estimateTokenCount;
   const files = await loadTokenCorpus(options.corpusDir);
   const bytes = files.reduce((a, f) => a + f.bytes, 0);
   const scripts = options.crossValidate === false ? [] : loadFitOnlySamples();
@@ -254,8 +262,11 @@ export function renderBenchTokens(result: BenchTokensResult): string[] {
   return lines;
 }
 
+/** The token corpus beside a clone of the repository (../shared/data/tokens, see its data/README.md). */
+const DEFAULT_CORPUS = '../shared/data/tokens';
+
 interface Args {
-  corpus: string;
+  corpus?: string;
   tokenizers: string;
   json: boolean;
   runs: number;
@@ -270,8 +281,7 @@ export function benchTokensCommand(env: CliEnv): CommandModule<object, Args> {
       y
         .option('corpus', {
           type: 'string',
-          default: '../shared/data/tokens',
-          describe: 'folder with manifest.json',
+          describe: `folder with manifest.json (default ${DEFAULT_CORPUS}: the repository's shared data)`,
         })
         .option('tokenizers', {
           type: 'string',
@@ -282,9 +292,13 @@ export function benchTokensCommand(env: CliEnv): CommandModule<object, Args> {
         .option('cv', { type: 'boolean', default: true, describe: 'also report cross-validated accuracy' })
         .option('json', { type: 'boolean', default: false }) as Argv<Args>,
     handler: async (args) => {
-      const corpusDir = resolve(env.io.cwd, args.corpus);
+      const corpusDir = resolve(env.io.cwd, args.corpus ?? DEFAULT_CORPUS);
       if (!existsSync(join(corpusDir, 'manifest.json')))
-        throw new CliError(`--corpus: no manifest.json in ${corpusDir}`);
+        throw new CliError(
+          args.corpus === undefined
+            ? `--corpus DIR is needed here: the default ${DEFAULT_CORPUS} (the ctxkit repository's shared data, run from the repository root) has no manifest.json (${corpusDir})`
+            : `--corpus: no manifest.json in ${corpusDir}`,
+        );
       const tokenizers = args.tokenizers.split(',').map((s) => s.trim());
       const bad = tokenizers.find((s) => !isCalibratedPreset(s));
       if (bad !== undefined)

@@ -111,7 +111,7 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
       `${r.stage.padEnd(26)} ${r.status.padEnd(8)} ${r.tokensBefore} → ${r.tokensAfter}${r.error ? `  error: ${r.error}` : r.detail ? `  ${r.detail}` : ''}`,
     );
   log(
-    `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : ''}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
+    `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : ' (not written: pass --out FILE or --journal FILE)'}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
   );
   if (dropped > 0) log(`provider usage of ${dropped} messages dropped (it counted the uncompacted context)`);
   if (run.estimate.level === 'block' && options.allowBlock !== true) {

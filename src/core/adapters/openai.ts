@@ -15,6 +15,7 @@ import type {
   Usage,
 } from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
+import type { OpenAIMessageOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
 const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
@@ -223,10 +224,7 @@ export interface ToOpenAIOptions extends SystemOption {
 }
 
 /** Converts neutral messages to OpenAI Chat Completions messages. Invisible messages are the caller's business. */
-export function toOpenAI(
-  messages: readonly Message[],
-  options: ToOpenAIOptions = {},
-): Array<Record<string, JsonValue>> {
+export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions = {}): OpenAIMessageOut[] {
   const out: Array<Record<string, JsonValue>> = [];
   for (const m of withSystem(messages, options.system)) {
     const meta: Record<string, JsonValue> = {};
@@ -291,7 +289,8 @@ export function toOpenAI(
     }
     out.push(msg);
   }
-  return out;
+  // Each message is built above in one of the shapes OpenAIMessageOut lists (role by role).
+  return out as unknown as OpenAIMessageOut[];
 }
 
 /** The provider's own serialisation while it still matches the arguments, else canonical JSON. */

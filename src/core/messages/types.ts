@@ -7,6 +7,15 @@ export type Role = 'system' | 'user' | 'assistant' | 'tool';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /**
+ * A tool definition as the request sends it: OpenAI `ChatCompletionTool`, a Responses tool, Anthropic
+ * `Tool` (and its server tools), a Gemini `Tool`, or any JSON object. ctxkit only measures it (its JSON
+ * text) and digests it, never reads a field, so the type is any object: the SDKs' interfaces, which have
+ * no index signature, are accepted as they are, with no dependency on the SDKs and no cast (any JSON value
+ * stays accepted, as before).
+ */
+export type ToolDefinition = object | JsonValue;
+
+/**
  * What a provider sent that has no neutral meaning (item ids, `encrypted_content`, `thoughtSignature`,
  * annotations…), kept under the dialect it belongs to so that its adapter can rebuild the exact input.
  * Opaque to every stage: a stage that rewrites a part keeps it (spread), one that drops a part drops it.

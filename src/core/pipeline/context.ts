@@ -20,7 +20,7 @@
 import { CtxError } from '../errors.ts';
 import { messageDigest, sameContent } from '../messages/digest.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
-import type { Dialect, JsonValue, Message } from '../messages/types.ts';
+import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
 import { createPipeline, type Pipeline, type PipelineOptions, type PrepareInput } from './pipeline.ts';
 import type { PipelineRun } from './runner.ts';
 import { INITIAL_STATE, type PipelineState } from './types.ts';
@@ -29,7 +29,7 @@ export type HistoryMatch = 'new' | 'continued' | 'unchanged' | 'from-send' | 're
 
 export interface ContextCall {
   system?: string;
-  tools?: readonly JsonValue[];
+  tools?: readonly ToolDefinition[];
   /** @default the context's dialect */
   dialect?: Dialect;
   signal?: AbortSignal;
@@ -89,7 +89,7 @@ interface Checkpoint {
   call?: ContextCall;
 }
 
-const sameTools = (a: readonly JsonValue[] | undefined, b: readonly JsonValue[] | undefined) =>
+const sameTools = (a: readonly ToolDefinition[] | undefined, b: readonly ToolDefinition[] | undefined) =>
   a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 
 function sameCall(a: ContextCall | undefined, b: ContextCall): boolean {

@@ -11,7 +11,7 @@
  * ratio: scaling a fixed system prompt with a prefix that compaction shrank twentyfold over-counts it.
  */
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
-import type { JsonValue, Message, Usage } from '../messages/types.ts';
+import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
 import { answersSent, plausibleUsage, type SentRecord } from './sent.ts';
@@ -59,7 +59,7 @@ export interface EstimatorOptions {
   counter: TokenCounter;
   budget: ContextBudget;
   system?: string | undefined;
-  tools?: readonly JsonValue[] | undefined;
+  tools?: readonly ToolDefinition[] | undefined;
   /** Messages whose usage anchors the estimate; omit (or `anchor: false`) for the pure count. */
   input: readonly Message[];
   /** `true` means `reported`. @default 'sent' */

@@ -7,7 +7,7 @@ import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.
 import { CtxError } from '../errors.ts';
 import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
-import type { Dialect, JsonValue, Message } from '../messages/types.ts';
+import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
 import {
   type BlobStore,
   type Clock,
@@ -66,7 +66,7 @@ export interface PipelineOptions {
 export interface PrepareInput {
   messages: readonly Message[];
   system?: string;
-  tools?: readonly JsonValue[];
+  tools?: readonly ToolDefinition[];
   state?: PipelineState;
   /** Provider rules applied to `send`. @default neutral pairing rules only */
   dialect?: Dialect;
@@ -113,7 +113,7 @@ export interface Pipeline {
   estimate(input: {
     messages: readonly Message[];
     system?: string;
-    tools?: readonly JsonValue[];
+    tools?: readonly ToolDefinition[];
     state?: PipelineState;
   }): PipelineEstimate;
 }

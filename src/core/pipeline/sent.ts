@@ -13,7 +13,7 @@
  * replayed transcript answers ctxkit's compacted send with the usage of the original, larger request.
  */
 import { messageDigest as digestOf, hashText } from '../messages/digest.ts';
-import type { JsonValue, Message } from '../messages/types.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
 
 /** Fingerprint of one run's output, kept in `PipelineState.sent`. */
 export interface SentRecord {
@@ -52,7 +52,10 @@ export function chainDigest(messages: readonly Message[], count = messages.lengt
   return hashText(parts.join('|'));
 }
 
-export function overheadDigest(system: string | undefined, tools: readonly JsonValue[] | undefined): string {
+export function overheadDigest(
+  system: string | undefined,
+  tools: readonly ToolDefinition[] | undefined,
+): string {
   return hashText(JSON.stringify([system ?? '', tools ?? []]));
 }
 
@@ -60,7 +63,7 @@ export function recordSent(
   working: readonly Message[],
   send: readonly Message[],
   system: string | undefined,
-  tools: readonly JsonValue[] | undefined,
+  tools: readonly ToolDefinition[] | undefined,
   tokens: number,
 ): SentRecord {
   return {
@@ -82,7 +85,7 @@ export function answersSent(
   anchorIndex: number,
   record: SentRecord | undefined,
   system: string | undefined,
-  tools: readonly JsonValue[] | undefined,
+  tools: readonly ToolDefinition[] | undefined,
 ): boolean {
   if (!record || anchorIndex < 0) return false;
   if (anchorIndex !== record.workingCount && anchorIndex !== record.sendCount) return false;

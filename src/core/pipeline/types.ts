@@ -4,7 +4,7 @@
  */
 
 import type { ContextBudget } from '../budget/budget.ts';
-import type { JsonValue, Message } from '../messages/types.ts';
+import type { Message, ToolDefinition } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
 import type { SentRecord } from './sent.ts';
 
@@ -119,7 +119,7 @@ export interface StageContext {
   blobs?: BlobStore;
   /** System prompt and tool schemas, for the estimate. */
   system?: string;
-  tools?: readonly JsonValue[];
+  tools?: readonly ToolDefinition[];
   /** Tool names whose results no stage may touch. */
   excludeTools: ReadonlySet<string>;
   state: PipelineState;

@@ -2,13 +2,13 @@
  * The context estimate: system prompt + tool schemas + visible messages, anchored to the provider's
  * last reported usage when there is one (003 §5.5): that total plus an estimate of every later message.
  */
-import type { JsonValue, Message, Usage } from '../messages/types.ts';
+import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 
 export interface ContextInput {
   system?: string;
   /** Tool schemas as sent to the provider; counted as their JSON. */
-  tools?: readonly JsonValue[];
+  tools?: readonly ToolDefinition[];
   messages: readonly Message[];
 }
 

@@ -8,7 +8,7 @@
  *   new ToolLoopAgent({ model, tools, prepareStep: ctxkitPrepareStep({ contextWindow: 128_000 }) })
  */
 import type { ModelMessage } from 'ai';
-import type { BudgetConfig, JsonValue, Message, PipelineRun } from '../../core/index.ts';
+import type { BudgetConfig, JsonValue, Message, PipelineRun, ToolDefinition } from '../../core/index.ts';
 import { type ContextOptions, CtxError, createContext, type IncrementalContext } from '../../core/index.ts';
 import { dialectOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
@@ -24,7 +24,7 @@ export interface CtxkitAiSdkOptions extends Omit<ContextOptions, 'budget' | 'dia
    * The agent's tools, counted in the estimate (prepareStep is not handed them): the tool set itself
    * (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
    */
-  tools?: readonly JsonValue[] | Readonly<Record<string, ToolLike>>;
+  tools?: readonly ToolDefinition[] | Readonly<Record<string, ToolLike>>;
   /** Called with every pipeline run (reports, journal): tests, logging. */
   onRun?: (run: PipelineRun) => void;
 }

@@ -26,11 +26,16 @@ beforeAll(async () => {
 
 describe('ctxcheck usage errors', () => {
   it.each([
-    [['replay', fixture, '--bogus'], 'ctxcheck: Unknown argument: bogus'],
+    [['replay', fixture, '--bogus'], 'ctxcheck: unknown option --bogus'],
+    [['replay', fixture, '--jsno'], 'ctxcheck: unknown option --jsno; did you mean --json?'],
+    [
+      ['compact', 'chat.json', '--window', '1000', '--presett', 'default'],
+      'ctxcheck: unknown option --presett; did you mean --preset?',
+    ],
     [['replay', fixture, '--preset', 'turbo'], 'ctxcheck: --preset: "turbo" is not one of "default"'],
-    [['compact', 'chat.json', '--window', '1000', '--json'], 'ctxcheck: Unknown argument: json'],
+    [['compact', 'chat.json', '--window', '1000', '--json'], 'ctxcheck: unknown option --json'],
     [['compact', 'chat.json', '--window', '1000', '--preset', 'turbo'], 'ctxcheck: --preset: "turbo"'],
-    [['validate', fixture, '--bogus'], 'ctxcheck: Unknown argument: bogus'],
+    [['validate', fixture, '--bogus'], 'ctxcheck: unknown option --bogus'],
     [['frobnicate'], 'ctxcheck: Unknown argument: frobnicate'],
     [['compact'], 'ctxcheck: missing <transcript>'],
     [['inspect'], 'ctxcheck: missing <transcript>'],
@@ -43,6 +48,11 @@ describe('ctxcheck usage errors', () => {
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr.startsWith(line)).toBe(true);
     expect(r.stderr).toContain('(ctxcheck --help for usage)');
+  });
+
+  it('says where the journal went, or that it was not written, when compact runs without --out', async () => {
+    const r = await ctxcheck(['compact', 'chat.json', '--window', '4000', '--allow-block'], dir);
+    expect(r.stderr).toMatch(/\d+ journal entries \(not written: pass --out FILE or --journal FILE\)/);
   });
 
   it('runs the command when the arguments are valid', async () => {
