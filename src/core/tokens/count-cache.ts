@@ -31,6 +31,8 @@ function content(p: Part): unknown {
       return p.output;
     case 'tool-call':
       return p.args;
+    case 'opaque':
+      return p.value;
     default:
       return p.data ?? p.url;
   }

@@ -76,6 +76,10 @@ function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart
       const image = p.url ?? (p.data !== undefined && p.mediaType ? p.data : (p.data ?? ''));
       return { type: 'image', image, ...(p.mediaType ? { mediaType: p.mediaType } : {}), ...options };
     }
+    case 'opaque':
+      // Only what this adapter read comes back; another dialect's item means nothing to the AI SDK.
+      if (p.source === 'ai-sdk') return fromJsonSafe(p.value) as ModelPart;
+      return { type: 'text', text: `[${p.kind}]` };
   }
 }
 

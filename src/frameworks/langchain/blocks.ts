@@ -79,6 +79,10 @@ export function canonicalBlock(p: Part): Block {
       return { type: 'image', data: p.data ?? '', ...(p.mediaType ? { mimeType: p.mediaType } : {}) };
     case 'tool-result':
       return { type: 'text', text: typeof p.output === 'string' ? p.output : JSON.stringify(p.output) };
+    case 'opaque':
+      return p.source === 'langchain' && isBag(p.value) && typeof p.value.type === 'string'
+        ? (p.value as Block)
+        : { type: 'text', text: `[${p.kind}]` };
   }
 }
 
