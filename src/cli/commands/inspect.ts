@@ -45,6 +45,7 @@ function partTokens(p: Part, counter: TokenCounter): number {
       return counter.countText(outputText(p.output));
     case 'image':
     case 'opaque':
+    case 'tool-approval':
       return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
   }
 }

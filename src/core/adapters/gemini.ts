@@ -289,7 +289,7 @@ export function toGemini(history: readonly Message[], options: ToGeminiOptions =
     const parts: Bag[] = [];
     for (const p of m.parts) {
       if (p.type === 'reasoning' && !p.provider?.gemini) continue;
-      if (p.type === 'opaque' && p.source !== 'gemini') continue;
+      if ((p.type === 'opaque' && p.source !== 'gemini') || p.type === 'tool-approval') continue;
       const out = partOut(p, names, options);
       if (m.role === 'system' && typeof out.text === 'string') out.text = `[System] ${out.text}`;
       parts.push(out);
@@ -349,6 +349,8 @@ function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions):
     }
     case 'opaque':
       return bag(p.value);
+    case 'tool-approval':
+      return {}; // left out by toGemini (no provider takes approvals)
   }
 }
 

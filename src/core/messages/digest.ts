@@ -25,6 +25,8 @@ function canonicalPart(p: Part): JsonValue {
         : ['o', p.callId, p.output, p.isError === true];
     case 'opaque':
       return ['x', p.source, p.value];
+    case 'tool-approval':
+      return ['a', p.callId, p.approvalId, p.phase, p.approved ?? null, p.reason ?? null];
   }
 }
 
@@ -108,6 +110,15 @@ function samePart(a: Part, b: Part): boolean {
       );
     case 'opaque':
       return b.type === 'opaque' && a.source === b.source && sameJson(a.value, b.value);
+    case 'tool-approval':
+      return (
+        b.type === 'tool-approval' &&
+        a.callId === b.callId &&
+        a.approvalId === b.approvalId &&
+        a.phase === b.phase &&
+        a.approved === b.approved &&
+        a.reason === b.reason
+      );
   }
 }
 

@@ -97,7 +97,26 @@ export const toolResultPartSchema = z.strictObject({
   provider: z.optional(providerDataSchema),
 });
 
-const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result', 'opaque'] as const;
+export const toolApprovalPartSchema = z.strictObject({
+  type: z.literal('tool-approval'),
+  callId: z.string().check(z.minLength(1)),
+  approvalId: z.string().check(z.minLength(1)),
+  phase: z.enum(['request', 'response']),
+  approved: z.optional(z.boolean()),
+  reason: z.optional(z.string()),
+  extra: extraSchema,
+  provider: z.optional(providerDataSchema),
+});
+
+const PART_TYPES = [
+  'text',
+  'image',
+  'reasoning',
+  'tool-call',
+  'tool-result',
+  'opaque',
+  'tool-approval',
+] as const;
 
 export const partSchema = z.discriminatedUnion(
   'type',
@@ -108,6 +127,7 @@ export const partSchema = z.discriminatedUnion(
     toolCallPartSchema,
     toolResultPartSchema,
     opaquePartSchema,
+    toolApprovalPartSchema,
   ],
   {
     error: (iss) =>

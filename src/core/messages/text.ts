@@ -4,20 +4,23 @@ import type {
   OpaquePart,
   Part,
   ResultContentPart,
+  ToolApprovalPart,
   ToolCallPart,
   ToolResultPart,
 } from './types.ts';
 
-const opaqueTexts = new WeakMap<OpaquePart, string>();
+const opaqueTexts = new WeakMap<OpaquePart | ToolApprovalPart, string>();
 
 /**
  * What an opaque part is counted as: the JSON of the content part or item it keeps, as the provider
  * receives it. Cached per part object (a part is never changed in place).
  */
-export function opaqueText(part: OpaquePart): string {
+export function opaqueText(part: OpaquePart | ToolApprovalPart): string {
   let t = opaqueTexts.get(part);
   if (t === undefined) {
-    t = JSON.stringify(part.value);
+    // An approval is counted as the JSON a framework sends for it (ids, decision, reason).
+    const { provider: _, extra: __, ...said } = part;
+    t = JSON.stringify(part.type === 'opaque' ? part.value : said);
     opaqueTexts.set(part, t);
   }
   return t;

@@ -114,10 +114,36 @@ export interface OpaquePart {
   provider?: ProviderData;
 }
 
+/**
+ * A tool call's approval (human-in-the-loop, as the AI SDK and the Agents SDK have it): the request
+ * rides in the assistant message with its call, the response in the message after it. Pairing ties
+ * both to the call: one whose call is gone is dropped by `repairMessages`. A denied call is answered
+ * by a result with `denied: true`. No provider API takes these: adapters leave them out.
+ */
+export interface ToolApprovalPart {
+  type: 'tool-approval';
+  /** The call it is about. */
+  callId: string;
+  approvalId: string;
+  /** `request`: asked for; `response`: decided (`approved`, and `reason` when given). */
+  phase: 'request' | 'response';
+  approved?: boolean;
+  reason?: string;
+  extra?: Extra;
+  provider?: ProviderData;
+}
+
 /** What a multi-part tool result holds. */
 export type ResultContentPart = TextPart | ImagePart | OpaquePart;
 
-export type Part = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart | OpaquePart;
+export type Part =
+  | TextPart
+  | ImagePart
+  | ReasoningPart
+  | ToolCallPart
+  | ToolResultPart
+  | OpaquePart
+  | ToolApprovalPart;
 export type PartType = Part['type'];
 
 export interface MessageMeta {

@@ -33,6 +33,8 @@ function content(p: Part): unknown {
       return p.args;
     case 'opaque':
       return p.value;
+    case 'tool-approval':
+      return p.approved;
     default:
       return p.data ?? p.url;
   }

@@ -60,7 +60,7 @@ export function createKosmokratorCounter(options: { imageTokens?: number } = {})
         else if (p.type === 'tool-call') total += countText(p.name + JSON.stringify(p.args));
         else if (p.type === 'tool-result') total += countText(outputText(p.output));
         else if (p.type === 'image') total += imageTokens;
-        else if (p.type === 'opaque') total += countText(opaqueText(p));
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
       }
       return total + countText(text);
     },
@@ -89,7 +89,7 @@ export function createCowagentCounter(): TokenCounter {
         else if (p.type === 'tool-call') total += 50 + countText(pyJsonDumps(p.args));
         else if (p.type === 'tool-result')
           total += 30 + (typeof p.output === 'string' ? countText(p.output) : 0);
-        else if (p.type === 'opaque') total += countText(opaqueText(p));
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
         else total += 10;
       }
       return Math.max(1, total);

@@ -71,7 +71,7 @@ export async function createTiktokenCounter(
         if (p.type === 'text' || p.type === 'reasoning') total += countText(p.text);
         else if (p.type === 'tool-call') total += countText(p.name) + countText(JSON.stringify(p.args));
         else if (p.type === 'tool-result') total += countText(outputText(p.output));
-        else if (p.type === 'opaque') total += countText(opaqueText(p));
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
         else total += imageTokens;
       }
       return total;

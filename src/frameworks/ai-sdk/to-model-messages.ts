@@ -76,6 +76,17 @@ function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart
       const image = p.url ?? (p.data !== undefined && p.mediaType ? p.data : (p.data ?? ''));
       return { type: 'image', image, ...(p.mediaType ? { mediaType: p.mediaType } : {}), ...options };
     }
+    case 'tool-approval':
+      return (
+        p.phase === 'request'
+          ? { type: 'tool-approval-request', approvalId: p.approvalId, toolCallId: p.callId }
+          : {
+              type: 'tool-approval-response',
+              approvalId: p.approvalId,
+              approved: p.approved === true,
+              ...(p.reason !== undefined ? { reason: p.reason } : {}),
+            }
+      ) as ModelPart;
     case 'opaque':
       // Only what this adapter read comes back; another dialect's item means nothing to the AI SDK.
       if (p.source === 'ai-sdk') return fromJsonSafe(p.value) as ModelPart;

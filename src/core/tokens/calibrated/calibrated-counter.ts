@@ -64,7 +64,8 @@ export function createCalibratedCounter(options: CalibratedCounterOptions = {}):
       else if (part.type === 'tool-call')
         raw += estimateCalibratedRaw(part.name, w) + estimateCalibratedRaw(JSON.stringify(part.args), w);
       else if (part.type === 'tool-result') raw += estimateCalibratedRaw(outputText(part.output), w);
-      else if (part.type === 'opaque') raw += estimateCalibratedRaw(opaqueText(part), w);
+      else if (part.type === 'opaque' || part.type === 'tool-approval')
+        raw += estimateCalibratedRaw(opaqueText(part), w);
       else raw += imageTokens;
     }
     return raw;
