@@ -230,6 +230,17 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean, rich: bool
         } as Part;
       }
       aParts.push(...calls);
+      // A call that needed approval and was denied: the request rides with the call (AI SDK shape).
+      if (rich)
+        s.calls.forEach((c, ci) => {
+          if (c.result === 'denied')
+            aParts.push({
+              type: 'tool-approval',
+              callId: calls[ci]!.id,
+              approvalId: `ap_${step}_${ci}`,
+              phase: 'request',
+            });
+        });
       const a: Message = { id: id(), role: 'assistant', parts: aParts };
       if (s.usage > 0) a.usage = { inputTokens: s.usage, outputTokens: 20 };
       out.push(a);
@@ -250,7 +261,20 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean, rich: bool
             { type: 'image', data: 'iVBORw0KGgo'.repeat(200), mediaType: 'image/png' },
           ];
         }
-        out.push({ id: id(), role: 'tool', parts: [part], meta: { kind: 'tool_result' } });
+        const approval: Part[] =
+          rich && c.result === 'denied'
+            ? [
+                {
+                  type: 'tool-approval',
+                  callId: call.id,
+                  approvalId: `ap_${step}_${ci}`,
+                  phase: 'response',
+                  approved: false,
+                  reason: 'not now',
+                },
+              ]
+            : [];
+        out.push({ id: id(), role: 'tool', parts: [...approval, part], meta: { kind: 'tool_result' } });
       });
     }
     if (t.reply)
