@@ -6,7 +6,7 @@
  * thought signatures), so a trajectory recorded in another dialect converts without losing them.
  */
 import type { ModelMessage } from 'ai';
-import type { JsonValue, Message, Part } from '../../core/index.ts';
+import { type JsonValue, type Message, type Part, resultContent } from '../../core/index.ts';
 import { fromJsonSafe } from './json-safe.ts';
 import { type Bag, isBag, type ModelPart, outputOf, type ToolResultOutput } from './options.ts';
 
@@ -37,6 +37,8 @@ function toolOutput(
 ): ToolResultOutput {
   if (kept !== undefined) {
     const original = fromJsonSafe(kept) as ToolResultOutput;
+    // A multi-part output comes back while its parts still stand for the result's text.
+    if (original.type === 'content' && resultContent(p) !== undefined) return original;
     const d = outputOf(original);
     if (same(d.output, p.output) && d.isError === (p.isError ?? false)) return original;
   }
