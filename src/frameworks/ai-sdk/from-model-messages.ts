@@ -70,7 +70,7 @@ function resultContent(value: readonly unknown[]): ResultContentPart[] {
       const media = str(v.mediaType);
       const url = str(v.url) ?? (data?.type === 'url' ? str(data.url) : undefined);
       const bytes = typeof v.data === 'string' ? v.data : data?.type === 'data' ? str(data.data) : undefined;
-      const mediaType = media !== undefined && media.includes('/') ? { mediaType: media } : {};
+      const mediaType = media?.includes('/') ? { mediaType: media } : {};
       if (url !== undefined) return { type: 'image', url, ...mediaType };
       if (bytes !== undefined) return { type: 'image', data: bytes, ...mediaType };
     }
