@@ -129,8 +129,8 @@ describe('fromResponses / toResponses', () => {
   });
 
   it('names the JSON path of what it does not understand', () => {
-    expect(() => fromResponses([{ type: 'web_search_call', id: 'ws_1' }])).toThrow(
-      /input\[0\]\.type: unsupported item type "web_search_call"/,
+    expect(() => fromResponses([{ type: 7 }])).toThrow(
+      /input\[0\]\.type: an item type must be a non-empty string/,
     );
     expect(() =>
       fromResponses([{ type: 'function_call', call_id: 'c', name: 'x', arguments: '{nope' }]),

@@ -59,9 +59,9 @@ describe('fromOpenAI', () => {
     expect(() => fromOpenAI([{ content: 'hi' }])).toThrow(/messages\[0\]\.role/);
   });
 
-  it('rejects unknown content part types with their path', () => {
-    expect(() => fromOpenAI([{ role: 'user', content: [{ type: 'video', url: 'x' }] }])).toThrow(
-      /messages\[0\]\.content\[0\]/,
+  it('names the path of a content part with no type', () => {
+    expect(() => fromOpenAI([{ role: 'user', content: [{ url: 'x' }] }])).toThrow(
+      /messages\[0\]\.content\[0\]\.type/,
     );
   });
 });

@@ -237,3 +237,48 @@ describe('Anthropic', () => {
     expect(rules(dropped, { before: history })).toEqual(['reasoning-changed@a']);
   });
 });
+
+describe('reasoning metadata riding in a framework’s provider options', () => {
+  // As the AI SDK carries them: Gemini signatures and Responses encrypted reasoning in `providerOptions`.
+  const history: Message[] = [
+    { id: 'u', role: 'user', parts: [{ type: 'text', text: 'Fix it.' }] },
+    {
+      id: 'a',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'reasoning',
+          text: 'Read the file first.',
+          extra: { providerOptions: { openai: { itemId: 'rs_1', reasoningEncryptedContent: 'gAAAA==' } } },
+        },
+        {
+          type: 'tool-call',
+          id: 'c1',
+          name: 'read',
+          args: { path: 'a.ts' },
+          provider: { framework: { providerOptions: { google: { thoughtSignature: 'CiQB' } } } },
+        },
+      ],
+    },
+    { id: 't', role: 'tool', parts: [{ type: 'tool-result', callId: 'c1', output: 'x' }] },
+  ];
+
+  it('reports encrypted reasoning whose text a stage changed', () => {
+    const edited = history.map((m) =>
+      m.id === 'a'
+        ? { ...m, parts: [{ ...m.parts[0]!, text: 'Read.' } as Message['parts'][0], m.parts[1]!] }
+        : m,
+    );
+    expect(rules(edited, { before: history })).toEqual(['reasoning-changed@a']);
+  });
+
+  it('reports a signed call whose signature a stage dropped, and passes the history as it came', () => {
+    const stripped = history.map((m) =>
+      m.id === 'a'
+        ? { ...m, parts: [m.parts[0]!, { ...m.parts[1]!, provider: {} } as Message['parts'][0]] }
+        : m,
+    );
+    expect(rules(stripped, { before: history })).toEqual(['reasoning-changed@a']);
+    expect(rules(history, { before: history, dialect: 'gemini' })).toEqual([]);
+  });
+});

@@ -4,11 +4,16 @@ import {
   assistant,
   checkInvariants,
   createPipeline,
+  type Message,
   MISSING_RESULT_TEXT,
   pairToolCalls,
   repairMessages,
+  toAnthropic,
+  toGemini,
+  toOpenAI,
   toolCall,
   toolResult,
+  toResponses,
   user,
   withdrawAnsweredPlaceholders,
 } from '../../src/core/index.ts';
@@ -153,5 +158,49 @@ describe('withdrawAnsweredPlaceholders', () => {
     expect(withdrawAnsweredPlaceholders([...first.messages, ...next.messages.slice(-2)])).not.toContain(
       first.messages.at(-1),
     );
+  });
+});
+
+describe('tool approvals and denied calls', () => {
+  const history: Message[] = [
+    { id: 'u', role: 'user', parts: [{ type: 'text', text: 'Delete the build folder.' }] },
+    {
+      id: 'a',
+      role: 'assistant',
+      parts: [
+        { type: 'tool-call', id: 'c1', name: 'bash', args: { command: 'rm -rf build' } },
+        { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
+      ],
+    },
+    {
+      id: 't',
+      role: 'tool',
+      parts: [
+        { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'response', approved: false },
+        { type: 'tool-result', callId: 'c1', output: 'Denied by the user.', denied: true },
+      ],
+    },
+    { id: 'b', role: 'assistant', parts: [{ type: 'text', text: 'Left it alone.' }] },
+  ];
+
+  it('counts a denied call as answered in every dialect', () => {
+    expect(pairToolCalls(history).pairs[0]?.result).toEqual({ message: 2, part: 1 });
+    for (const dialect of [undefined, 'openai', 'anthropic', 'responses', 'gemini'] as const)
+      expect(checkInvariants(history, dialect ? { dialect } : {})).toEqual([]);
+  });
+
+  it('reports approvals whose call is gone and repairs by dropping them', () => {
+    const cut = [history[0]!, ...history.slice(2)];
+    expect(checkInvariants(cut).map((v) => v.rule)).toEqual(['result-without-call', 'approval-without-call']);
+    const { messages, repairs } = repairMessages(cut);
+    expect(repairs.map((r) => r.kind).sort()).toEqual(['dropped-orphan-approval', 'dropped-orphan-result']);
+    expect(checkInvariants(messages)).toEqual([]);
+    expect(messages.map((m) => m.id)).toEqual(['u', 'b']);
+  });
+
+  it('leaves approvals out of what the provider adapters write', () => {
+    expect(
+      JSON.stringify([toOpenAI(history), toAnthropic(history), toGemini(history), toResponses(history)]),
+    ).not.toMatch(/approval|ap1/);
   });
 });

@@ -4,7 +4,13 @@ import type { JSONValue } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, fromOpenAI, type Message } from '../../src/core/index.ts';
+import {
+  checkInvariants,
+  createChars4Counter,
+  fromOpenAI,
+  type Message,
+  repairMessages,
+} from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
 
@@ -129,7 +135,55 @@ describe('fromModelMessages / toModelMessages', () => {
     ];
     const neutral = fromModelMessages(history);
     expect(checkInvariants(neutral)).toEqual([]);
-    expect(neutral[2]!.parts.map((p) => p.type)).toEqual(['text', 'tool-result']);
+    expect(neutral[1]!.parts[1]).toMatchObject({ type: 'tool-approval', callId: 'c1', phase: 'request' });
+    expect(neutral[2]!.parts[0]).toMatchObject({
+      type: 'tool-approval',
+      callId: 'c1',
+      phase: 'response',
+      approved: false,
+      reason: 'no',
+    });
+    expect(neutral[2]!.parts[1]).toMatchObject({ type: 'tool-result', denied: true });
+    expect(toModelMessages(neutral)).toEqual(history);
+    // Without its call (a stage or the caller dropped it) the approvals are reported and repaired away.
+    const cut = [neutral[0]!, neutral[2]!];
+    expect(checkInvariants(cut).map((v) => v.rule)).toContain('approval-without-call');
+    expect(checkInvariants(repairMessages(cut).messages)).toEqual([]);
+  });
+
+  it('reads a file part as an opaque part counted by its bytes, and a screenshot result as an image', () => {
+    const pdf = 'JVBERi0xLjQK'.repeat(500);
+    const history: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [{ type: 'file', data: pdf, mediaType: 'application/pdf', filename: 'a.pdf' }],
+      },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'shot', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'shot',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'the page' },
+                { type: 'image-data', data: 'iVBORw0KGgo'.repeat(4000), mediaType: 'image/png' },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const neutral = fromModelMessages(history);
+    expect(neutral[0]!.parts[0]).toMatchObject({ type: 'opaque', source: 'ai-sdk', kind: 'file' });
+    const counter = createChars4Counter();
+    expect(counter.countMessage(neutral[0]!)).toBeGreaterThan(pdf.length / 4);
+    expect(neutral[2]!.parts[0]).toMatchObject({ type: 'tool-result', output: 'the page' });
+    // 8 characters of text + one image (4,800 characters' worth), not 44,000 characters of base64.
+    expect(counter.countMessage(neutral[2]!)).toBe(Math.ceil((8 + 4800) / 4));
     expect(toModelMessages(neutral)).toEqual(history);
   });
 

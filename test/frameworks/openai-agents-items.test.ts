@@ -1,7 +1,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, type Message } from '../../src/core/index.ts';
+import { checkInvariants, createChars4Counter, type Message } from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromAgentInputItems, toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
 import { HAVE_TRAJECTORIES, loadTrajectories, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
@@ -103,6 +103,20 @@ describe('fromAgentInputItems / toAgentInputItems', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'tool']);
     expect(messages[0]!.meta).toEqual({ kind: 'compaction', pinned: true });
     expect(verifiedKey(messages[2]!.parts[0]!)).toBe('responses:rs_1:enc');
+    // The file and the hosted call are opaque parts, counted by their JSON, not stand-in texts.
+    expect(messages[1]!.parts[1]).toMatchObject({
+      type: 'opaque',
+      source: 'openai-agents',
+      kind: 'input_file',
+    });
+    expect(messages[2]!.parts[1]).toMatchObject({
+      type: 'opaque',
+      kind: 'hosted_tool_call',
+      value: items[3],
+    });
+    expect(
+      createChars4Counter().countMessage({ id: 'x', role: 'assistant', parts: [messages[2]!.parts[1]!] }),
+    ).toBe(Math.ceil(JSON.stringify(items[3]).length / 4));
     expect(checkInvariants(messages, { dialect: 'responses' })).toEqual([]);
     expect(toAgentInputItems(structuredClone(messages))).toEqual(items);
   });

@@ -12,7 +12,15 @@
  * after it.
  */
 import fc from 'fast-check';
-import type { JsonValue, Message, Part, ToolCallPart } from '../../src/core/messages/types.ts';
+import { hashText } from '../../src/core/messages/digest.ts';
+import type {
+  Extra,
+  JsonValue,
+  Message,
+  Part,
+  ToolCallPart,
+  ToolResultPart,
+} from '../../src/core/messages/types.ts';
 
 export const TOOL_NAMES = [
   'file_read',
@@ -32,6 +40,12 @@ const CJK = ['修复这个错误', '运行测试并报告结果', 'テストを�
 export interface HistoryOptions {
   /** @default 8 */
   maxTurns?: number;
+  /**
+   * Include what only the neutral model and its own dialect adapters carry: opaque pass-through parts,
+   * multi-part and denied results, reasoning metadata in `extra`, and the `extra` slot on every part
+   * and message. @default true
+   */
+  frameworkData?: boolean;
   /** Draw call ids from a pool of 3 so that they repeat across the conversation. @default true */
   reuseIds?: boolean;
   /** Allow results of 20K–31K characters. @default true */
@@ -68,9 +82,11 @@ interface CallSpec {
   path: number;
   output: Output;
   error: boolean;
+  result: 'plain' | 'multi' | 'denied';
 }
 
-type Reasoning = 'none' | 'plain' | 'anthropic' | 'responses' | 'gemini';
+/** `framework`: reasoning metadata riding in the parts' `extra`, as a framework's provider options carry it. */
+type Reasoning = 'none' | 'plain' | 'anthropic' | 'responses' | 'gemini' | 'framework';
 
 interface StepSpec {
   text: boolean;
@@ -79,12 +95,16 @@ interface StepSpec {
   reasoning: Reasoning;
   reasoningOnly: boolean;
   foreignIds: boolean;
+  /** A hosted tool's item (an opaque pass-through part) before the step's calls. */
+  hosted: boolean;
 }
 
 interface TurnSpec {
   text: number;
   cjk: boolean;
   image: boolean;
+  /** An opaque file reference in the user message. */
+  file: boolean;
   pinned: boolean;
   steps: StepSpec[];
   reply: boolean;
@@ -96,6 +116,7 @@ const callArb = (huge: boolean): fc.Arbitrary<CallSpec> =>
     path: fc.integer({ min: 0, max: PATHS.length - 1 }),
     output: outputArb(huge),
     error: fc.boolean(),
+    result: fc.constantFrom<CallSpec['result']>('plain', 'plain', 'plain', 'multi', 'denied'),
   });
 
 const stepArb = (huge: boolean): fc.Arbitrary<StepSpec> =>
@@ -103,9 +124,18 @@ const stepArb = (huge: boolean): fc.Arbitrary<StepSpec> =>
     text: fc.boolean(),
     calls: fc.array(callArb(huge), { minLength: 0, maxLength: 3 }),
     usage: fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 50, max: 40_000 })),
-    reasoning: fc.constantFrom<Reasoning>('none', 'none', 'plain', 'anthropic', 'responses', 'gemini'),
+    reasoning: fc.constantFrom<Reasoning>(
+      'none',
+      'none',
+      'plain',
+      'anthropic',
+      'responses',
+      'gemini',
+      'framework',
+    ),
     reasoningOnly: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
     foreignIds: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+    hosted: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
   });
 
 const turnArb = (huge: boolean): fc.Arbitrary<TurnSpec> =>
@@ -113,6 +143,7 @@ const turnArb = (huge: boolean): fc.Arbitrary<TurnSpec> =>
     text: fc.integer({ min: 0, max: LATIN.length - 1 }),
     cjk: fc.boolean(),
     image: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))),
+    file: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
     pinned: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     steps: fc.array(stepArb(huge), { minLength: 0, maxLength: 3 }),
     reply: fc.boolean(),
@@ -125,7 +156,7 @@ export interface History {
 }
 
 /** Builds the message list from a spec; ids `m0…`, call ids from a pool or unique. */
-function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[] {
+function build(system: boolean, turns: TurnSpec[], reuseIds: boolean, rich: boolean): Message[] {
   const out: Message[] = [];
   let n = 0;
   let callSeq = 0;
@@ -136,18 +167,33 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[]
     const text = t.cjk ? CJK[t.text % CJK.length]! : LATIN[t.text]!;
     const parts: Part[] = [{ type: 'text', text: `${text} (${ti})` }];
     if (t.image) parts.push({ type: 'image', url: `https://example.com/${ti}.png` });
+    if (t.file && rich)
+      parts.push({
+        type: 'opaque',
+        source: 'responses',
+        kind: 'input_file',
+        value: { type: 'input_file', file_id: `file-${ti}` },
+        provider: { responses: { inMessage: true } },
+      });
     const u: Message = { id: id(), role: 'user', parts };
     if (t.pinned) u.meta = { pinned: true };
     out.push(u);
     for (const s of t.steps) {
       const step = n;
       const aParts: Part[] = [];
-      const thought = reasoningPart(s.reasoning, step);
+      const thought = reasoningPart(!rich && s.reasoning === 'framework' ? 'plain' : s.reasoning, step);
       if (thought) aParts.push(thought);
       if (s.reasoningOnly && thought) {
         out.push({ id: id(), role: 'assistant', parts: aParts });
         continue;
       }
+      if (s.hosted && rich)
+        aParts.push({
+          type: 'opaque',
+          source: 'responses',
+          kind: 'web_search_call',
+          value: { type: 'web_search_call', id: `ws_${step}`, status: 'completed' },
+        });
       if (s.text || s.calls.length === 0) aParts.push({ type: 'text', text: `Working on step ${step}.` });
       const calls: ToolCallPart[] = s.calls.map((c, ci) => {
         const name = TOOL_NAMES[c.tool]!;
@@ -172,6 +218,8 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[]
           };
         if (s.reasoning === 'gemini' && ci === 0)
           call.provider = { gemini: { part: { thoughtSignature: `CiQB${step}sig` } } };
+        if (s.reasoning === 'framework' && ci === 0 && rich)
+          call.extra = { providerOptions: { google: { thoughtSignature: `CiQB${step}fw` } } };
         return call;
       });
       if (s.reasoning === 'gemini' && calls.length === 0) {
@@ -182,15 +230,51 @@ function build(system: boolean, turns: TurnSpec[], reuseIds: boolean): Message[]
         } as Part;
       }
       aParts.push(...calls);
+      // A call that needed approval and was denied: the request rides with the call (AI SDK shape).
+      if (rich)
+        s.calls.forEach((c, ci) => {
+          if (c.result === 'denied')
+            aParts.push({
+              type: 'tool-approval',
+              callId: calls[ci]!.id,
+              approvalId: `ap_${step}_${ci}`,
+              phase: 'request',
+            });
+        });
       const a: Message = { id: id(), role: 'assistant', parts: aParts };
       if (s.usage > 0) a.usage = { inputTokens: s.usage, outputTokens: 20 };
       out.push(a);
       s.calls.forEach((c, ci) => {
         const call = calls[ci]!;
         const output = renderOutput(c.output, n);
-        const part: Part = { type: 'tool-result', callId: call.id, name: call.name, output };
+        const part: ToolResultPart = { type: 'tool-result', callId: call.id, name: call.name, output };
         if (c.error && c.output.kind === 'short') part.isError = true;
-        out.push({ id: id(), role: 'tool', parts: [part], meta: { kind: 'tool_result' } });
+        if (!rich) {
+          // plain results only
+        } else if (c.result === 'denied') {
+          part.output = 'Tool execution denied by the user.';
+          part.denied = true;
+        } else if (c.result === 'multi' && typeof output === 'string') {
+          // Text and a screenshot: `output` is the text of the content parts.
+          part.content = [
+            { type: 'text', text: output },
+            { type: 'image', data: 'iVBORw0KGgo'.repeat(200), mediaType: 'image/png' },
+          ];
+        }
+        const approval: Part[] =
+          rich && c.result === 'denied'
+            ? [
+                {
+                  type: 'tool-approval',
+                  callId: call.id,
+                  approvalId: `ap_${step}_${ci}`,
+                  phase: 'response',
+                  approved: false,
+                  reason: 'not now',
+                },
+              ]
+            : [];
+        out.push({ id: id(), role: 'tool', parts: [...approval, part], meta: { kind: 'tool_result' } });
       });
     }
     if (t.reply)
@@ -225,6 +309,16 @@ function reasoningPart(kind: Reasoning, step: number): Part | undefined {
       };
     case 'gemini':
       return { type: 'reasoning', text, provider: { gemini: { part: { thought: true } } } };
+    case 'framework':
+      return {
+        type: 'reasoning',
+        text,
+        extra: {
+          providerOptions: {
+            openai: { itemId: `rs_${step}`, reasoningEncryptedContent: `gAAAAfw${step}==` },
+          },
+        },
+      };
   }
 }
 
@@ -237,7 +331,35 @@ export function historyArb(options: HistoryOptions = {}): fc.Arbitrary<History> 
       turns: fc.array(turnArb(huge), { minLength: 1, maxLength: options.maxTurns ?? 8 }),
       reuse: options.reuseIds === false ? fc.constant(false) : fc.boolean(),
     })
-    .map(({ system, turns, reuse }) => ({ messages: build(system, turns, reuse), reusedIds: reuse }));
+    .map(({ system, turns, reuse }) => ({
+      messages:
+        options.frameworkData === false
+          ? build(system, turns, reuse, false)
+          : build(system, turns, reuse, true).map(marked),
+      reusedIds: reuse,
+    }));
+}
+
+/**
+ * The opaque metadata every generated message and part carries (what a framework would put there),
+ * derived from the content so that two parts that say the same carry the same (see `extraMark`).
+ */
+export function extraMark(content: unknown): Extra {
+  return { mark: hashText(JSON.stringify(content)), cache_control: { type: 'ephemeral' } };
+}
+
+/** What a part says without the slots that ride along: the key of `extraMark`. */
+export function partContent(p: Part): unknown {
+  const { extra: _, provider: __, ...rest } = p;
+  return rest;
+}
+
+function marked(m: Message): Message {
+  return {
+    ...m,
+    parts: m.parts.map((p) => ({ ...p, extra: { ...p.extra, ...extraMark(partContent(p)) } }) as Part),
+    extra: { providerOptions: { app: { origin: m.id } } },
+  };
 }
 
 /** Deep-freezes a history so that any mutation by a stage throws in strict mode. */

@@ -59,13 +59,13 @@ describe('sessions in the Responses and Gemini formats', () => {
     await api.post('/v1/sessions', { id: 'bad' });
     const rs = await api.post('/v1/sessions/bad/messages', {
       format: 'responses',
-      messages: [{ type: 'web_search_call', id: 'ws_1' }],
+      messages: [{ type: 42, id: 'ws_1' }],
     });
     expect(rs.status).toBe(400);
     expect(JSON.stringify(rs.body)).toContain('messages[0].type');
     const gm = await api.post('/v1/sessions/bad/messages', {
       format: 'gemini',
-      messages: [{ role: 'model', parts: [{ executableCode: { code: 'print(1)' } }] }],
+      messages: [{ role: 'model', parts: [{ text: 'a', functionCall: { name: 'x' } }] }],
     });
     expect(gm.status).toBe(400);
     expect(JSON.stringify(gm.body)).toContain('contents[0].parts[0]');

@@ -44,6 +44,8 @@ function partTokens(p: Part, counter: TokenCounter): number {
     case 'tool-result':
       return counter.countText(outputText(p.output));
     case 'image':
+    case 'opaque':
+    case 'tool-approval':
       return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
   }
 }

@@ -106,6 +106,11 @@ function partExtras(raw: Bag, key: string): Bag | undefined {
   return Object.keys(extras).length > 0 ? extras : undefined;
 }
 
+/** The first field of a part that is not one of Gemini's part-level flags: what the part is. */
+function opaqueKind(raw: Bag): string {
+  return Object.keys(raw).find((k) => !['thought', 'thoughtSignature', 'partMetadata'].includes(k)) ?? 'part';
+}
+
 function isImage(mime: string | undefined): boolean {
   return mime === undefined || mime.startsWith('image/');
 }
@@ -188,15 +193,15 @@ export function fromGemini(input: unknown, options: FromGeminiOptions = {}): Mes
 function readPart(raw: unknown, path: PropertyKey[]): Part {
   const p = parseWith(partSchema, raw, path);
   const keys = DATA_KEYS.filter((k) => p[k] !== undefined);
-  if (keys.length !== 1)
-    throw new CtxError(
-      'invalid_input',
-      keys.length === 0
-        ? `unsupported part (expected one of ${DATA_KEYS.join(', ')})`
-        : `a part holds one of ${keys.join(', ')}, not several`,
-      { path: formatPath(path) },
-    );
-  const key = keys[0]!;
+  if (keys.length > 1)
+    throw new CtxError('invalid_input', `a part holds one of ${keys.join(', ')}, not several`, {
+      path: formatPath(path),
+    });
+  const key = keys[0];
+  // What has no neutral kind (a PDF or audio blob, executableCode, codeExecutionResult…) passes as it came.
+  const media = key === 'inlineData' || key === 'fileData' ? (p.inlineData ?? p.fileData)! : undefined;
+  if (key === undefined || (media && !isImage(media.mimeType)))
+    return { type: 'opaque', source: 'gemini', kind: key ?? opaqueKind(p as Bag), value: raw as JsonValue };
   const extras = partExtras(p as Bag, key);
   const gemini: Bag = extras ? { part: extras } : {};
   let part: Part;
@@ -207,10 +212,6 @@ function readPart(raw: unknown, path: PropertyKey[]): Part {
     case 'inlineData':
     case 'fileData': {
       const d = (p.inlineData ?? p.fileData)!;
-      if (!isImage(d.mimeType))
-        throw new CtxError('invalid_input', `${key} of type ${d.mimeType} is not supported (images only)`, {
-          path: formatPath([...path, key, 'mimeType']),
-        });
       const img: ImagePart =
         key === 'inlineData'
           ? { type: 'image', data: p.inlineData!.data }
@@ -288,6 +289,7 @@ export function toGemini(history: readonly Message[], options: ToGeminiOptions =
     const parts: Bag[] = [];
     for (const p of m.parts) {
       if (p.type === 'reasoning' && !p.provider?.gemini) continue;
+      if ((p.type === 'opaque' && p.source !== 'gemini') || p.type === 'tool-approval') continue;
       const out = partOut(p, names, options);
       if (m.role === 'system' && typeof out.text === 'string') out.text = `[System] ${out.text}`;
       parts.push(out);
@@ -345,6 +347,10 @@ function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions):
       if (data.noId !== true) response.id = p.callId;
       return { ...extras, functionResponse: response };
     }
+    case 'opaque':
+      return bag(p.value);
+    case 'tool-approval':
+      return {}; // left out by toGemini (no provider takes approvals)
   }
 }
 

@@ -5,34 +5,54 @@
 import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
+import { contentText, resultContent } from '../messages/text.ts';
 import type {
   ImagePart,
   JsonValue,
   Message,
   MessageMeta,
+  OpaquePart,
   Part,
+  ResultContentPart,
+  TextPart,
   ToolCallPart,
+  ToolResultPart,
   Usage,
 } from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
 import type { OpenAIMessageOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
-const textContent = z.strictObject({ type: z.literal('text'), text: z.string() });
-const imageContent = z.strictObject({
-  type: z.literal('image_url'),
-  image_url: z.strictObject({
-    url: z.string().check(z.minLength(1)),
-    detail: z.optional(z.enum(['auto', 'low', 'high'])),
+/**
+ * A content part. Text, image and refusal parts are read into neutral parts with any further keys
+ * (`cache_control`…) kept in `extra`; any other part with a `type` (`file`, `input_audio`…) passes
+ * through as an opaque part, written back as it came.
+ */
+const contentPart = z.catchall(
+  z.object({
+    type: z.string().check(z.minLength(1)),
+    text: z.optional(z.unknown()),
+    image_url: z.optional(z.unknown()),
+    refusal: z.optional(z.unknown()),
   }),
-});
-const refusalContent = z.strictObject({ type: z.literal('refusal'), refusal: z.string() });
-const userPart = z.discriminatedUnion('type', [textContent, imageContent], {
-  error: () => 'unsupported content part (expected text or image_url)',
-});
-const assistantPart = z.discriminatedUnion('type', [textContent, refusalContent], {
-  error: () => 'unsupported content part (expected text or refusal)',
-});
+  jsonValueSchema,
+);
+const textContent = z.catchall(z.object({ type: z.literal('text'), text: z.string() }), jsonValueSchema);
+const imageContent = z.catchall(
+  z.object({
+    type: z.literal('image_url'),
+    image_url: z.strictObject({
+      url: z.string().check(z.minLength(1)),
+      detail: z.optional(z.enum(['auto', 'low', 'high'])),
+    }),
+  }),
+  jsonValueSchema,
+);
+const refusalContent = z.catchall(
+  z.object({ type: z.literal('refusal'), refusal: z.string() }),
+  jsonValueSchema,
+);
+type ContentPart = z.infer<typeof contentPart>;
 
 const toolCallSchema = z.object({
   id: z.string().check(z.minLength(1)),
@@ -52,25 +72,25 @@ export const openAIMessageSchema = z.discriminatedUnion(
   [
     z.object({
       role: z.literal('system'),
-      content: z.union([z.string(), z.array(textContent)]),
+      content: z.union([z.string(), z.array(contentPart)]),
       name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('developer'),
-      content: z.union([z.string(), z.array(textContent)]),
+      content: z.union([z.string(), z.array(contentPart)]),
       name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('user'),
-      content: z.union([z.string(), z.array(userPart)]),
+      content: z.union([z.string(), z.array(contentPart)]),
       name: z.optional(z.string()),
       ...extras,
     }),
     z.object({
       role: z.literal('assistant'),
-      content: z.optional(z.union([z.string(), z.array(assistantPart), z.null()])),
+      content: z.optional(z.union([z.string(), z.array(contentPart), z.null()])),
       name: z.optional(z.string()),
       refusal: z.optional(z.nullable(z.string())),
       tool_calls: z.optional(z.array(toolCallSchema)),
@@ -81,7 +101,7 @@ export const openAIMessageSchema = z.discriminatedUnion(
     z.object({
       role: z.literal('tool'),
       tool_call_id: z.string().check(z.minLength(1)),
-      content: z.union([z.string(), z.array(textContent)]),
+      content: z.union([z.string(), z.array(contentPart)]),
       name: z.optional(z.string()),
       ...extras,
     }),
@@ -108,8 +128,53 @@ export interface FromOptions {
   start?: number;
 }
 
-function textOf(content: string | Array<{ type: 'text'; text: string }>): string {
-  return typeof content === 'string' ? content : content.map((c) => c.text).join('');
+type Bag = { [key: string]: JsonValue };
+
+function rest(c: Bag, ...keys: string[]): Bag | undefined {
+  const out: Bag = {};
+  for (const [k, v] of Object.entries(c)) if (!keys.includes(k)) out[k] = v;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** One content part as a neutral part (see `contentPart`); `path` names it in errors. */
+function readContent(c: ContentPart, path: PropertyKey[]): TextPart | ImagePart | OpaquePart {
+  const raw = c as Bag;
+  let part: TextPart | ImagePart;
+  if (c.type === 'text') {
+    const t = parseWith(textContent, c, path);
+    part = { type: 'text', text: t.text };
+  } else if (c.type === 'refusal') {
+    const r = parseWith(refusalContent, c, path);
+    part = { type: 'text', text: r.refusal };
+  } else if (c.type === 'image_url' && (c.image_url as { url?: unknown } | undefined)?.url !== undefined) {
+    const i = parseWith(imageContent, c, path);
+    const img: ImagePart = { type: 'image', url: i.image_url.url };
+    if (i.image_url.detail) img.detail = i.image_url.detail;
+    part = img;
+  } else return { type: 'opaque', source: 'openai', kind: c.type, value: raw };
+  const extra = rest(
+    raw,
+    'type',
+    c.type === 'refusal' ? 'refusal' : c.type === 'text' ? 'text' : 'image_url',
+  );
+  if (extra) part.extra = extra;
+  return part;
+}
+
+/** Whether a content array is plain text parts only (read as one text, as before). */
+function plainText(content: readonly ContentPart[]): boolean {
+  return content.every(
+    (c) => c.type === 'text' && typeof c.text === 'string' && rest(c as Bag, 'type', 'text') === undefined,
+  );
+}
+
+function textOf(content: string | readonly ContentPart[]): string {
+  return typeof content === 'string' ? content : content.map((c) => c.text as string).join('');
+}
+
+function partsOf(content: string | readonly ContentPart[], path: PropertyKey[]): Part[] {
+  if (typeof content === 'string' || plainText(content)) return [{ type: 'text', text: textOf(content) }];
+  return content.map((c, ci) => readContent(c, [...path, ci]));
 }
 
 /** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
@@ -158,7 +223,7 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
       case 'system':
       case 'developer':
         role = 'system';
-        parts = [{ type: 'text', text: textOf(m.content) }];
+        parts = partsOf(m.content, [base, i, 'content']);
         if (m.role === 'developer') meta.sourceRole = 'developer';
         break;
       case 'user':
@@ -166,12 +231,7 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
         parts =
           typeof m.content === 'string'
             ? [{ type: 'text', text: m.content }]
-            : m.content.map((c): Part => {
-                if (c.type === 'text') return { type: 'text', text: c.text };
-                const img: ImagePart = { type: 'image', url: c.image_url.url };
-                if (c.image_url.detail) img.detail = c.image_url.detail;
-                return img;
-              });
+            : m.content.map((c, ci) => readContent(c, [base, i, 'content', ci]));
         break;
       case 'assistant': {
         role = 'assistant';
@@ -181,8 +241,9 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
         if (typeof m.content === 'string') {
           if (m.content !== '') parts.push({ type: 'text', text: m.content });
         } else if (Array.isArray(m.content)) {
-          for (const c of m.content)
-            parts.push({ type: 'text', text: c.type === 'text' ? c.text : c.refusal });
+          m.content.forEach((c, ci) => {
+            parts.push(readContent(c, [base, i, 'content', ci]));
+          });
         }
         if (m.refusal) meta.refusal = m.refusal;
         m.tool_calls?.forEach((tc, ti) => {
@@ -198,7 +259,15 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
         role = 'tool';
         const isError = meta.is_error === true;
         delete meta.is_error;
-        const part: Part = { type: 'tool-result', callId: m.tool_call_id, output: textOf(m.content) };
+        const part: ToolResultPart = { type: 'tool-result', callId: m.tool_call_id, output: '' };
+        if (typeof m.content === 'string' || plainText(m.content)) part.output = textOf(m.content);
+        else {
+          const content = m.content.map(
+            (c, ci) => readContent(c, [base, i, 'content', ci]) as ResultContentPart,
+          );
+          part.content = content;
+          part.output = contentText(content);
+        }
         if (m.name) part.name = m.name;
         if (isError) part.isError = true;
         parts = [part];
@@ -233,10 +302,15 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       // One OpenAI tool message per result part.
       for (const p of m.parts) {
         if (p.type !== 'tool-result') continue;
+        const content = resultContent(p);
         const msg: Record<string, JsonValue> = {
           role: 'tool',
           tool_call_id: p.callId,
-          content: typeof p.output === 'string' ? p.output : JSON.stringify(p.output),
+          content: content
+            ? content.flatMap(contentOut)
+            : typeof p.output === 'string'
+              ? p.output
+              : JSON.stringify(p.output),
         };
         if (p.name) msg.name = p.name;
         if (options.trajectory) {
@@ -254,18 +328,17 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       role: m.role === 'system' && meta.sourceRole === 'developer' ? 'developer' : m.role,
     };
     delete meta.sourceRole;
-    if (m.role === 'user' && m.parts.some((p) => p.type === 'image')) {
-      msg.content = m.parts.flatMap((p): JsonValue[] => {
-        if (p.type === 'text') return [{ type: 'text', text: p.text }];
-        if (p.type === 'image') {
-          const url = p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data}`;
-          return [{ type: 'image_url', image_url: p.detail ? { url, detail: p.detail } : { url } }];
-        }
-        return [];
-      });
-    } else if (m.role === 'assistant') {
+    const asArray = m.parts.some(
+      (p) => (p.type === 'opaque' && p.source === 'openai') || (p.type !== 'opaque' && p.extra !== undefined),
+    );
+    if (asArray || (m.role === 'user' && m.parts.some((p) => p.type === 'image'))) {
+      msg.content = m.parts.flatMap((p) =>
+        p.type === 'text' || p.type === 'image' || p.type === 'opaque' ? contentOut(p) : [],
+      );
+    }
+    if (m.role === 'assistant') {
       const calls = m.parts.filter((p) => p.type === 'tool-call');
-      msg.content = texts.length === 0 ? null : texts.map((t) => t.text).join('');
+      if (!asArray) msg.content = texts.length === 0 ? null : texts.map((t) => t.text).join('');
       if (calls.length > 0)
         msg.tool_calls = calls.map((c) => ({
           id: c.id,
@@ -278,7 +351,7 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
         msg.refusal = meta.refusal;
         delete meta.refusal;
       }
-    } else {
+    } else if (msg.content === undefined) {
       msg.content = texts.length === 1 ? texts[0]!.text : texts.map((t) => ({ type: 'text', text: t.text }));
     }
     if (m.name) msg.name = m.name;
@@ -291,6 +364,14 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
   }
   // Each message is built above in one of the shapes OpenAIMessageOut lists (role by role).
   return out as unknown as OpenAIMessageOut[];
+}
+
+/** A content part as Chat Completions takes it (extras written back); another dialect's opaque part is left out. */
+function contentOut(p: ResultContentPart): JsonValue[] {
+  if (p.type === 'opaque') return p.source === 'openai' ? [p.value] : [];
+  if (p.type === 'text') return [{ type: 'text', text: p.text, ...p.extra }];
+  const url = p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data}`;
+  return [{ type: 'image_url', image_url: p.detail ? { url, detail: p.detail } : { url }, ...p.extra }];
 }
 
 /** The provider's own serialisation while it still matches the arguments, else canonical JSON. */

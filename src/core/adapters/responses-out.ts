@@ -3,7 +3,7 @@
  * how items map to messages). Provider data kept on the way in is written back unchanged; reasoning
  * and `encrypted_content` travel byte for byte.
  */
-import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
+import type { ImagePart, JsonValue, Message, OpaquePart, Part, TextPart } from '../messages/types.ts';
 import { type ResponsesItem, summaryText } from './responses.ts';
 import type { SystemOption } from './system.ts';
 
@@ -86,7 +86,10 @@ function dataOf(p: { provider?: Message['provider'] }): Bag {
 function messageItemOf(m: Message): ResponsesItem | undefined {
   const data = dataOf(m);
   const role = m.role === 'user' ? 'user' : m.meta?.sourceRole === 'developer' ? 'developer' : 'system';
-  const parts = m.parts.filter((p) => p.type === 'text' || p.type === 'image');
+  const parts = m.parts.filter(
+    (p): p is TextPart | ImagePart | OpaquePart =>
+      p.type === 'text' || p.type === 'image' || (p.type === 'opaque' && p.source === 'responses'),
+  );
   if (parts.length === 0 && !data.item) return undefined;
   const head = data.item ? { ...bag(data.item), role } : { role };
   const only = parts[0];
@@ -97,7 +100,8 @@ function messageItemOf(m: Message): ResponsesItem | undefined {
   return { ...head, content: asString ? only.text : parts.map((p) => contentOf(p, false)) };
 }
 
-function contentOf(p: TextPart | ImagePart, assistant: boolean): JsonValue {
+function contentOf(p: TextPart | ImagePart | OpaquePart, assistant: boolean): JsonValue {
+  if (p.type === 'opaque') return p.value;
   const data = bag(dataOf(p).part);
   if (p.type === 'image') {
     const url = p.url ?? `data:${p.mediaType ?? 'image/png'};base64,${p.data}`;
@@ -163,6 +167,22 @@ function assistantItems(m: Message, out: ResponsesItem[]): void {
             name: p.name,
             arguments: argumentsText(p.args, p.argsText),
           });
+        break;
+      }
+      case 'opaque': {
+        if (p.source !== 'responses') break; // another dialect's item means nothing here
+        // A content part inside an assistant message item, or an item of its own (hosted tool call…).
+        if (data.item) {
+          close();
+          open = { item: { ...bag(data.item), role: 'assistant' }, content: [] };
+        }
+        if (data.item || data.inMessage === true) {
+          open ??= { item: { role: 'assistant' }, content: [] };
+          open.content.push(p.value);
+        } else {
+          close();
+          out.push(bag(p.value));
+        }
         break;
       }
       default:

@@ -32,9 +32,7 @@ const contentPart = z.discriminatedUnion(
     z.catchall(
       z.object({
         type: z.literal('input_image'),
-        image_url: z
-          .string()
-          .check(z.minLength(1, 'input_image needs an image_url (file_id images are not supported)')),
+        image_url: z.string().check(z.minLength(1)),
         detail: z.optional(z.enum(['auto', 'low', 'high'])),
       }),
       rest,
@@ -47,13 +45,21 @@ const contentPart = z.discriminatedUnion(
         : undefined,
   },
 );
+/** Any other content part with a type (`input_file`, `input_audio`, an image by `file_id`…): passed through. */
+const anyContentPart = z.catchall(z.object({ type: z.string().check(z.minLength(1)) }), rest);
+
+/** Whether a content part has a neutral kind (else it passes through as an opaque part). */
+function isNeutralContent(c: { [key: string]: unknown }): boolean {
+  if (c.type === 'input_image') return typeof c.image_url === 'string' && c.image_url !== '';
+  return c.type === 'input_text' || c.type === 'output_text' || c.type === 'refusal';
+}
 const messageItem = z.catchall(
   z.object({
     type: z.optional(z.literal('message')),
     role: z.enum(['user', 'assistant', 'system', 'developer'], {
       error: () => 'role must be one of user, assistant, system, developer',
     }),
-    content: z.union([z.string(), z.array(contentPart)]),
+    content: z.union([z.string(), z.array(anyContentPart)]),
   }),
   rest,
 );
@@ -237,11 +243,16 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
         return;
       }
       default:
-        throw new CtxError(
-          'invalid_input',
-          `unsupported item type ${JSON.stringify(type)} (expected one of ${ITEM_TYPES.join(', ')})`,
-          { path: formatPath([...path, 'type']) },
-        );
+        if (typeof type !== 'string' || type === '')
+          throw new CtxError(
+            'invalid_input',
+            `an item type must be a non-empty string (one of ${ITEM_TYPES.join(', ')}, or another item the API takes)`,
+            { path: formatPath([...path, 'type']) },
+          );
+        // A hosted tool's call or output, a compaction item, an item reference…: kept in the open
+        // assistant group as it came, so that a call and its output travel together through stages.
+        assistantMessage().parts.push({ type: 'opaque', source: 'responses', kind: type, value: raw as Bag });
+        return;
     }
   });
   return out;
@@ -254,7 +265,16 @@ function contentParts(
 ): Part[] {
   if (typeof content === 'string')
     return [{ type: 'text', text: content, provider: { responses: { contentString: true } } }];
-  return content.map((c, ci): Part => {
+  return content.map((raw, ci): Part => {
+    if (!isNeutralContent(raw))
+      return {
+        type: 'opaque',
+        source: 'responses',
+        kind: raw.type,
+        value: raw as Bag,
+        provider: { responses: { inMessage: true } },
+      };
+    const c = parseWith(contentPart, raw, [...path, ci]);
     if (c.type === 'input_text' || c.type === 'output_text')
       return { type: 'text', text: c.text, provider: { responses: { part: without(c as Bag, 'text') } } };
     if (c.type === 'refusal')

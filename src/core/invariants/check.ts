@@ -14,6 +14,7 @@ export type InvariantRule =
   | 'call-without-result'
   | 'result-without-call'
   | 'duplicate-result'
+  | 'approval-without-call'
   | 'result-not-adjacent'
   | 'duplicate-call-id'
   | 'system-not-first'
@@ -55,7 +56,7 @@ export interface CheckOptions {
 export function checkInvariants(messages: readonly Message[], options: CheckOptions = {}): Violation[] {
   const out: Violation[] = [];
   const id = (i: number) => messages[i]?.id ?? `#${i}`;
-  const { pairs, orphanResults, duplicateResults } = pairToolCalls(messages);
+  const { pairs, orphanResults, duplicateResults, orphanApprovals } = pairToolCalls(messages);
   const lastCallMessage = pairs.reduce((max, p) => Math.max(max, p.call.message), -1);
 
   for (const p of pairs) {
@@ -76,6 +77,8 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
     out.push({ rule: 'result-without-call', messageId: id(r.message), detail: `result for ${r.callId}` });
   for (const r of duplicateResults)
     out.push({ rule: 'duplicate-result', messageId: id(r.message), detail: `second result for ${r.callId}` });
+  for (const a of orphanApprovals)
+    out.push({ rule: 'approval-without-call', messageId: id(a.message), detail: `approval for ${a.callId}` });
 
   messages.forEach((m, i) => {
     for (const pi of separatedCalls(m))

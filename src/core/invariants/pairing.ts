@@ -20,10 +20,15 @@ export interface Pairing {
   orphanResults: Array<PartRef & { callId: string }>;
   /** Results for a call that already had one (the later ones). */
   duplicateResults: Array<PartRef & { callId: string }>;
+  /** Approval requests and responses with no call of their id before them. */
+  orphanApprovals: Array<PartRef & { callId: string }>;
+  /** Every other approval, with the index in `pairs` of the call it is about (the latest of its id). */
+  approvals: Array<PartRef & { pair: number }>;
 }
 
 /**
- * Pairs every tool result with the nearest preceding open call of the same id. Ids may repeat
+ * Pairs every tool result with the nearest preceding open call of the same id (a denied call's
+ * `denied` result answers it like any other), and finds approvals whose call is not before them. Ids may repeat
  * inside a conversation (τ-bench reuses them): each result closes the most recent open call.
  */
 export function pairToolCalls(messages: readonly Message[]): Pairing {
@@ -32,9 +37,17 @@ export function pairToolCalls(messages: readonly Message[]): Pairing {
   const closed = new Map<string, number>(); // id → last closed pair index (for duplicates)
   const orphanResults: Pairing['orphanResults'] = [];
   const duplicateResults: Pairing['duplicateResults'] = [];
+  const orphanApprovals: Pairing['orphanApprovals'] = [];
+  const called = new Map<string, number>(); // id → index in pairs of the latest call
+  const approvals: Pairing['approvals'] = [];
   messages.forEach((m, mi) => {
     m.parts.forEach((p, pi) => {
-      if (p.type === 'tool-call') {
+      if (p.type === 'tool-approval') {
+        const pair = called.get(p.callId);
+        if (pair === undefined) orphanApprovals.push({ message: mi, part: pi, callId: p.callId });
+        else approvals.push({ message: mi, part: pi, pair });
+      } else if (p.type === 'tool-call') {
+        called.set(p.id, pairs.length);
         const stack = open.get(p.id) ?? [];
         stack.push(pairs.length);
         open.set(p.id, stack);
@@ -52,5 +65,5 @@ export function pairToolCalls(messages: readonly Message[]): Pairing {
       }
     });
   });
-  return { pairs, orphanResults, duplicateResults };
+  return { pairs, orphanResults, duplicateResults, orphanApprovals, approvals };
 }

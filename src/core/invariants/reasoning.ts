@@ -24,12 +24,50 @@ export function callReasoningId(p: Part): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** A part's Gemini `thoughtSignature`, when it came with one. */
+/**
+ * Keys under which frameworks carry verified reasoning in their own metadata: Gemini's
+ * `thoughtSignature` (AI SDK `providerOptions.google`, LangChain `additional_kwargs`), Responses
+ * `encrypted_content` / AI SDK `reasoningEncryptedContent`, Anthropic `signature` / `redactedData`.
+ */
+const RIDING_KEYS = new Set([
+  'thoughtSignature',
+  'thought_signature',
+  'encrypted_content',
+  'reasoningEncryptedContent',
+  'signature',
+  'redactedData',
+]);
+
+/** Verified reasoning riding in a bag, found up to three levels down (`providerOptions.google.…`). */
+function ridingIn(bag: JsonValue | undefined, out: string[], path: string, depth: number): void {
+  if (!bag || typeof bag !== 'object' || Array.isArray(bag) || depth > 3) return;
+  for (const [k, v] of Object.entries(bag)) {
+    if (typeof v === 'string' && RIDING_KEYS.has(k)) out.push(`${path}${k}=${v}`);
+    else ridingIn(v, out, `${path}${k}.`, depth + 1);
+  }
+}
+
+/**
+ * Verified reasoning that rides in a part's metadata slot (`extra`) or a framework's bag
+ * (`provider.framework`) instead of where the dialect adapters put it: what a framework's provider
+ * options carry. Each as `path=value`, in order.
+ */
+export function ridingReasoning(p: Part): string[] {
+  const out: string[] = [];
+  ridingIn(p.extra, out, 'extra.', 0);
+  ridingIn(p.provider?.framework, out, 'framework.', 0);
+  return out;
+}
+
+/** A part's Gemini `thoughtSignature`, when it came with one (or carries one in its metadata). */
 export function thoughtSignature(p: Part): string | undefined {
   const extras = field(p.provider?.gemini, 'part');
   const sig =
     extras && typeof extras === 'object' && !Array.isArray(extras) ? extras.thoughtSignature : undefined;
-  return typeof sig === 'string' ? sig : undefined;
+  if (typeof sig === 'string') return sig;
+  if (p.extra === undefined && p.provider?.framework === undefined) return undefined;
+  const riding = ridingReasoning(p).find((r) => /(^|\.)thought_?[sS]ignature=/.test(r));
+  return riding?.slice(riding.indexOf('=') + 1);
 }
 
 /**
@@ -48,7 +86,20 @@ export function verifiedKey(p: Part): string | undefined {
   }
   const sig = thoughtSignature(p);
   if (sig !== undefined) keys.push(`gemini:${p.type}:${p.type === 'tool-call' ? p.id : ''}:${sig}`);
+  if (p.extra !== undefined || p.provider?.framework !== undefined) {
+    // What a framework adapter already put where the dialect rules look is not counted twice.
+    const placed = keys.join('|');
+    const riding = ridingReasoning(p).filter((r) => !placed.includes(r.slice(r.indexOf('=') + 1)));
+    if (riding.length > 0) keys.push(`riding:${p.type}:${textOf(p)}:${riding.join(',')}`);
+  }
   return keys.length > 0 ? keys.join('|') : undefined;
+}
+
+/** What a verified part says that its signature covers: reasoning or text, a call's id and arguments. */
+function textOf(p: Part): string {
+  if (p.type === 'text' || p.type === 'reasoning') return p.text;
+  if (p.type === 'tool-call') return `${p.id}:${JSON.stringify(p.args)}`;
+  return '';
 }
 
 /** An assistant message holding reasoning and nothing else (providers reject it). */

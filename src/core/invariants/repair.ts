@@ -16,6 +16,7 @@ export type RepairKind =
   | 'synthesized-result'
   | 'dropped-orphan-result'
   | 'dropped-duplicate-result'
+  | 'dropped-orphan-approval'
   | 'moved-result'
   | 'renamed-call-id'
   | 'dropped-empty-message'
@@ -56,7 +57,7 @@ export interface RepairOptions {
 export function repairMessages(original: readonly Message[], options: RepairOptions = {}): RepairResult {
   const repairs: Repair[] = [];
   const input = repairReasoning(original, options.dialect, repairs);
-  const { pairs, orphanResults, duplicateResults } = pairToolCalls(input);
+  const { pairs, orphanResults, duplicateResults, orphanApprovals, approvals } = pairToolCalls(input);
   const drop = new Set<string>(); // "m:p" keys of result parts to drop from their place
   for (const r of orphanResults) {
     drop.add(`${r.message}:${r.part}`);
@@ -64,6 +65,15 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
       kind: 'dropped-orphan-result',
       messageId: input[r.message]!.id,
       callId: r.callId,
+      detail: 'no call before it',
+    });
+  }
+  for (const a of orphanApprovals) {
+    drop.add(`${a.message}:${a.part}`);
+    repairs.push({
+      kind: 'dropped-orphan-approval',
+      messageId: input[a.message]!.id,
+      callId: a.callId,
       detail: 'no call before it',
     });
   }
@@ -107,6 +117,13 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
         detail: `${valid ? 'reused id' : 'id not accepted by Anthropic'} renamed to ${fresh}`,
       });
     }
+  }
+
+  // An approval follows its call's new id.
+  for (const a of approvals) {
+    const call = pairs[a.pair]!.call;
+    const fresh = rename.get(`${call.message}:${call.part}`);
+    if (fresh !== undefined) rename.set(`${a.message}:${a.part}`, fresh);
   }
 
   // Which results must move to sit in the tool block after their call (dialect adjacency)?
@@ -185,7 +202,7 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
       if (id && p.type === 'tool-call') {
         parts.push({ ...p, id });
         changed = true;
-      } else if (id && p.type === 'tool-result') {
+      } else if (id && (p.type === 'tool-result' || p.type === 'tool-approval')) {
         parts.push({ ...p, callId: id });
         changed = true;
       } else parts.push(p);

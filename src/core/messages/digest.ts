@@ -19,7 +19,14 @@ function canonicalPart(p: Part): JsonValue {
     case 'tool-call':
       return ['c', p.id, p.name, p.args];
     case 'tool-result':
-      return ['o', p.callId, p.output, p.isError === true];
+      // Content and denial only when present, so that digests of plain results stay what they were.
+      return p.content !== undefined || p.denied
+        ? ['o', p.callId, p.output, p.isError === true, (p.content ?? null) as JsonValue, p.denied === true]
+        : ['o', p.callId, p.output, p.isError === true];
+    case 'opaque':
+      return ['x', p.source, p.value];
+    case 'tool-approval':
+      return ['a', p.callId, p.approvalId, p.phase, p.approved ?? null, p.reason ?? null];
   }
 }
 
@@ -97,7 +104,20 @@ function samePart(a: Part, b: Part): boolean {
         b.type === 'tool-result' &&
         a.callId === b.callId &&
         (a.isError === true) === (b.isError === true) &&
-        sameJson(a.output, b.output)
+        (a.denied === true) === (b.denied === true) &&
+        sameJson(a.output, b.output) &&
+        sameJson((a.content ?? null) as JsonValue, (b.content ?? null) as JsonValue)
+      );
+    case 'opaque':
+      return b.type === 'opaque' && a.source === b.source && sameJson(a.value, b.value);
+    case 'tool-approval':
+      return (
+        b.type === 'tool-approval' &&
+        a.callId === b.callId &&
+        a.approvalId === b.approvalId &&
+        a.phase === b.phase &&
+        a.approved === b.approved &&
+        a.reason === b.reason
       );
   }
 }

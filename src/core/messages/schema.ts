@@ -18,6 +18,7 @@ export const jsonValueSchema: z.ZodMiniType<JsonValue> = z.lazy(() =>
 );
 
 const providerBag = z.record(z.string(), jsonValueSchema);
+const extraSchema = z.optional(z.record(z.string(), jsonValueSchema));
 export const providerDataSchema = z.strictObject({
   responses: z.optional(providerBag),
   gemini: z.optional(providerBag),
@@ -27,7 +28,7 @@ export const providerDataSchema = z.strictObject({
 export const textPartSchema = z.strictObject({
   type: z.literal('text'),
   text: z.string(),
-  extra: z.optional(z.record(z.string(), jsonValueSchema)),
+  extra: extraSchema,
   provider: z.optional(providerDataSchema),
 });
 
@@ -38,6 +39,7 @@ export const imagePartSchema = z
     data: z.optional(z.string().check(z.minLength(1))),
     mediaType: z.optional(z.string()),
     detail: z.optional(z.enum(['auto', 'low', 'high'])),
+    extra: extraSchema,
     provider: z.optional(providerDataSchema),
   })
   .check(
@@ -49,6 +51,7 @@ export const reasoningPartSchema = z.strictObject({
   text: z.string(),
   signature: z.optional(z.string()),
   redacted: z.optional(z.boolean()),
+  extra: extraSchema,
   provider: z.optional(providerDataSchema),
 });
 
@@ -58,23 +61,74 @@ export const toolCallPartSchema = z.strictObject({
   name: z.string().check(z.minLength(1)),
   args: jsonValueSchema,
   argsText: z.optional(z.string()),
+  extra: extraSchema,
   provider: z.optional(providerDataSchema),
 });
+
+export const opaquePartSchema = z.strictObject({
+  type: z.literal('opaque'),
+  source: z.string().check(z.minLength(1)),
+  kind: z.string(),
+  value: jsonValueSchema,
+  extra: extraSchema,
+  provider: z.optional(providerDataSchema),
+});
+
+const resultContentSchema = z.discriminatedUnion(
+  'type',
+  [textPartSchema, imagePartSchema, opaquePartSchema],
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? 'unknown result content type (expected text, image or opaque)'
+        : undefined,
+  },
+);
 
 export const toolResultPartSchema = z.strictObject({
   type: z.literal('tool-result'),
   callId: z.string().check(z.minLength(1)),
   name: z.optional(z.string()),
   output: z.union([z.string(), jsonValueSchema]),
+  content: z.optional(z.array(resultContentSchema)),
   isError: z.optional(z.boolean()),
+  denied: z.optional(z.boolean()),
+  extra: extraSchema,
   provider: z.optional(providerDataSchema),
 });
 
-const PART_TYPES = ['text', 'image', 'reasoning', 'tool-call', 'tool-result'] as const;
+export const toolApprovalPartSchema = z.strictObject({
+  type: z.literal('tool-approval'),
+  callId: z.string().check(z.minLength(1)),
+  approvalId: z.string().check(z.minLength(1)),
+  phase: z.enum(['request', 'response']),
+  approved: z.optional(z.boolean()),
+  reason: z.optional(z.string()),
+  extra: extraSchema,
+  provider: z.optional(providerDataSchema),
+});
+
+const PART_TYPES = [
+  'text',
+  'image',
+  'reasoning',
+  'tool-call',
+  'tool-result',
+  'opaque',
+  'tool-approval',
+] as const;
 
 export const partSchema = z.discriminatedUnion(
   'type',
-  [textPartSchema, imagePartSchema, reasoningPartSchema, toolCallPartSchema, toolResultPartSchema],
+  [
+    textPartSchema,
+    imagePartSchema,
+    reasoningPartSchema,
+    toolCallPartSchema,
+    toolResultPartSchema,
+    opaquePartSchema,
+    toolApprovalPartSchema,
+  ],
   {
     error: (iss) =>
       iss.code === 'invalid_union'
@@ -117,6 +171,7 @@ export const messageSchema = z.strictObject({
   usage: z.optional(usageSchema),
   model: z.optional(z.string()),
   name: z.optional(z.string()),
+  extra: extraSchema,
   provider: z.optional(providerDataSchema),
 });
 

@@ -1,8 +1,68 @@
-import type { JsonValue, Message, Part, ToolCallPart, ToolResultPart } from './types.ts';
+import type {
+  JsonValue,
+  Message,
+  OpaquePart,
+  Part,
+  ResultContentPart,
+  ToolApprovalPart,
+  ToolCallPart,
+  ToolResultPart,
+} from './types.ts';
+
+const opaqueTexts = new WeakMap<OpaquePart | ToolApprovalPart, string>();
+
+/**
+ * What an opaque part is counted as: the JSON of the content part or item it keeps, as the provider
+ * receives it. Cached per part object (a part is never changed in place).
+ */
+export function opaqueText(part: OpaquePart | ToolApprovalPart): string {
+  let t = opaqueTexts.get(part);
+  if (t === undefined) {
+    // An approval is counted as the JSON a framework sends for it (ids, decision, reason).
+    const { provider: _, extra: __, ...said } = part;
+    t = JSON.stringify(part.type === 'opaque' ? part.value : said);
+    opaqueTexts.set(part, t);
+  }
+  return t;
+}
 
 /** The text of a tool result as a model sees it: strings as they are, JSON serialised. */
 export function outputText(output: string | JsonValue): string {
   return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/** The text a multi-part result stands for in `output`: its text parts joined by newlines. */
+export function contentText(content: readonly ResultContentPart[]): string {
+  let out = '';
+  let first = true;
+  for (const c of content) {
+    if (c.type !== 'text') continue;
+    out = first ? c.text : `${out}\n${c.text}`;
+    first = false;
+  }
+  return out;
+}
+
+/** A result's content parts while they still stand for its `output` (see `ToolResultPart.content`). */
+export function resultContent(part: ToolResultPart): ResultContentPart[] | undefined {
+  const c = part.content;
+  return c !== undefined && part.output === contentText(c) ? c : undefined;
+}
+
+/**
+ * The parts a counter counts: a multi-part result (still valid) becomes a result with empty output
+ * followed by its content parts, so images count as images. The same array when there is none.
+ */
+export function countedParts(parts: readonly Part[]): readonly Part[] {
+  if (!parts.some((p) => p.type === 'tool-result' && p.content !== undefined)) return parts;
+  const out: Part[] = [];
+  for (const p of parts) {
+    const c = p.type === 'tool-result' ? resultContent(p) : undefined;
+    if (p.type === 'tool-result' && c !== undefined)
+      out.push({ type: 'tool-result', callId: p.callId, output: '' }, ...c);
+    else out.push(p);
+  }
+  return out;
 }
 
 /** Concatenated `text` parts of a message, joined by `\n`. */

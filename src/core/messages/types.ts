@@ -30,11 +30,18 @@ export interface ProviderData {
   framework?: { [key: string]: JsonValue };
 }
 
+/**
+ * The opaque metadata slot every part and every message has: keys the source carried beside the
+ * neutral fields (Anthropic or OpenAI `cache_control`, a framework's provider options…). Never read
+ * or changed by a stage; a stage that keeps a part keeps its `extra` as it is, and the adapter of the
+ * dialect it came from writes it back.
+ */
+export type Extra = Record<string, JsonValue>;
+
 export interface TextPart {
   type: 'text';
   text: string;
-  /** Provider extras that have no neutral meaning (e.g. Anthropic `cache_control`), kept for the round trip. */
-  extra?: Record<string, JsonValue>;
+  extra?: Extra;
   provider?: ProviderData;
 }
 
@@ -46,6 +53,7 @@ export interface ImagePart {
   mediaType?: string;
   /** OpenAI `detail`. */
   detail?: 'auto' | 'low' | 'high';
+  extra?: Extra;
   provider?: ProviderData;
 }
 
@@ -55,6 +63,7 @@ export interface ReasoningPart {
   /** Anthropic thinking signature, or `redacted` data for a redacted block. */
   signature?: string;
   redacted?: boolean;
+  extra?: Extra;
   provider?: ProviderData;
 }
 
@@ -69,6 +78,7 @@ export interface ToolCallPart {
    * the way out only while it still parses to `args`; a stage that rewrites `args` may leave it stale.
    */
   argsText?: string;
+  extra?: Extra;
   provider?: ProviderData;
 }
 
@@ -78,11 +88,71 @@ export interface ToolResultPart {
   name?: string;
   /** The tool's output: text, or structured JSON (co-cli dict returns). */
   output: string | JsonValue;
+  /**
+   * The result as content parts, when the tool returned more than text (text and images, files): what
+   * the model reads and what counters count (an image as an image, not as base64 text). `output` is
+   * then the text of its text parts, joined by newlines, for the stages and summaries that read text.
+   * Written out only while `output` still equals that text (`resultContent`): a stage that rewrites
+   * `output` (truncation, archiving) turns the result into its new text.
+   */
+  content?: ResultContentPart[];
   isError?: boolean;
+  /** The call was not run: its approval was denied (the call counts as answered; `output` says why). */
+  denied?: boolean;
+  extra?: Extra;
   provider?: ProviderData;
 }
 
-export type Part = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart;
+/**
+ * Something a dialect sent that has no neutral kind — a file or audio content part, an image by file
+ * id, a hosted tool's item (`web_search_call`, `computer_call`, `shell_call`, `apply_patch_call`,
+ * `tool_search_call`…), an Agents SDK `compaction` item — kept exactly as it came. Stages keep it
+ * intact (they move or drop it whole, never edit it), counters count it by the size of its JSON, and
+ * the adapter of `source` writes `value` back byte for byte (others leave it out: no other provider
+ * would accept it).
+ */
+export interface OpaquePart {
+  type: 'opaque';
+  /** The dialect whose adapter read it and writes it back: `openai`, `responses`, `anthropic`, `gemini`. */
+  source: string;
+  /** What it is in that dialect (`input_file`, `web_search_call`, `compaction`…): its `type`. */
+  kind: string;
+  /** The content part or item exactly as it came. */
+  value: JsonValue;
+  extra?: Extra;
+  provider?: ProviderData;
+}
+
+/**
+ * A tool call's approval (human-in-the-loop, as the AI SDK and the Agents SDK have it): the request
+ * rides in the assistant message with its call, the response in the message after it. Pairing ties
+ * both to the call: one whose call is gone is dropped by `repairMessages`. A denied call is answered
+ * by a result with `denied: true`. No provider API takes these: adapters leave them out.
+ */
+export interface ToolApprovalPart {
+  type: 'tool-approval';
+  /** The call it is about. */
+  callId: string;
+  approvalId: string;
+  /** `request`: asked for; `response`: decided (`approved`, and `reason` when given). */
+  phase: 'request' | 'response';
+  approved?: boolean;
+  reason?: string;
+  extra?: Extra;
+  provider?: ProviderData;
+}
+
+/** What a multi-part tool result holds. */
+export type ResultContentPart = TextPart | ImagePart | OpaquePart;
+
+export type Part =
+  | TextPart
+  | ImagePart
+  | ReasoningPart
+  | ToolCallPart
+  | ToolResultPart
+  | OpaquePart
+  | ToolApprovalPart;
 export type PartType = Part['type'];
 
 export interface MessageMeta {
@@ -122,6 +192,8 @@ export interface Message {
   model?: string;
   /** OpenAI `name` of a user/assistant message. */
   name?: string;
+  /** The opaque metadata slot (see `Extra`): message-level keys the source carried, kept verbatim. */
+  extra?: Extra;
   provider?: ProviderData;
 }
 

@@ -14,6 +14,8 @@ const REPAIR_RECOVER: Record<Repair['kind'], string> = {
   'synthesized-result': 'nothing was lost: an error result was added for a call that had none',
   'dropped-orphan-result': 'read the message from the session log; its call was no longer in the context',
   'dropped-duplicate-result': 'read the message from the session log; its call already had a result',
+  'dropped-orphan-approval':
+    'read the message from the session log; the call its approval was about was no longer in the context',
   'moved-result': 'nothing was lost: the result was moved next to its call',
   'renamed-call-id': 'nothing was lost: a call id the provider would reject was renamed',
   'dropped-empty-message': 'read the message from the session log; it had no content left',

@@ -31,6 +31,10 @@ function content(p: Part): unknown {
       return p.output;
     case 'tool-call':
       return p.args;
+    case 'opaque':
+      return p.value;
+    case 'tool-approval':
+      return p.approved;
     default:
       return p.data ?? p.url;
   }

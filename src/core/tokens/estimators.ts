@@ -2,7 +2,7 @@
  * The seed systems' token estimators, reproduced exactly (SEED-RULES §1.9, §4.4, §5.5), plus
  * characters/4 for comparison. Each is a `TokenCounter`.
  */
-import { outputText } from '../messages/text.ts';
+import { countedParts, opaqueText, outputText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 import { pyJsonDumps } from './py-json.ts';
@@ -32,11 +32,12 @@ export function createChars4Counter(options: Chars4Options = {}): TokenCounter {
     countMessage(message) {
       if (message.meta?.agentVisible === false) return 0;
       let chars = 0;
-      for (const p of message.parts) {
+      for (const p of countedParts(message.parts)) {
         if (p.type === 'text' || p.type === 'reasoning') chars += len(p.text);
         else if (p.type === 'tool-call') chars += len(p.name) + len(JSON.stringify(p.args));
         else if (p.type === 'tool-result') chars += len(outputText(p.output));
         else if (p.type === 'image') chars += imageChars;
+        else chars += len(opaqueText(p));
       }
       return Math.ceil(chars / 4);
     },
@@ -54,11 +55,12 @@ export function createKosmokratorCounter(options: { imageTokens?: number } = {})
       if (message.meta?.agentVisible === false) return 0;
       let total = 10;
       let text = '';
-      for (const p of message.parts) {
+      for (const p of countedParts(message.parts)) {
         if (p.type === 'text') text += p.text;
         else if (p.type === 'tool-call') total += countText(p.name + JSON.stringify(p.args));
         else if (p.type === 'tool-result') total += countText(outputText(p.output));
         else if (p.type === 'image') total += imageTokens;
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
       }
       return total + countText(text);
     },
@@ -77,7 +79,7 @@ export function createCowagentCounter(): TokenCounter {
     countText,
     countMessage(message: Message) {
       if (message.meta?.agentVisible === false) return 0;
-      const parts = message.parts;
+      const parts = countedParts(message.parts);
       // A single text part is CowAgent's string content.
       if (parts.length === 1 && parts[0]!.type === 'text') return Math.max(1, countText(parts[0]!.text));
       let total = 0;
@@ -87,6 +89,7 @@ export function createCowagentCounter(): TokenCounter {
         else if (p.type === 'tool-call') total += 50 + countText(pyJsonDumps(p.args));
         else if (p.type === 'tool-result')
           total += 30 + (typeof p.output === 'string' ? countText(p.output) : 0);
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
         else total += 10;
       }
       return Math.max(1, total);

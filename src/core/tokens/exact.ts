@@ -3,7 +3,7 @@
  * Pure JS, so it runs in Node, Deno and Workers alike.
  */
 import { CtxError } from '../errors.ts';
-import { outputText } from '../messages/text.ts';
+import { countedParts, opaqueText, outputText } from '../messages/text.ts';
 import type { TokenCounter } from '../ports.ts';
 
 export type TiktokenEncoding = 'o200k_base' | 'cl100k_base';
@@ -67,10 +67,11 @@ export async function createTiktokenCounter(
     countMessage(message) {
       if (message.meta?.agentVisible === false) return 0;
       let total = overhead;
-      for (const p of message.parts) {
+      for (const p of countedParts(message.parts)) {
         if (p.type === 'text' || p.type === 'reasoning') total += countText(p.text);
         else if (p.type === 'tool-call') total += countText(p.name) + countText(JSON.stringify(p.args));
         else if (p.type === 'tool-result') total += countText(outputText(p.output));
+        else if (p.type === 'opaque' || p.type === 'tool-approval') total += countText(opaqueText(p));
         else total += imageTokens;
       }
       return total;

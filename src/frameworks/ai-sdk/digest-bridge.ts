@@ -13,12 +13,14 @@ import { toModelMessage } from './to-model-messages.ts';
 export class DigestBridge {
   private readonly byDigest = new Map<string, Message>();
   private next = 0;
+  /** Approval id → call id, so that an approval response is tied to its request's call. */
+  private readonly approvals = new Map<string, string>();
 
   /** Neutral messages for this call's prompt, and the way back to its own objects. */
   neutral(prompt: readonly ModelMessage[]): { messages: Message[]; back: Map<Message, ModelMessage> } {
     const back = new Map<Message, ModelMessage>();
     const messages = prompt.map((m) => {
-      const fresh = fromModelMessage(m, `mastra-${this.next}`);
+      const fresh = fromModelMessage(m, `mastra-${this.next}`, this.approvals);
       const digest = `${fresh.role}:${messageDigest(fresh)}`;
       let n = this.byDigest.get(digest);
       if (!n) {

@@ -8,7 +8,13 @@
  * AI SDK's `providerOptions` for the same metadata.
  */
 import type { ModelMessage } from 'ai';
-import type { Message, Part, ProviderData } from '../../core/index.ts';
+import {
+  contentText,
+  type Message,
+  type Part,
+  type ProviderData,
+  type ResultContentPart,
+} from '../../core/index.ts';
 import { toJsonSafe } from './json-safe.ts';
 import { type Bag, isBag, type ModelPart, opt, outputOf, str } from './options.ts';
 
@@ -49,7 +55,30 @@ function standIn(p: ModelPart): string {
   }
 }
 
-function partToNeutral(p: ModelPart): Part {
+/** The parts of a multi-part (`content`) tool output: text and images as such, the rest opaque. */
+function resultContent(value: readonly unknown[]): ResultContentPart[] {
+  return value.map((raw): ResultContentPart => {
+    const v = toJsonSafe(raw) as Bag;
+    const data = isBag(v.data) ? v.data : undefined;
+    const image =
+      v.type === 'image-data' ||
+      v.type === 'image-url' ||
+      v.type === 'media' ||
+      (v.type === 'file' && typeof v.mediaType === 'string' && v.mediaType.startsWith('image'));
+    if (v.type === 'text' && typeof v.text === 'string') return { type: 'text', text: v.text };
+    if (image) {
+      const media = str(v.mediaType);
+      const url = str(v.url) ?? (data?.type === 'url' ? str(data.url) : undefined);
+      const bytes = typeof v.data === 'string' ? v.data : data?.type === 'data' ? str(data.data) : undefined;
+      const mediaType = media?.includes('/') ? { mediaType: media } : {};
+      if (url !== undefined) return { type: 'image', url, ...mediaType };
+      if (bytes !== undefined) return { type: 'image', data: bytes, ...mediaType };
+    }
+    return { type: 'opaque', source: 'ai-sdk', kind: String(v.type), value: v };
+  });
+}
+
+function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
   const po = 'providerOptions' in p && p.providerOptions ? (toJsonSafe(p.providerOptions) as Bag) : undefined;
   const fw: Bag = po ? { providerOptions: po } : {};
   switch (p.type) {
@@ -86,12 +115,15 @@ function partToNeutral(p: ModelPart): Part {
         o.type === 'error-text' ||
         ((o.type === 'json' || o.type === 'error-json') && typeof o.value !== 'string');
       if (!derivable || o.providerOptions) fw.output = toJsonSafe(o);
+      const content = o.type === 'content' ? resultContent(o.value) : undefined;
       return {
         type: 'tool-result',
         callId: p.toolCallId,
         name: p.toolName,
-        output,
+        output: content ? contentText(content) : output,
+        ...(content ? { content } : {}),
         ...(isError ? { isError } : {}),
+        ...(o.type === 'execution-denied' ? { denied: true } : {}),
         ...opt('provider', withFramework(undefined, fw)),
       };
     }
@@ -109,9 +141,35 @@ function partToNeutral(p: ModelPart): Part {
         provider: { framework: { ...fw, part: toJsonSafe(p) } },
       };
     }
-    default:
-      return { type: 'text', text: standIn(p), provider: { framework: { part: toJsonSafe(p) } } };
+    case 'tool-approval-request':
+      approvals.set(p.approvalId, p.toolCallId);
+      return {
+        type: 'tool-approval',
+        callId: p.toolCallId,
+        approvalId: p.approvalId,
+        phase: 'request',
+        provider: { framework: { part: toJsonSafe(p) } },
+      };
+    case 'tool-approval-response': {
+      const callId = approvals.get(p.approvalId);
+      // A response whose request is not in this history cannot be tied to a call: kept as a stand-in.
+      if (callId === undefined) break;
+      return {
+        type: 'tool-approval',
+        callId,
+        approvalId: p.approvalId,
+        phase: 'response',
+        approved: p.approved,
+        ...opt('reason', p.reason),
+        provider: { framework: { part: toJsonSafe(p) } },
+      };
+    }
+    case 'file':
+    case 'reasoning-file':
+      // Counted by its JSON (the bytes it carries), written back as it came.
+      return { type: 'opaque', source: 'ai-sdk', kind: p.type, value: toJsonSafe(p) };
   }
+  return { type: 'text', text: standIn(p), provider: { framework: { part: toJsonSafe(p) } } };
 }
 
 /**
@@ -123,17 +181,23 @@ export function fromModelMessages(
   options: { idPrefix?: string } = {},
 ): Message[] {
   const prefix = options.idPrefix ?? 'm';
-  return messages.map((m, i) => fromModelMessage(m, `${prefix}${i}`));
+  const approvals = new Map<string, string>();
+  return messages.map((m, i) => fromModelMessage(m, `${prefix}${i}`, approvals));
 }
 
 /** One neutral message for one `ModelMessage`. */
-export function fromModelMessage(m: ModelMessage, id: string): Message {
+export function fromModelMessage(
+  m: ModelMessage,
+  id: string,
+  /** Approval id → call id of the requests seen so far (a response is tied to its request's call). */
+  approvals: Map<string, string> = new Map(),
+): Message {
   const fw: Bag = {};
   if (m.providerOptions) fw.providerOptions = toJsonSafe(m.providerOptions);
   let parts: Part[];
   if (typeof m.content === 'string') {
     fw.stringContent = true;
     parts = [{ type: 'text', text: m.content }];
-  } else parts = (m.content as ModelPart[]).map(partToNeutral);
+  } else parts = (m.content as ModelPart[]).map((p) => partToNeutral(p, approvals));
   return { id, role: m.role, parts, ...opt('provider', withFramework(undefined, fw)) };
 }

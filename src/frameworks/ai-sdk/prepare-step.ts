@@ -41,12 +41,14 @@ export class MessageBridge {
   private readonly toNeutral = new WeakMap<ModelMessage, Message>();
   private readonly toModel = new WeakMap<Message, ModelMessage>();
   private next = 0;
+  /** Approval id → call id, so that an approval response is tied to its request's call. */
+  private readonly approvals = new Map<string, string>();
 
   neutral(messages: readonly ModelMessage[]): Message[] {
     return messages.map((m) => {
       let n = this.toNeutral.get(m);
       if (!n) {
-        n = fromModelMessage(m, `ai-${this.next++}`);
+        n = fromModelMessage(m, `ai-${this.next++}`, this.approvals);
         this.toNeutral.set(m, n);
         this.toModel.set(n, m);
       }

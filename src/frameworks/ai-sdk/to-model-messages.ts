@@ -6,7 +6,7 @@
  * thought signatures), so a trajectory recorded in another dialect converts without losing them.
  */
 import type { ModelMessage } from 'ai';
-import type { JsonValue, Message, Part } from '../../core/index.ts';
+import { type JsonValue, type Message, type Part, resultContent } from '../../core/index.ts';
 import { fromJsonSafe } from './json-safe.ts';
 import { type Bag, isBag, type ModelPart, outputOf, type ToolResultOutput } from './options.ts';
 
@@ -37,6 +37,8 @@ function toolOutput(
 ): ToolResultOutput {
   if (kept !== undefined) {
     const original = fromJsonSafe(kept) as ToolResultOutput;
+    // A multi-part output comes back while its parts still stand for the result's text.
+    if (original.type === 'content' && resultContent(p) !== undefined) return original;
     const d = outputOf(original);
     if (same(d.output, p.output) && d.isError === (p.isError ?? false)) return original;
   }
@@ -76,6 +78,21 @@ function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart
       const image = p.url ?? (p.data !== undefined && p.mediaType ? p.data : (p.data ?? ''));
       return { type: 'image', image, ...(p.mediaType ? { mediaType: p.mediaType } : {}), ...options };
     }
+    case 'tool-approval':
+      return (
+        p.phase === 'request'
+          ? { type: 'tool-approval-request', approvalId: p.approvalId, toolCallId: p.callId }
+          : {
+              type: 'tool-approval-response',
+              approvalId: p.approvalId,
+              approved: p.approved === true,
+              ...(p.reason !== undefined ? { reason: p.reason } : {}),
+            }
+      ) as ModelPart;
+    case 'opaque':
+      // Only what this adapter read comes back; another dialect's item means nothing to the AI SDK.
+      if (p.source === 'ai-sdk') return fromJsonSafe(p.value) as ModelPart;
+      return { type: 'text', text: `[${p.kind}]` };
   }
 }
 

@@ -79,6 +79,15 @@ export function canonicalBlock(p: Part): Block {
       return { type: 'image', data: p.data ?? '', ...(p.mediaType ? { mimeType: p.mediaType } : {}) };
     case 'tool-result':
       return { type: 'text', text: typeof p.output === 'string' ? p.output : JSON.stringify(p.output) };
+    case 'tool-approval':
+      return {
+        type: 'text',
+        text: `[${p.phase === 'request' ? 'approval requested' : p.approved ? 'approved' : 'denied'}]`,
+      };
+    case 'opaque':
+      return p.source === 'langchain' && isBag(p.value) && typeof p.value.type === 'string'
+        ? (p.value as Block)
+        : { type: 'text', text: `[${p.kind}]` };
   }
 }
 

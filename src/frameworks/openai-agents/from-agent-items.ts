@@ -26,8 +26,14 @@ function contentPart(c: Bag, item: Bag, at: number): Part {
   if (c.type === 'input_image' && typeof c.image === 'string' && /^(https?:|data:)/.test(c.image))
     return { type: 'image', url: c.image, provider: { framework: fw } };
   if (c.type === 'refusal') return { type: 'text', text: text(c.refusal), provider: { framework: fw } };
-  const name = isBag(c) && typeof c.filename === 'string' ? ` ${c.filename}` : '';
-  return { type: 'text', text: `[${String(c.type)}${name}]`, provider: { framework: fw } };
+  // A file, an image by file id, audio…: passed through as it came and counted by its JSON.
+  return {
+    type: 'opaque',
+    source: 'openai-agents',
+    kind: String(c.type),
+    value: c,
+    provider: { framework: fw },
+  };
 }
 
 function parse(args: string): JsonValue {
@@ -87,10 +93,9 @@ function modelParts(item: Bag): Part[] {
         return [{ type: 'text', text: '', provider: { framework: { item, at: -2 } } }];
       return entries.map((c, i) => contentPart(isBag(c) ? c : {}, item, i));
     }
-    default: {
-      const name = typeof item.name === 'string' ? ` ${item.name}` : '';
-      return [{ type: 'text', text: `[${String(item.type)}${name}]`, provider: { framework: fw } }];
-    }
+    default:
+      // A hosted tool's call or result, a compaction item…: passed through as it came.
+      return [{ type: 'opaque', source: 'openai-agents', kind: String(item.type), value: item }];
   }
 }
 

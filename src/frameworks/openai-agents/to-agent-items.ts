@@ -98,6 +98,12 @@ export function toAgentInputItem(
   const out: Bag[] = [];
   let group: { source: Bag | undefined; item: Bag } | undefined;
   for (const p of m.parts) {
+    if (p.type === 'opaque' && p.provider?.framework === undefined) {
+      // An item of its own; another dialect's opaque part means nothing to the SDK.
+      if (p.source === 'openai-agents' && isBag(p.value)) out.push(json(p.value));
+      group = undefined;
+      continue;
+    }
     const fw = p.provider?.framework;
     const source = isBag(fw?.item) ? fw.item : undefined;
     const at = typeof fw?.at === 'number' ? fw.at : undefined;

@@ -44,7 +44,7 @@ describe('ctxcheck compact with Responses and Gemini transcripts', () => {
   });
 
   it('exits 2 with one line naming the item it cannot read', async () => {
-    await writeJson(dir, 'bad.json', { input: [{ type: 'computer_call', id: 'cu_1' }] });
+    await writeJson(dir, 'bad.json', { input: [{ type: 42, id: 'cu_1' }] });
     const r = await ctxcheck(['compact', 'bad.json', '--window', '1000'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('input[0].type');

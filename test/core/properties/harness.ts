@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { createMemoryBlobStore } from '../../../src/core/blobs/memory-blob-store.ts';
 import { checkInvariants, type Violation } from '../../../src/core/invariants/check.ts';
-import type { Dialect, Message } from '../../../src/core/messages/types.ts';
+import type { Dialect, Message, Part } from '../../../src/core/messages/types.ts';
 import { toModelView } from '../../../src/core/messages/visibility.ts';
 import { unaccountedRemovals } from '../../../src/core/pipeline/journal.ts';
 import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline/pipeline.ts';
@@ -18,7 +18,7 @@ import type { StageObservation } from '../../../src/core/pipeline/runner.ts';
 import { fixedClock, type Summarizer, sequentialIds } from '../../../src/core/ports.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
-import { deepFreeze, historyArb } from '../../support/arbitraries.ts';
+import { deepFreeze, historyArb, partContent } from '../../support/arbitraries.ts';
 
 /** Histories per preset × dialect; 25 combinations × 400 = 10,000 per run. */
 const RUNS = Number(process.env.CTXKIT_PROPERTY_RUNS ?? 400);
@@ -84,6 +84,40 @@ function stageViolations(o: StageObservation): string[] {
   }
   for (const id of unaccountedRemovals(o.before, o.after, o.journal))
     out.push(`${o.stage}: removed ${id} without a journal entry`);
+  out.push(...extraLost(o));
+  return out;
+}
+
+const contentKeys = new WeakMap<Part, string>();
+function contentKey(p: Part): string {
+  let k = contentKeys.get(p);
+  if (k === undefined) {
+    k = JSON.stringify(partContent(p));
+    contentKeys.set(p, k);
+  }
+  return k;
+}
+
+/**
+ * The opaque metadata slot survives every stage that leaves its part alone: a part sent after a stage
+ * that says what a part before it said carries the same `extra`, and so does a message it kept.
+ */
+function extraLost(o: StageObservation): string[] {
+  const out: string[] = [];
+  const before = new Map(o.before.map((m) => [m.id, m]));
+  for (const m of o.after) {
+    const old = before.get(m.id);
+    if (!old || old === m) continue;
+    if (old.extra !== undefined && JSON.stringify(m.extra) !== JSON.stringify(old.extra))
+      out.push(`${o.stage}: message ${m.id} lost its extra`);
+    const said = new Map<string, string>(); // what a part of the same message said → its extra
+    for (const p of old.parts) if (p.extra !== undefined) said.set(contentKey(p), JSON.stringify(p.extra));
+    for (const p of m.parts) {
+      const extra = said.get(contentKey(p));
+      if (extra !== undefined && JSON.stringify(p.extra) !== extra)
+        out.push(`${o.stage}: a ${p.type} part of ${m.id} lost its extra`);
+    }
+  }
   return out;
 }
 

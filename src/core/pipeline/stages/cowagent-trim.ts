@@ -170,7 +170,9 @@ async function dropOldest(
 
 function textOnly(m: Message, text: string): Message {
   if (m.parts.length === 1 && m.parts[0]!.type === 'text' && m.parts[0]!.text === text) return m;
-  return { ...m, parts: [{ type: 'text', text }] };
+  // A text part that already says exactly this is kept as it is (with its metadata slot).
+  const same = m.parts.find((p) => p.type === 'text' && p.text === text);
+  return { ...m, parts: [same ?? { type: 'text', text }] };
 }
 
 /** Every turn → its first user text + the last assistant text (000 §1.7, fewer than 5 turns). */

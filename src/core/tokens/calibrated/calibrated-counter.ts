@@ -3,7 +3,7 @@
  * tokenizer family: one pass over the text, no vocabulary, a few hundred bytes of weights.
  */
 import { CtxError } from '../../errors.ts';
-import { outputText } from '../../messages/text.ts';
+import { countedParts, opaqueText, outputText } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
 import { extractTokenFeatures, TOKEN_FEATURE_COUNT } from './features.ts';
@@ -59,11 +59,13 @@ export function createCalibratedCounter(options: CalibratedCounterOptions = {}):
   const messageRaw = (message: Message): number => {
     if (message.meta?.agentVisible === false) return 0;
     let raw = overhead;
-    for (const part of message.parts) {
+    for (const part of countedParts(message.parts)) {
       if (part.type === 'text' || part.type === 'reasoning') raw += estimateCalibratedRaw(part.text, w);
       else if (part.type === 'tool-call')
         raw += estimateCalibratedRaw(part.name, w) + estimateCalibratedRaw(JSON.stringify(part.args), w);
       else if (part.type === 'tool-result') raw += estimateCalibratedRaw(outputText(part.output), w);
+      else if (part.type === 'opaque' || part.type === 'tool-approval')
+        raw += estimateCalibratedRaw(opaqueText(part), w);
       else raw += imageTokens;
     }
     return raw;
