@@ -74,9 +74,11 @@ describe('compaction', () => {
 });
 
 describe('createPipeline', () => {
-  it('sends every early constraint verbatim in every later send when the default preset compacts at 8K', async () => {
+  it('sends every early constraint verbatim in every later send when the default preset compacts at 8K with a summary that drops them', async () => {
     const pipeline = createPipeline({
       budget: { contextWindow: 8_000 },
+      // A model summary that paraphrases the constraints away (the failure this guards against).
+      summarizer: { name: 'gist', summarize: async () => ({ summary: 'the user asked questions' }) },
       clock: fixedClock('2026-01-01T00:00:00Z'),
       ids: sequentialIds(),
     });
