@@ -230,6 +230,7 @@ export function buildStages(
           compaction: compaction({
             loopGuardRatio: guards.loopGuardRatio,
             maxFailures: guards.breakerThreshold,
+            instructionsShare: 0.01,
             ...def,
           }),
           emergencyTrim: createEmergencyTrim({

@@ -25,6 +25,7 @@ export const INSERTED_KINDS: ReadonlySet<string> = new Set([
   'summary',
   'protected-context',
   'compaction-marker',
+  'standing-instructions',
 ]);
 
 /** Option parsing and the session-log recovery text are the stage kit's, shared with the cheap stages. */

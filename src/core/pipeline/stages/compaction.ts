@@ -45,6 +45,12 @@ import {
   trySummarize,
   unchangedResult,
 } from './compaction-support.ts';
+import {
+  isInstructionsSection,
+  type PinnedSection,
+  pinnedSection,
+  sectionInstructions,
+} from './standing-instructions.ts';
 
 export const COMPACTION_DEFAULTS = {
   keepRecentTokens: 60_000,
@@ -57,6 +63,7 @@ export const COMPACTION_DEFAULTS = {
   maxSummaryChars: 24_000,
   referenceIndexShare: 0.35,
   trigger: 'always',
+  instructionsShare: 0,
 } as const;
 
 export interface CompactionOptions {
@@ -93,6 +100,12 @@ export interface CompactionOptions {
   referenceIndexShare?: number;
   /** `always`: compact whenever run (the flow gates by level); `auto`: only at or above the trigger. @default 'always' */
   trigger?: 'always' | 'auto';
+  /**
+   * Standing instructions (`standing-instructions.ts`): the constraint sentences of folded user
+   * messages are kept verbatim in a pinned section of at most this share of the context window
+   * (oldest dropped first). 0: off. @default 0 (the `default` preset sets 0.01)
+   */
+  instructionsShare?: number;
 }
 
 export const compactionOptionsSchema = z.strictObject({
@@ -119,6 +132,10 @@ export const compactionOptionsSchema = z.strictObject({
     COMPACTION_DEFAULTS.referenceIndexShare,
   ),
   trigger: z._default(z.enum(['always', 'auto']), COMPACTION_DEFAULTS.trigger),
+  instructionsShare: z._default(
+    z.number().check(z.gte(0), z.lte(0.1)),
+    COMPACTION_DEFAULTS.instructionsShare,
+  ),
 });
 
 const NAME = 'compaction';
@@ -316,12 +333,20 @@ export function compaction(options: CompactionOptions = {}): Stage {
           state: { ...ctx.state, compactionFailures: count },
         };
       };
+      // Standing instructions of the folded user messages (and those a previous section pinned) are
+      // re-pinned verbatim in one section; the previous section is replaced, never folded.
+      const keptOld = range.filter((i) => kept.has(i)).map((i) => input[i]!);
+      let pinned: PinnedSection | undefined;
+      if (o.instructionsShare > 0) {
+        const previous = input.filter(isInstructionsSection).flatMap(sectionInstructions);
+        const cap = Math.floor(ctx.budget.contextWindow * o.instructionsShare);
+        pinned = pinnedSection(ctx.ids.next('instructions'), NAME, previous, folded, cap, ctx.counter);
+      }
+      const section = pinned?.message ? [pinned.message] : [];
+      const keptBody = pinned ? keptOld.filter((m) => !isInstructionsSection(m)) : keptOld;
+      const keptTail = pinned ? tail.filter((m) => !isInstructionsSection(m)) : tail;
       // The summary fills what the kept part leaves of the target (at least a small floor).
-      const keptMessages = [
-        ...input.slice(0, lead),
-        ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
-        ...tail,
-      ];
+      const keptMessages = [...input.slice(0, lead), ...section, ...keptBody, ...keptTail];
       // …and never less than its own share (the room the kept part's budget leaves): a newest step
       // over that budget (kept whatever its size) takes the total over the target instead.
       const summaryBudget = Math.max(
@@ -364,16 +389,12 @@ export function compaction(options: CompactionOptions = {}): Stage {
           `summary (${summaryTokens} tokens) not smaller than what it replaces (${foldedTokens})`,
         );
 
-      const out: Message[] = [
-        ...input.slice(0, lead),
-        summaryMessage,
-        ...range.filter((i) => kept.has(i)).map((i) => input[i]!),
-        ...tail,
-      ];
+      const out: Message[] = [...input.slice(0, lead), ...section, summaryMessage, ...keptBody, ...keptTail];
       const journal: JournalEntry[] = folded.map((m) =>
         journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
       );
       journal.push(journalEntry(NAME, 'inserted', summaryMessage, ctx.counter));
+      if (pinned) journal.push(...pinned.journal);
       const tokensAfter = sumTokens(out, ctx.counter);
       const after = contextTokens(out, ctx);
       const events = compactionEvents(NAME, 'auto-compact', before, {
@@ -383,6 +404,8 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const memories = outcome.result.memories ?? [];
       if (memories.length > 0) events.push({ type: 'memory-extracted', stage: NAME, count: memories.length });
       let detail = `${folded.length} messages → 1 summary (${foldedTokens} → ${summaryTokens} tokens)`;
+      if (pinned && (pinned.kept.length > 0 || pinned.dropped.length > 0))
+        detail += `; ${pinned.kept.length} standing instructions pinned${pinned.dropped.length > 0 ? `, ${pinned.dropped.length} dropped over the cap` : ''}`;
       if (after > guardLine) {
         const reason = `still ${after} tokens after compaction (> ${guardLine}, ${Math.round(o.loopGuardRatio * 100)}% of ${trigger} above the ${fixed} fixed)`;
         events.push({ type: 'escalated', stage: NAME, reason });
