@@ -42,7 +42,8 @@ a{color:var(--accent)}
 :focus-visible{outline:3px solid #ff8c00;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px 8px;z-index:9}
 header.top{padding:12px 16px;border-bottom:1px solid var(--line);display:flex;gap:16px;align-items:center;flex-wrap:wrap}
-header.top h1{font-size:18px;margin:0}
+header.top h1{font-size:18px;margin:0;overflow-wrap:anywhere}
+.view-title{overflow-wrap:anywhere}
 main{padding:12px 16px;max-width:1240px;margin:0 auto}
 section{margin:0 0 24px}
 h2{font-size:16px;margin:16px 0 8px}
@@ -50,8 +51,9 @@ h2{font-size:16px;margin:16px 0 8px}
 .bar{position:relative;display:flex;height:36px;border:1px solid var(--fg);border-radius:3px;overflow:visible;background:#f2f2f2}
 .bar .seg{height:100%;min-width:1px}
 .bar .mark{position:absolute;top:-6px;bottom:-6px;width:0;border-left:2px dashed var(--fg)}
-.bar .mark span{position:absolute;top:-20px;left:-4px;font-size:12px;white-space:nowrap;color:var(--fg)}
-.marks{height:22px}
+.bar .mark span{position:absolute;left:4px;font-size:12px;line-height:14px;white-space:nowrap;color:var(--fg)}
+.bar .mark-warn span{top:-46px}.bar .mark-compact span{top:-32px}.bar .mark-block span{top:-18px}
+.marks{height:46px}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .level-ok{color:#1e6b1e}.level-warn{color:#8a5a00}.level-compact{color:#b3261e}.level-block{color:#8b0000;font-weight:700}
 .scroll{overflow-x:auto}

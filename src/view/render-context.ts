@@ -16,7 +16,7 @@ function windowPicture(v: ContextView, id: string): string {
     })
     .join('');
   const mark = (name: string, at: number) =>
-    `<div class="mark" style="left:${((at / scale) * 100).toFixed(3)}%" aria-hidden="true"><span>${esc(name)}</span></div>`;
+    `<div class="mark mark-${name}" style="left:${((at / scale) * 100).toFixed(3)}%" aria-hidden="true"><span>${esc(name)}</span></div>`;
   const described = v.segments.map((s) => `${s.category} ${fmt(s.tokens)}`).join(', ');
   const label = `${fmt(v.tokens)} of ${fmt(budget.usable)} usable tokens (${pct(v.tokens, budget.usable)}), level ${v.level}: ${described}. Warn at ${fmt(budget.warning)}, compact at ${fmt(budget.autoCompact)}, block at ${fmt(budget.blocking)}.`;
   const legend = v.segments
