@@ -20,6 +20,7 @@ import {
 import { displayPath } from '../files.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
+import { renderInspectPage, writeHtml } from '../render/inspect-html.ts';
 import { type InspectReport, renderInspect } from '../render/inspect-report.ts';
 import { loadTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../transcripts/load-transcript.ts';
 
@@ -32,6 +33,7 @@ export interface InspectOptions {
   top: number;
   json?: boolean;
   llm?: boolean;
+  html?: string;
 }
 
 function partTokens(p: Part, counter: TokenCounter): number {
@@ -171,7 +173,28 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     journal: run.journal.length,
     removed: messages.filter((m) => !after.has(m.id)).length,
   };
-  if (options.json) io.out(JSON.stringify(report, null, 2));
+  if (options.html !== undefined) {
+    const page = renderInspectPage({
+      report,
+      before: { messages, tokens: estimate.tokens, level: estimate.level ?? 'ok' },
+      after: run,
+      system: transcript.system,
+      counter: used,
+      budget: {
+        window: options.window,
+        usable: pipeline.budget.usable,
+        warning: pipeline.budget.warning,
+        autoCompact: pipeline.budget.autoCompact,
+        blocking: pipeline.budget.blocking,
+      },
+      top: options.top,
+    });
+    const out = resolve(io.cwd, options.html);
+    await writeHtml(out, page);
+    io.out(
+      `wrote ${displayPath(options.html, io.cwd)} (${Math.ceil(page.length / 1024)} KB, self-contained)`,
+    );
+  } else if (options.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of renderInspect(report)) io.out(line);
   env.exit(EXIT.ok);
 }
@@ -217,6 +240,10 @@ export function inspectCommand(env: CliEnv): CommandModule<object, InspectOption
         })
         .option('top', { type: 'number', default: 10, describe: 'How many of the largest items to list' })
         .option('llm', { type: 'boolean', describe: 'Summarize with the LLM configured in the environment' })
+        .option('html', {
+          type: 'string',
+          describe: 'Write the context view as one self-contained HTML file',
+        })
         .option('json', {
           type: 'boolean',
           describe: 'Print the report as JSON',

@@ -1,0 +1,212 @@
+/**
+ * The numbers behind a context view: the window split by category (system, tools, memory, summary and
+ * messages by part kind), the largest items and one row per message. Pure and runtime-free, so the CLI's
+ * `inspect --html` and the Worker's pages draw from the same model.
+ */
+
+import { outputText } from '../core/messages/text.ts';
+import type { Message, Part } from '../core/messages/types.ts';
+import type { TokenCounter } from '../core/ports.ts';
+
+export const CATEGORIES = [
+  'system',
+  'tools',
+  'memory',
+  'summary',
+  'text',
+  'reasoning',
+  'tool-call',
+  'tool-result',
+  'image',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export interface ViewBudget {
+  window: number;
+  usable: number;
+  warning: number;
+  autoCompact: number;
+  blocking: number;
+}
+
+export interface MessageRow {
+  index: number;
+  id: string;
+  role: string;
+  /** The category that holds most of its tokens. */
+  category: Category;
+  label: string;
+  tokens: number;
+  preview: string;
+  /** Set when the row was removed or rewritten by a stage (`removed`, `truncated`, …). */
+  change?: string;
+}
+
+export interface ContextView {
+  title: string;
+  /** What the window holds now: the estimate (anchored to usage when the caller has it). */
+  tokens: number;
+  level: string;
+  budget: ViewBudget;
+  /** Tokens per category; they add up to `counted`. */
+  segments: Array<{ category: Category; tokens: number; items: number }>;
+  counted: number;
+  largest: MessageRow[];
+  rows: MessageRow[];
+}
+
+export interface ContextViewInput {
+  title: string;
+  messages: readonly Message[];
+  counter: TokenCounter;
+  budget: ViewBudget;
+  /** The estimate to show against the levels; the counted sum when absent. */
+  tokens?: number;
+  level?: string;
+  system?: string;
+  /** Tokens of the tool definitions and of injected memory, when the caller measured them. */
+  toolsTokens?: number;
+  memoryTokens?: number;
+  /** Changes per message id (from a journal). */
+  changes?: ReadonlyMap<string, string>;
+  top?: number;
+}
+
+function partCategory(p: Part): Category {
+  return p.type;
+}
+
+function partSize(p: Part, counter: TokenCounter): number {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      return counter.countText(p.text);
+    case 'tool-call':
+      return counter.countText(p.name + JSON.stringify(p.args));
+    case 'tool-result':
+      return counter.countText(outputText(p.output));
+    case 'image':
+      return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
+  }
+}
+
+/** A message that stands for older history (a compaction summary) or for long-term memory. */
+function wholeCategory(m: Message): Category | undefined {
+  const kind = m.meta?.kind ?? '';
+  if (kind === 'summary' || kind === 'compaction-marker' || m.meta?.isCompactSummary === true)
+    return 'summary';
+  if (kind.includes('memory') || kind === 'recall') return 'memory';
+  return undefined;
+}
+
+function labelOf(m: Message, names: ReadonlyMap<string, string>): string {
+  const calls = m.parts.flatMap((p) => (p.type === 'tool-call' ? [p.name] : []));
+  const result = m.parts.find((p) => p.type === 'tool-result');
+  if (result?.type === 'tool-result')
+    return `${m.role} (${result.name ?? names.get(result.callId) ?? result.callId})`;
+  if (calls.length > 0) return `${m.role} → ${calls.join(', ')}`;
+  return m.meta?.kind && m.meta.kind !== m.role ? `${m.role} [${m.meta.kind}]` : m.role;
+}
+
+function previewOf(m: Message, length = 120): string {
+  const p = m.parts.find((q) => q.type !== 'image');
+  const text = !p
+    ? ''
+    : p.type === 'text' || p.type === 'reasoning'
+      ? p.text
+      : p.type === 'tool-result'
+        ? outputText(p.output)
+        : p.type === 'tool-call'
+          ? `${p.name} ${JSON.stringify(p.args)}`
+          : '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > length ? `${flat.slice(0, length)}…` : flat;
+}
+
+/** Splits a message's count over its parts in proportion to their sizes, so categories add up to it. */
+function split(m: Message, total: number, counter: TokenCounter): Map<Category, number> {
+  const out = new Map<Category, number>();
+  const whole = wholeCategory(m);
+  if (whole || m.parts.length === 0) {
+    out.set(whole ?? 'text', total);
+    return out;
+  }
+  const sizes = m.parts.map((p) => partSize(p, counter));
+  const sum = sizes.reduce((a, b) => a + b, 0);
+  let given = 0;
+  m.parts.forEach((p, i) => {
+    const share =
+      i === m.parts.length - 1
+        ? total - given
+        : Math.round(sum === 0 ? total / m.parts.length : (total * sizes[i]!) / sum);
+    given += share;
+    const c = partCategory(p);
+    out.set(c, (out.get(c) ?? 0) + share);
+  });
+  return out;
+}
+
+export function buildContextView(input: ContextViewInput): ContextView {
+  const { counter, messages } = input;
+  const names = new Map<string, string>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') names.set(p.id, p.name);
+  const totals = new Map<Category, { tokens: number; items: number }>();
+  const add = (c: Category, tokens: number) => {
+    const t = totals.get(c) ?? { tokens: 0, items: 0 };
+    t.tokens += tokens;
+    t.items++;
+    totals.set(c, t);
+  };
+  if (input.system) add('system', counter.countText(input.system));
+  if (input.toolsTokens) add('tools', input.toolsTokens);
+  if (input.memoryTokens) add('memory', input.memoryTokens);
+  const rows: MessageRow[] = messages.map((m, index) => {
+    const tokens = m.meta?.agentVisible === false ? 0 : counter.countMessage(m);
+    const parts = split(m, tokens, counter);
+    let category: Category = 'text';
+    let most = -1;
+    for (const [c, n] of parts) {
+      add(c, n);
+      if (n > most) [category, most] = [c, n];
+    }
+    const row: MessageRow = {
+      index,
+      id: m.id,
+      role: m.role,
+      category,
+      label: labelOf(m, names),
+      tokens,
+      preview: previewOf(m),
+    };
+    const change = input.changes?.get(m.id);
+    if (change) row.change = change;
+    return row;
+  });
+  const segments = CATEGORIES.flatMap((category) => {
+    const t = totals.get(category);
+    return t ? [{ category, ...t }] : [];
+  });
+  const counted = segments.reduce((n, s) => n + s.tokens, 0);
+  const largest = [...rows].sort((a, b) => b.tokens - a.tokens).slice(0, input.top ?? 10);
+  return {
+    title: input.title,
+    tokens: input.tokens ?? counted,
+    level: input.level ?? levelOf(input.tokens ?? counted, input.budget),
+    budget: input.budget,
+    segments,
+    counted,
+    largest,
+    rows,
+  };
+}
+
+/** The level a token count reaches against the budget's thresholds. */
+export function levelOf(tokens: number, b: ViewBudget): string {
+  return tokens >= b.blocking
+    ? 'block'
+    : tokens >= b.autoCompact
+      ? 'compact'
+      : tokens >= b.warning
+        ? 'warn'
+        : 'ok';
+}

@@ -1,0 +1,117 @@
+/**
+ * HTML as strings: escaping and the page shell (inline CSS and script, no external URL) shared by the
+ * CLI's self-contained file and the Worker's pages.
+ */
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  // `/` too: text that quotes a URL then holds no literal `https://` a viewer could turn into a request.
+  '/': '&#47;',
+};
+
+/** Escapes text for an element body or a quoted attribute. */
+export function esc(value: string | number): string {
+  return String(value).replace(/[&<>"'/]/g, (c) => ESCAPES[c]!);
+}
+
+export const fmt = (n: number): string => n.toLocaleString('en-US');
+export const pct = (n: number, of: number): string => `${of === 0 ? '0.0' : ((n / of) * 100).toFixed(1)}%`;
+
+/** Colours chosen for ≥ 3:1 against white (WCAG non-text contrast); text is never drawn on them. */
+export const CATEGORY_COLOURS: Record<string, string> = {
+  system: '#5b4a9e',
+  tools: '#8a5a00',
+  memory: '#0b7a63',
+  summary: '#b3261e',
+  text: '#1f5fbf',
+  reasoning: '#7a3e9d',
+  'tool-call': '#a14a00',
+  'tool-result': '#4d6b1f',
+  image: '#6b6b6b',
+};
+
+export const PAGE_CSS = `
+:root{color-scheme:light;--fg:#1a1a1a;--muted:#4a4a4a;--line:#c8c8c8;--bg:#fff;--accent:#1f5fbf}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}
+:focus-visible{outline:3px solid #ff8c00;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:4px 8px;z-index:9}
+header.top{padding:12px 16px;border-bottom:1px solid var(--line);display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+header.top h1{font-size:18px;margin:0;overflow-wrap:anywhere}
+.view-title{overflow-wrap:anywhere}
+main{padding:12px 16px;max-width:1240px;margin:0 auto}
+section{margin:0 0 24px}
+h2{font-size:16px;margin:16px 0 8px}
+.summary{color:var(--muted);margin:4px 0 8px}
+.bar{position:relative;display:flex;height:36px;border:1px solid var(--fg);border-radius:3px;overflow:visible;background:#f2f2f2}
+.bar .seg{height:100%;min-width:1px}
+.bar .mark{position:absolute;top:-6px;bottom:-6px;width:0;border-left:2px dashed var(--fg)}
+.bar .mark span{position:absolute;left:4px;font-size:12px;line-height:14px;white-space:nowrap;color:var(--fg)}
+.bar .mark-warn span{top:-46px}.bar .mark-compact span{top:-32px}.bar .mark-block span{top:-18px}
+.marks{height:46px}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
+.level-ok{color:#1e6b1e}.level-warn{color:#8a5a00}.level-compact{color:#b3261e}.level-block{color:#8b0000;font-weight:700}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-weight:600}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.preview{color:var(--muted);word-break:break-word}
+td code,td.id{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;word-break:break-all}
+tr.changed td{background:#fff4e5}
+.filters{display:flex;gap:12px;flex-wrap:wrap;align-items:end;margin:0 0 8px}
+.filters label{display:flex;flex-direction:column;font-size:13px}
+input,select,button{font:inherit;padding:4px 8px;border:1px solid var(--fg);border-radius:3px;background:#fff;color:var(--fg)}
+button{cursor:pointer}
+.tabs{display:flex;gap:4px;flex-wrap:wrap}
+@media (max-width:640px){
+  main{padding:8px}
+  td.preview,th.preview,td.id,th.id{display:none}
+  .bar{height:28px}
+}
+`;
+
+/** Filters the message list by kind and text; runs without network and degrades to the full list. */
+export const PAGE_SCRIPT = `
+document.querySelectorAll('[data-filter-for]').forEach(function(form){
+  var table=document.getElementById(form.getAttribute('data-filter-for'));
+  if(!table)return;
+  var q=form.querySelector('input[type=search]'),k=form.querySelector('select'),out=form.querySelector('output');
+  function run(){
+    var text=(q&&q.value||'').toLowerCase(),kind=k?k.value:'',shown=0,rows=table.tBodies[0].rows;
+    for(var i=0;i<rows.length;i++){var r=rows[i];
+      var ok=(!kind||r.getAttribute('data-kind')===kind)&&(!text||r.textContent.toLowerCase().indexOf(text)>=0);
+      r.hidden=!ok;if(ok)shown++;}
+    if(out)out.textContent=shown+' of '+rows.length+' shown';
+  }
+  if(q)q.addEventListener('input',run);if(k)k.addEventListener('change',run);
+  form.addEventListener('submit',function(e){e.preventDefault();run();});
+});
+`;
+
+export interface PageOptions {
+  title: string;
+  body: string;
+  /** Extra script (the Worker's sign-in); inline, never fetched from elsewhere. */
+  script?: string;
+  header?: string;
+}
+
+export function renderPage(o: PageOptions): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(o.title)}</title>
+<style>${PAGE_CSS}</style></head>
+<body><a class="skip" href="#main">Skip to content</a>
+<header class="top"><h1>${esc(o.title)}</h1>${o.header ?? ''}</header>
+<main id="main" tabindex="-1">${o.body}</main>
+<script>${PAGE_SCRIPT}${o.script ?? ''}</script>
+</body></html>
+`;
+}

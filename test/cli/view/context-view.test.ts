@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/core/index.ts';
+import { createChars4Counter } from '../../../src/core/index.ts';
+import { buildContextView } from '../../../src/view/context-model.ts';
+import { esc, renderPage } from '../../../src/view/html.ts';
+import { renderContextView } from '../../../src/view/render-context.ts';
+
+const budget = {
+  window: 200_000,
+  usable: 180_000,
+  warning: 150_000,
+  autoCompact: 160_000,
+  blocking: 175_000,
+};
+const counter = createChars4Counter();
+
+/** A session of `n` messages cycling through every kind the view draws. */
+function session(n: number): Message[] {
+  return Array.from({ length: n }, (_, i): Message => {
+    const id = `m${i}`;
+    switch (i % 5) {
+      case 0:
+        return { id, role: 'user', parts: [{ type: 'text', text: `question ${i} ${'word '.repeat(40)}` }] };
+      case 1:
+        return {
+          id,
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'thinking '.repeat(20) },
+            { type: 'tool-call', id: `c${i}`, name: 'read_file', args: { path: `src/f${i}.ts` } },
+          ],
+        };
+      case 2:
+        return {
+          id,
+          role: 'tool',
+          parts: [{ type: 'tool-result', callId: `c${i - 1}`, output: 'x'.repeat(800) }],
+        };
+      case 3:
+        return {
+          id,
+          role: 'user',
+          parts: [{ type: 'text', text: 'summary of earlier turns' }],
+          meta: { kind: 'summary' },
+        };
+      default:
+        return { id, role: 'assistant', parts: [{ type: 'text', text: `answer ${i}` }] };
+    }
+  });
+}
+
+describe('buildContextView', () => {
+  it('splits every message over its categories so they add up to the counted total when given mixed kinds', () => {
+    const messages = session(50);
+    const v = buildContextView({
+      title: 't',
+      messages,
+      counter,
+      budget,
+      system: 'be brief',
+      toolsTokens: 300,
+    });
+    const sum =
+      messages.reduce((n, m) => n + counter.countMessage(m), 0) + counter.countText('be brief') + 300;
+    expect(v.counted).toBe(sum);
+    expect(v.segments.map((s) => s.category)).toEqual([
+      'system',
+      'tools',
+      'summary',
+      'text',
+      'reasoning',
+      'tool-call',
+      'tool-result',
+    ]);
+    expect(v.largest[0]!.category).toBe('tool-result');
+    expect(v.rows[3]!.category).toBe('summary');
+  });
+
+  it('reports the level the tokens reach when no level is given', () => {
+    const v = buildContextView({ title: 't', messages: [], counter, budget, tokens: 161_000 });
+    expect(v.level).toBe('compact');
+  });
+});
+
+describe('renderContextView', () => {
+  it('renders a 1,000-message session in under a second', () => {
+    const messages = session(1000);
+    const t0 = performance.now();
+    const html = renderPage({
+      title: 'x',
+      body: renderContextView(buildContextView({ title: 'big', messages, counter, budget })),
+    });
+    const ms = performance.now() - t0;
+    expect(html.match(/<tr data-kind=/g)?.length).toBe(1000 + 10);
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('escapes message text and labels the picture for screen readers when content holds markup', () => {
+    const messages: Message[] = [
+      {
+        id: 'a',
+        role: 'user',
+        parts: [{ type: 'text', text: '<script>alert(1)</script> see https://example.com' }],
+      },
+    ];
+    const html = renderContextView(buildContextView({ title: 't', messages, counter, budget }));
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).toMatch(/role="img" aria-label="[^"]+usable tokens/);
+    expect(html).toContain('<label>Search<input type="search"');
+  });
+});
+
+describe('esc', () => {
+  it('escapes the characters that end an attribute or open a tag when given them', () => {
+    expect(esc(`<a href="x">'&'/`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&#47;');
+  });
+});
