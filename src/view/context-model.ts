@@ -18,6 +18,8 @@ export const CATEGORIES = [
   'tool-call',
   'tool-result',
   'image',
+  /** Items ctxkit carries without reading them: files, audio, hosted tool calls (opaque parts). */
+  'pass-through',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -73,6 +75,8 @@ export interface ContextViewInput {
 }
 
 function partCategory(p: Part): Category {
+  if (p.type === 'opaque') return 'pass-through';
+  if (p.type === 'tool-approval') return 'tool-call';
   return p.type;
 }
 
@@ -84,9 +88,13 @@ function partSize(p: Part, counter: TokenCounter): number {
     case 'tool-call':
       return counter.countText(p.name + JSON.stringify(p.args));
     case 'tool-result':
-      return counter.countText(outputText(p.output));
-    case 'image':
-      return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
+      // A multi-part result (text, images, files) is counted as what its parts are.
+      return p.content
+        ? counter.countMessage({ id: 'part', role: 'tool', parts: [p] })
+        : counter.countText(outputText(p.output));
+    default:
+      // Images, pass-through items and approvals: what the counter gives the part on its own.
+      return counter.countMessage({ id: 'part', role: 'user', parts: [p] });
   }
 }
 

@@ -32,6 +32,7 @@ export const CATEGORY_COLOURS: Record<string, string> = {
   'tool-call': '#a14a00',
   'tool-result': '#4d6b1f',
   image: '#6b6b6b',
+  'pass-through': '#3d5a80',
 };
 
 export const PAGE_CSS = `
