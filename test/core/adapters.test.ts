@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/index.ts';
-import { fromAnthropic, fromOpenAI, toAnthropic, toOpenAI } from '../../src/core/index.ts';
+import { checkInvariants, fromAnthropic, fromOpenAI, toAnthropic, toOpenAI } from '../../src/core/index.ts';
 
 const openaiConversation = [
   { role: 'system', content: 'You are helpful.' },
@@ -118,10 +118,44 @@ describe('fromAnthropic', () => {
     expect(messages[2]!.parts[0]).toEqual({ type: 'reasoning', text: 'plan', signature: 'sig' });
   });
 
-  it('names the JSON path of an unknown block type', () => {
-    expect(() => fromAnthropic({ messages: [{ role: 'user', content: [{ type: 'audio' }] }] })).toThrow(
-      /messages\[0\]\.content\[0\]\.type: unknown content block type/,
+  it('names the JSON path of a known block with the wrong fields', () => {
+    expect(() => fromAnthropic({ messages: [{ role: 'user', content: [{ type: 'text' }] }] })).toThrow(
+      /messages\[0\]\.content\[0\]/,
     );
+    expect(() => fromAnthropic({ messages: [{ role: 'user', content: [{ kind: 'text' }] }] })).toThrow(
+      /messages\[0\]\.content\[0\]/,
+    );
+  });
+
+  it('carries the blocks it does not read (documents, server tools) as they came, and writes them back', () => {
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+          { type: 'text', text: 'read it' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+          { type: 'text', text: 'done' },
+        ],
+      },
+    ];
+    const neutral = fromAnthropic(messages);
+    expect(
+      neutral.map((m) => m.parts.map((p) => (p.type === 'opaque' ? `${p.source}:${p.kind}` : p.type))),
+    ).toEqual([
+      ['anthropic:document', 'text'],
+      ['anthropic:server_tool_use', 'anthropic:web_search_tool_result', 'text'],
+    ]);
+    expect(checkInvariants(neutral, { dialect: 'anthropic' })).toEqual([]);
+    expect(toAnthropic(neutral).messages).toEqual(messages);
+    // Another dialect leaves them out rather than sending what it cannot express.
+    expect(toOpenAI(neutral)[0]).toEqual({ role: 'user', content: 'read it' });
   });
 });
 

@@ -38,16 +38,31 @@ const toolResultBlock = z.object({
   content: z.optional(z.union([z.string(), z.array(z.union([textBlock, imageBlock]))])),
   is_error: z.optional(z.boolean()),
 });
-const block = z.discriminatedUnion(
-  'type',
-  [textBlock, imageBlock, thinkingBlock, redactedBlock, toolUseBlock, toolResultBlock],
-  {
-    error: (iss) =>
-      iss.code === 'invalid_union'
-        ? 'unknown content block type (expected text, image, thinking, redacted_thinking, tool_use, tool_result)'
-        : undefined,
-  },
+const KNOWN_BLOCKS = new Set(['text', 'image', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result']);
+const knownBlock = z.discriminatedUnion('type', [
+  textBlock,
+  imageBlock,
+  thinkingBlock,
+  redactedBlock,
+  toolUseBlock,
+  toolResultBlock,
+]);
+/**
+ * Any other block the API takes (`document`, `search_result`, `server_tool_use`, `web_search_tool_result`,
+ * `container_upload`, …): carried as an opaque part and written back as it came.
+ */
+const otherBlock = z.catchall(
+  z.object({
+    type: z.string().check(
+      z.minLength(1),
+      z.refine((t) => !KNOWN_BLOCKS.has(t), 'a known block type with the wrong fields'),
+    ),
+  }),
+  jsonValueSchema,
 );
+const block = z.union([knownBlock, otherBlock], {
+  error: () => 'not a content block this type takes (check its fields)',
+});
 
 export const anthropicMessageSchema = z.object({
   role: z.enum(['user', 'assistant'], { error: () => 'role must be user or assistant' }),
@@ -116,7 +131,12 @@ export function fromAnthropic(
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     const results: Part[] = [];
     const parts: Part[] = [];
-    for (const b of blocks) {
+    for (const raw of blocks) {
+      if (!KNOWN_BLOCKS.has(raw.type)) {
+        parts.push({ type: 'opaque', source: 'anthropic', kind: raw.type, value: raw as JsonValue });
+        continue;
+      }
+      const b = raw as z.infer<typeof knownBlock>;
       switch (b.type) {
         case 'text':
           parts.push(textFrom(b));
@@ -176,6 +196,9 @@ export function fromAnthropic(
 
 function partToBlock(p: Part): Record<string, JsonValue> | undefined {
   switch (p.type) {
+    case 'opaque':
+      // Only Anthropic's own blocks go back; another dialect's pass-through item is left out.
+      return p.source === 'anthropic' ? (p.value as Record<string, JsonValue>) : undefined;
     case 'text':
       return { type: 'text', text: p.text, ...(p.extra ?? {}) };
     case 'image':
