@@ -338,9 +338,12 @@ export function compaction(options: CompactionOptions = {}): Stage {
       const keptOld = range.filter((i) => kept.has(i)).map((i) => input[i]!);
       let pinned: PinnedSection | undefined;
       if (o.instructionsShare > 0) {
-        const previous = input.filter(isInstructionsSection).flatMap(sectionInstructions);
+        const sections = input.filter(isInstructionsSection);
+        const previous = sections.flatMap(sectionInstructions);
         const cap = Math.floor(ctx.budget.contextWindow * o.instructionsShare);
-        pinned = pinnedSection(ctx.ids.next('instructions'), NAME, previous, folded, cap, ctx.counter);
+        // The section keeps its id while it grows: a pinned message is never lost, only rewritten.
+        const id = sections.at(-1)?.id ?? ctx.ids.next('instructions');
+        pinned = pinnedSection(id, NAME, previous, folded, cap, ctx.counter);
       }
       const section = pinned?.message ? [pinned.message] : [];
       const keptBody = pinned ? keptOld.filter((m) => !isInstructionsSection(m)) : keptOld;
