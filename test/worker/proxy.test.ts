@@ -666,7 +666,8 @@ describe('a history the previous call already brought (Anthropic)', () => {
     const bad = await call([
       ...history,
       { role: 'assistant', content: 'A2' },
-      { role: 'user', content: [{ type: 'nope' }] },
+      // A known block without its fields (an unknown block type passes through as an opaque part).
+      { role: 'user', content: [{ type: 'text' }] },
     ]);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as Loose).error.path).toMatch(/^messages\[4\]\.content/);
