@@ -12,6 +12,12 @@
  * floor of any proxy here: a second Worker in workerd that pipes the body upstream untouched, or parses
  * and re-serialises it, measured the same way (paired with its own direct call).
  *
+ * The peer: when Portkey's open-source gateway (`@portkey-ai/gateway`, a pure proxy that does no context
+ * work; optional, `npm i --no-save @portkey-ai/gateway`, or `--gateway <folder it is installed in>`) can be
+ * found, it runs as its own Node server in front of the same fake provider and is measured in the same
+ * loop, paired with its own direct call; the report gives ctxkit's added time as a ratio of the gateway's.
+ * Without it, that arm is skipped with a message.
+ *
  *   npm run bench:proxy -- --sessions 40 --window 200000
  *
  * Bounded: at most 500 sessions; only 127.0.0.1 is contacted.
@@ -23,12 +29,14 @@ import { parseArgs } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { startFakeProvider } from '../test/support/fake-provider-server.ts';
 import { startWorker } from '../test/worker/support/harness.ts';
+import { type Gateway, startGateway } from './support/portkey-gateway.ts';
 
 const { values } = parseArgs({
   options: {
     sessions: { type: 'string', default: '40' },
     window: { type: 'string', default: '200000' },
     port: { type: 'string', default: '8815' },
+    gateway: { type: 'string' },
   },
 });
 
@@ -104,6 +112,12 @@ const floor = new Miniflare({
   bindings: { UPSTREAM: fake.openaiBase },
 });
 const floorUrl = await floor.ready;
+const gateway: Gateway | undefined = await startGateway({ upstream: fake.openaiBase, from: values.gateway });
+if (!gateway) {
+  console.log(
+    'bench:proxy: @portkey-ai/gateway is not installed (npm i --no-save @portkey-ai/gateway, or --gateway <folder>): the gateway arm is skipped',
+  );
+}
 const answer = { role: 'assistant', content: 'ok' };
 
 /** Per-phase timings (the `server-timing` header, `PROXY_TIMING=1`) of the measured proxy calls. */
@@ -145,6 +159,8 @@ const auth = { authorization: `Bearer ${key}` };
 const added: Record<'session' | 'stateless', number[]> = { session: [], stateless: [] };
 /** Added by the floor Worker (same pairing with a direct call). */
 const floors: Record<'pipe' | 'json', number[]> = { pipe: [], json: [] };
+/** Added by the Portkey gateway (same pairing with a direct call). */
+const gatewayAdded: number[] = [];
 const direct: number[] = [];
 /** ctxkit's own `POST /v1/sessions/:id/prepare` on the same session: the pipeline's share of the cost. */
 const prepareRoute: number[] = [];
@@ -190,6 +206,12 @@ try {
     const d4 = await timed(directUrl, body, {});
     const f2 = await timed(new URL('/json', floorUrl).toString(), body, {});
     direct.push(d1, d2, d3, d4);
+    if (gateway) {
+      const d5 = await timed(directUrl, body, {});
+      const g1 = await timed(gateway.url, body, gateway.headers);
+      direct.push(d5);
+      gatewayAdded.push(g1 - d5);
+    }
     added.session.push(p1 - d1);
     added.stateless.push(p2 - d2);
     floors.pipe.push(f1 - d3);
@@ -198,6 +220,7 @@ try {
 } finally {
   await w.dispose();
   await floor.dispose();
+  await gateway?.close();
   await fake.close();
 }
 
@@ -221,12 +244,26 @@ console.log(row('added by the proxy, stateless', added.stateless));
 console.log(row('POST /prepare, same session', prepareRoute));
 console.log(row('floor: a Worker piping the body', floors.pipe));
 console.log(row('floor: a Worker re-serialising', floors.json));
+if (gateway) console.log(row(`added by Portkey ${gateway.version}`, gatewayAdded));
 console.log(
   `ctxkit above the re-serialising floor at p50: session ${(med(added.session) - med(floors.json)).toFixed(2)} ms, stateless ${(med(added.stateless) - med(floors.json)).toFixed(2)} ms`,
 );
 console.log(
   `ratio proxy / direct at p50: session ${((med(direct) + med(added.session)) / med(direct)).toFixed(2)}×, stateless ${((med(direct) + med(added.stateless)) / med(direct)).toFixed(2)}×`,
 );
+
+if (gateway) {
+  const p99 = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      99,
+    );
+  const ratio = (xs: number[]) =>
+    `${(med(xs) / med(gatewayAdded)).toFixed(2)}× p50, ${(p99(xs) / p99(gatewayAdded)).toFixed(2)}× p99`;
+  console.log(
+    `added time / the gateway's (Node ${process.version}): session ${ratio(added.session)}; stateless ${ratio(added.stateless)}`,
+  );
+}
 
 for (const kind of ['session', 'stateless'] as const) {
   const cells = [...phases[kind]].map(([n, xs]) => `${n} ${med(xs).toFixed(1)}`);
