@@ -1,9 +1,8 @@
 /**
  * The `tools` field of a proxied request body. The body comes from `JSON.parse`, so every element is
- * a JSON value by construction: checking it against the recursive `jsonValueSchema` again only
- * walked (and copied) the whole tool list on every call — Claude Code resends some 20 tools, tens of
- * KB of JSON Schema, each turn (2.6 ms for an 86 KB list at load 15, against 0.004 ms for the shape
- * check; `bench/proxy.ts`'s figures in docs/proxy.md). The shape is still checked: an array or absent.
+ * a JSON value by construction: checking it against the recursive `jsonValueSchema` again walked and
+ * copied the whole tool list on every call (Claude Code resends some 20 tools, tens of KB of JSON
+ * Schema, each turn). The shape is still checked: an array, or absent.
  */
 import * as z from 'zod';
 import type { JsonValue } from '../../core/index.ts';
