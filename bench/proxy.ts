@@ -89,6 +89,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
+/** `--before <ref>`: the Worker of an earlier commit beside this one, its calls alternated with the others. */
+const beforeBuild = values.before
+  ? await bundleWorkerAt(values.before).catch((err: Error) => {
+      console.error(`bench:proxy: ${err.message}`);
+      process.exit(2);
+    })
+  : undefined;
 const fake = await startFakeProvider({ port: PORT });
 const INSPECTOR = PORT + 1;
 const w = await startWorker({
@@ -96,8 +103,6 @@ const w = await startWorker({
   ...(values.profile ? { inspectorPort: INSPECTOR } : {}),
 });
 const key = await w.createKey('bench');
-/** `--before <ref>`: the Worker of an earlier commit beside this one, its calls alternated with the others. */
-const beforeBuild = values.before ? await bundleWorkerAt(values.before) : undefined;
 const wb = beforeBuild
   ? await startWorker({
       scriptPath: beforeBuild.scriptPath,

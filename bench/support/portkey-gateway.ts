@@ -8,8 +8,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from '../../test/support/free-port.ts';
 
 export interface Gateway {
   /** `http://127.0.0.1:<port>/v1/chat/completions` */
@@ -29,18 +29,6 @@ export function findGateway(from?: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
 }
 
 async function answers(url: string, child: ChildProcess, output: () => string): Promise<void> {

@@ -7,31 +7,27 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { bundleWorkerFrom } from '../../test/worker/support/bundle.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 export async function bundleWorkerAt(
   ref: string,
 ): Promise<{ scriptPath: string; commit: string; dispose(): void }> {
-  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  }).trim();
+  let commit: string;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', '--verify', `${ref}^{commit}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    throw new Error(`--before: ${ref} is not a commit of this repository`);
+  }
   const dir = mkdtempSync(join(tmpdir(), `ctxkit-worker-${commit}-`));
   execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C "${dir}"`], { cwd: ROOT });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   const scriptPath = join(dir, 'out', 'worker.mjs');
-  await build({
-    entryPoints: [join(dir, 'src/worker/index.ts')],
-    outfile: scriptPath,
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['cloudflare:*', 'node:*'],
-    logLevel: 'error',
-  });
+  await bundleWorkerFrom(dir, scriptPath);
   return { scriptPath, commit, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { freePort } from '../support/free-port.ts';
 import { printedExports, type RunnableBlock, runnableBlocks } from '../support/runnable-blocks.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -57,19 +57,6 @@ describe('printedExports', () => {
     });
   });
 });
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port: 0 }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface PageRun {
   servicePort: number;
