@@ -25,6 +25,10 @@ export interface WorkerOptions {
   onLog?: (text: string) => void;
   /** Rate limiting bindings, as `[[ratelimits]]` in wrangler.toml. @default none (limits off) */
   ratelimits?: Record<string, { simple: { limit: number; period?: 10 | 60 } }>;
+  /** A Worker bundled elsewhere (e.g. from an earlier commit: `npm run bench:proxy -- --before REF`). @default this tree's */
+  scriptPath?: string;
+  /** Open workerd's inspector on this port (a CPU profile of the Worker: `npm run bench:proxy -- --profile`). */
+  inspectorPort?: number;
 }
 
 /** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
@@ -55,7 +59,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
-  const scriptPath = await bundleWorker();
+  const scriptPath = options.scriptPath ?? (await bundleWorker());
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'ctxkit-worker-'));
   const worker = {
     name: 'ctxkit',
@@ -73,6 +77,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
   const onLog = options.onLog;
   const mf = new Miniflare({
     host: '127.0.0.1',
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     ...(onLog
       ? {
           handleRuntimeStdio(stdout: Readable, stderr: Readable) {
