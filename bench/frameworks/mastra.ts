@@ -21,21 +21,30 @@ import {
   verifiedKeys,
 } from '../../test/frameworks/support/replay.ts';
 import { quantile } from './ai-sdk.ts';
+import { mean, type RecallScorer, recallScorer } from './recall.ts';
 import type { FrameworkBenchOptions, FrameworkBenchRow } from './types.ts';
 
 const usage = { inputTokens: 0, outputTokens: 1, totalTokens: 1 };
 type AgentConfig = ConstructorParameters<typeof Agent>[0];
 
-async function replayWith(replay: Replay, steps: number, window: number, processor: unknown) {
+async function replayWith(
+  replay: Replay,
+  steps: number,
+  window: number,
+  processor: unknown,
+  scorer: RecallScorer,
+) {
   const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
   const pipeline = createPipeline({ budget: { contextWindow: window } });
   const tokens: number[] = [];
+  const recall: number[] = [];
   let violations = 0;
   let k = 0;
   const model = new MastraLanguageModelV2Mock({
     provider: 'anthropic.messages',
     doGenerate: async ({ prompt }: { prompt: unknown[] }) => {
       const neutral = fromModelMessages(prompt as ModelMessage[]);
+      recall.push(scorer.at(tokens.length, neutral));
       const rest = neutral.filter((m) => m.role !== 'system');
       tokens.push(pipeline.estimate({ messages: rest }).tokens);
       violations += promptViolations(neutral, 'anthropic', recorded).length;
@@ -75,7 +84,7 @@ async function replayWith(replay: Replay, steps: number, window: number, process
     { role: 'user', content: replay.prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') },
   ];
   await agent.generate(history as Parameters<typeof agent.generate>[0], { maxSteps: steps + 2 });
-  return { tokens, violations };
+  return { tokens, violations, recall };
 }
 
 /** A processor whose request hook is timed (the added time per step). */
@@ -97,6 +106,7 @@ function timedProcessor<P extends object>(p: P, ms: number[]): P {
 
 export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRow[]> {
   const replay = loadReplay(opts.steps);
+  const scorer = recallScorer(replay);
   const rows: FrameworkBenchRow[] = [];
   for (const window of opts.windows) {
     const ms: number[] = [];
@@ -105,6 +115,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
       opts.steps,
       window,
       timedProcessor(ctxkitProcessor({ contextWindow: window }), ms),
+      scorer,
     );
     const lms: number[] = [];
     const lim = await replayWith(
@@ -112,6 +123,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
       opts.steps,
       window,
       timedProcessor(new TokenLimiterProcessor({ limit: window }), lms),
+      scorer,
     );
     for (const [tool, r, t] of [
       ['ctxkit', ctx, ms],
@@ -125,6 +137,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
         tokensSent: r.tokens.reduce((a, b) => a + b, 0) / Math.max(1, r.tokens.length),
         maxTokensSent: Math.max(...r.tokens),
         violations: r.violations,
+        recall: mean(r.recall),
         addedMsP50: quantile(t, 0.5),
         addedMsP99: quantile(t, 0.99),
         note: `${r.tokens.filter((x) => x > window).length} prompts over the window${tool === 'ctxkit' ? '' : `; limit ${window}`}`,
