@@ -11,6 +11,8 @@
  *   and writes its state (`toJSON()`) to the thread's metadata under `ctxkit` after every call, so a
  *   process that resumes the thread (same storage) picks the context up instead of reducing the raw
  *   history again. Without memory the state lives in the processor instance.
+ * - Tools: the step's tool set (`processInputStep` is handed it; zod, Standard Schema or JSON Schema
+ *   input schemas) is counted in the estimate, unless the `tools` option gives the definitions.
  * - `processAPIError`: a "context too long" answer runs ctxkit's overflow recovery and asks Mastra to
  *   retry the step; the next request is built on the recovered context.
  *
@@ -24,11 +26,13 @@ import {
   type IncrementalContext,
   isContextOverflowError,
   isCtxError,
+  type JsonValue,
   type PipelineRun,
 } from '../../core/index.ts';
 import { dialectOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from '../ai-sdk/prepare-step.ts';
+import { type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
 
 export type CtxkitMastraOptions = CtxkitAiSdkOptions & {
   /**
@@ -58,9 +62,12 @@ type LLMRequestArgs = Parameters<NonNullable<Processor['processLLMRequest']>>[0]
 type LLMRequestPrompt = LLMRequestArgs['prompt'];
 type HookContext = Pick<LLMRequestArgs, 'requestContext'>;
 
-/** A Mastra input processor with the two hooks ctxkit implements. */
+/** A Mastra input processor with the hooks ctxkit implements. */
 export type CtxkitProcessor = Processor<'ctxkit'> &
-  Required<Pick<Processor<'ctxkit'>, 'processLLMRequest' | 'processAPIError'>>;
+  Required<Pick<Processor<'ctxkit'>, 'processInputStep' | 'processLLMRequest' | 'processAPIError'>>;
+
+/** The request state key the step's tool definitions travel under, from `processInputStep` to `processLLMRequest`. */
+const TOOLS_KEY = 'ctxkitTools';
 
 interface ThreadFeed {
   context: IncrementalContext;
@@ -92,7 +99,17 @@ function memoryOf(hook: HookContext, own: MastraMemory | undefined): MastraMemor
 
 export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
   const feeds = new Map<string, ThreadFeed>();
-  const ownTools = resolveTools(options.tools);
+  const ownTools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  /** The JSON definitions of a step's tool set, converted once per tool set. */
+  const definitions = new WeakMap<object, ReturnType<typeof toolDefinitions>>();
+  const toolsOf = (tools: Record<string, unknown>) => {
+    let d = definitions.get(tools);
+    if (!d) {
+      d = toolDefinitions(tools as Record<string, ToolLike>);
+      definitions.set(tools, d);
+    }
+    return d;
+  };
   let dialect: ReturnType<typeof dialectOf>;
   let last: ThreadFeed | undefined;
 
@@ -144,8 +161,14 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
   return {
     id: 'ctxkit',
     name: 'ctxkit context',
+    /** Changes nothing: hands the step's tools (zod, Standard Schema or JSON Schema) to the request hook. */
+    processInputStep({ tools, state }) {
+      if (tools && ownTools === undefined) state[TOOLS_KEY] = toolsOf(tools);
+      return undefined;
+    },
     async processLLMRequest(args) {
       const { prompt, model } = args;
+      const tools = await (ownTools ?? (args.state?.[TOOLS_KEY] as Promise<JsonValue[]> | undefined) ?? []);
       const { feed, thread } = await feedFor(args);
       last = feed;
       dialect = dialectOf(providerOf(model));
@@ -157,7 +180,7 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
       const { messages, back } = feed.bridge.neutral(rest);
       const run: PipelineRun = await feed.context.prepare(messages, {
         ...(system ? { system } : {}),
-        tools: await ownTools,
+        tools,
         ...(dialect ? { dialect } : {}),
       });
       options.onRun?.(run);
