@@ -33,6 +33,7 @@ async function replayWith(
   window: number,
   processor: unknown,
   scorer: RecallScorer,
+  clock: StepClock,
 ) {
   const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
   const pipeline = createPipeline({ budget: { contextWindow: window } });
@@ -47,6 +48,7 @@ async function replayWith(
       recall.push(scorer.at(tokens.length, neutral));
       const rest = neutral.filter((m) => m.role !== 'system');
       tokens.push(pipeline.estimate({ messages: rest }).tokens);
+      clock.calls++;
       violations += promptViolations(neutral, 'anthropic', recorded).length;
       const step = k < steps ? replay.steps[k++] : undefined;
       if (!step)
@@ -87,8 +89,16 @@ async function replayWith(
   return { tokens, violations, recall };
 }
 
-/** A processor whose request hook is timed (the added time per step). */
-function timedProcessor<P extends object>(p: P, ms: number[]): P {
+/** Model calls made so far in a replay: the step a processor hook's time is added to. */
+interface StepClock {
+  calls: number;
+}
+
+/**
+ * A processor whose hooks are timed: `ms[k]` is the time of every hook that ran before model call k
+ * (its input-step and request hooks together: the added time of step k).
+ */
+function timedProcessor<P extends object>(p: P, ms: number[], clock: StepClock): P {
   const hooks = ['processLLMRequest', 'processInputStep', 'processInput'] as const;
   const out = Object.create(p) as Record<string, unknown>;
   for (const h of hooks) {
@@ -97,7 +107,7 @@ function timedProcessor<P extends object>(p: P, ms: number[]): P {
     out[h] = async (...a: unknown[]) => {
       const t = performance.now();
       const r = await fn.apply(p, a);
-      ms.push(performance.now() - t);
+      ms[clock.calls] = (ms[clock.calls] ?? 0) + performance.now() - t;
       return r;
     };
   }
@@ -110,20 +120,24 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
   const rows: FrameworkBenchRow[] = [];
   for (const window of opts.windows) {
     const ms: number[] = [];
+    const clock = { calls: 0 };
     const ctx = await replayWith(
       replay,
       opts.steps,
       window,
-      timedProcessor(ctxkitProcessor({ contextWindow: window }), ms),
+      timedProcessor(ctxkitProcessor({ contextWindow: window }), ms, clock),
       scorer,
+      clock,
     );
     const lms: number[] = [];
+    const lclock = { calls: 0 };
     const lim = await replayWith(
       replay,
       opts.steps,
       window,
-      timedProcessor(new TokenLimiterProcessor({ limit: window }), lms),
+      timedProcessor(new TokenLimiterProcessor({ limit: window }), lms, lclock),
       scorer,
+      lclock,
     );
     for (const [tool, r, t] of [
       ['ctxkit', ctx, ms],
@@ -138,8 +152,8 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
         maxTokensSent: Math.max(...r.tokens),
         violations: r.violations,
         recall: mean(r.recall),
-        addedMsP50: quantile(t, 0.5),
-        addedMsP99: quantile(t, 0.99),
+        addedMsP50: quantile(t.slice(0, r.tokens.length), 0.5),
+        addedMsP99: quantile(t.slice(0, r.tokens.length), 0.99),
         note: `${r.tokens.filter((x) => x > window).length} prompts over the window${tool === 'ctxkit' ? '' : `; limit ${window}`}`,
       });
   }
