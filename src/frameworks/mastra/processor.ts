@@ -18,7 +18,7 @@
  *
  *   new Agent({ …, inputProcessors: [ctxkitProcessor({ contextWindow: 128_000 })] })
  */
-import type { MastraMemory, MemoryRequestContext } from '@mastra/core/memory';
+import type { MastraMemory } from '@mastra/core/memory';
 import type { Processor } from '@mastra/core/processors';
 import type { ModelMessage } from 'ai';
 import {
@@ -33,6 +33,7 @@ import { dialectOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from '../ai-sdk/prepare-step.ts';
 import { type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
+import { type HookContext, memoryOf, threadOf } from './thread-memory.ts';
 
 export type CtxkitMastraOptions = CtxkitAiSdkOptions & {
   /**
@@ -60,7 +61,6 @@ function providerOf(model: unknown): { readonly provider: string } | undefined {
 
 type LLMRequestArgs = Parameters<NonNullable<Processor['processLLMRequest']>>[0];
 type LLMRequestPrompt = LLMRequestArgs['prompt'];
-type HookContext = Pick<LLMRequestArgs, 'requestContext'>;
 
 /** A Mastra input processor with the hooks ctxkit implements. */
 export type CtxkitProcessor = Processor<'ctxkit'> &
@@ -74,27 +74,6 @@ interface ThreadFeed {
   bridge: DigestBridge;
   /** The memory the thread lives in (state is written there), when the agent has one. */
   memory?: MastraMemory;
-}
-
-const memoryContext = ({ requestContext }: HookContext) =>
-  requestContext?.get('MastraMemory') as MemoryRequestContext | undefined;
-
-/** The thread Mastra put in the request context for an agent run with memory (`memory: { thread, resource }`). */
-function threadOf(hook: HookContext): string | undefined {
-  const id = memoryContext(hook)?.thread?.id;
-  return typeof id === 'string' ? id : undefined;
-}
-
-const isMemory = (m: unknown): m is MastraMemory =>
-  typeof (m as MastraMemory | undefined)?.getThreadById === 'function' &&
-  typeof (m as MastraMemory | undefined)?.updateThread === 'function';
-
-/** The memory of the run: the `memory` option, else the one in Mastra's run state for the request. */
-function memoryOf(hook: HookContext, own: MastraMemory | undefined): MastraMemory | undefined {
-  if (own) return own;
-  const runState = memoryContext(hook)?.runState;
-  const memory = typeof runState === 'function' ? runState()?.memory : undefined;
-  return isMemory(memory) ? memory : undefined;
 }
 
 export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
