@@ -65,7 +65,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     compatibilityDate: '2025-09-01',
     compatibilityFlags: ['enable_request_signal'],
     d1Databases: { DB: 'ctxkit-test' },
-    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: 'SessionObject', useSQLite: true },
+      TENANTS: { className: 'TenantObject', useSQLite: true },
+    },
     r2Buckets: ['BLOBS'],
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
     ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
