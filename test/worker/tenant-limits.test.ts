@@ -258,3 +258,48 @@ describe('storageGate', () => {
     );
   });
 });
+
+describe('TenantObject', () => {
+  it('still counts, after a restart of the runtime, a call the restart cut, until its lease runs out', async () => {
+    const first = await startWorker({
+      bindings: {
+        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+        UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+        IN_FLIGHT_LEASE_SECONDS: '4',
+        MAX_IN_FLIGHT_PER_SESSION: '1',
+      },
+    });
+    const key = await first.createKey('restarted');
+    fake.script({ kind: 'hang' });
+    const cut = first
+      .request(OPENAI, { method: 'POST', key, headers: { 'x-ctxkit-session': 's' }, json: ask('x') })
+      .catch(() => undefined);
+    await received(1);
+    await first.dispose({ keepState: true });
+    await cut;
+    const again = await startWorker({
+      persistDir: first.persistDir,
+      migrate: false,
+      bindings: {
+        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+        UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+        IN_FLIGHT_LEASE_SECONDS: '4',
+        MAX_IN_FLIGHT_PER_SESSION: '1',
+      },
+    });
+    try {
+      const api = client(again, key);
+      const held = await api.get('/v1/usage');
+      expect(held.body.inFlight.sessions).toEqual({ s: 1 });
+      // The session's one place is still taken; a stateless call of the tenant is served.
+      expect((await api.post(OPENAI, ask('y'))).status).toBe(200);
+      await until(
+        async () => (await api.get('/v1/usage')).body.inFlight.calls === 0,
+        'the lease expired',
+        8000,
+      );
+    } finally {
+      await again.dispose();
+    }
+  });
+});

@@ -2,11 +2,12 @@
  * One Durable Object per tenant (`TENANTS`, `idFromName(tenant)`): the counters of the tenant's
  * limits that must be exact across isolates (docs/decisions/0009-service-limits.md).
  *
- * - **Calls in flight**, per session and per tenant, as leases in the object's SQLite storage: a
- *   call takes one before it reaches its session or the upstream and gives it back when it ends.
- *   Both limits are checked in one step, so two calls never both take the last place. A lease whose
- *   call never gives back (its isolate died) expires `leaseMs` after its last renewal. Kept in storage, not in
- *   memory, so an object evicted between a call's start and end still counts it.
+ * - **Calls in flight**, per session and per tenant, as leases: a call takes one before it reaches
+ *   its session or the upstream and gives it back when it ends. Both limits are checked in one step,
+ *   so two calls never both take the last place. A lease whose call never gives it back (its isolate
+ *   died) expires `leaseMs` after its last renewal. Leases are kept in memory and mirrored in the
+ *   object's storage, read back when it starts, so an object evicted between a call's start and end
+ *   still counts it; the mirror's writes do not hold the answer back.
  * - **Stored bytes**: the total counted from D1 and R2 (`stored-bytes.ts`) at most every
  *   `recountMs`, plus the bytes of the writes let through since; a write that would pass the cap is
  *   refused. The first count is awaited; later ones run while the last total is used.
@@ -47,7 +48,16 @@ export interface TenantUsage {
   stored: { bytes: number; countedAt: number };
 }
 
+interface Lease {
+  session: string;
+  until: number;
+}
+
+const LEASE = 'lease:';
+
 export class TenantObject extends DurableObject<Env> {
+  /** The leases, mirrored in storage (`lease:<id>`) and read back when the object starts. */
+  private readonly leases = new Map<string, Lease>();
   private counted: { bytes: number; at: number } | undefined;
   /** Bytes let through since the last count started. */
   private added = 0;
@@ -55,10 +65,31 @@ export class TenantObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(
-      'CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, session TEXT NOT NULL, until INTEGER NOT NULL)',
-    );
-    ctx.storage.sql.exec('CREATE INDEX IF NOT EXISTS leases_until ON leases (until)');
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const [key, lease] of await ctx.storage.list<Lease>({ prefix: LEASE }))
+        this.leases.set(key.slice(LEASE.length), lease);
+    });
+  }
+
+  // Lease writes do not wait for the storage to confirm them (`allowUnconfirmed`): the answer goes out
+  // at once, and what a crash could lose is one lease, a count one too low for a while.
+  private put(id: string, lease: Lease): void {
+    this.leases.set(id, lease);
+    void this.ctx.storage.put(LEASE + id, lease, { allowUnconfirmed: true });
+  }
+
+  private drop(ids: string[]): void {
+    if (ids.length === 0) return;
+    for (const id of ids) this.leases.delete(id);
+    for (let i = 0; i < ids.length; i += 128)
+      void this.ctx.storage.delete(
+        ids.slice(i, i + 128).map((id) => LEASE + id),
+        { allowUnconfirmed: true },
+      );
+  }
+
+  private expire(now: number): void {
+    this.drop([...this.leases].filter(([, l]) => l.until < now).map(([id]) => id));
   }
 
   async acquire(r: LeaseRequest): Promise<LeaseOutcome> {
@@ -67,33 +98,34 @@ export class TenantObject extends DurableObject<Env> {
       if (used >= r.storage.cap) return { ok: false, limit: 'storage', max: r.storage.cap, used };
     }
     const now = Date.now();
-    const sql = this.ctx.storage.sql;
-    sql.exec('DELETE FROM leases WHERE until < ?', now);
     const session = r.session ?? '';
-    const row = sql
-      .exec<{ total: number; mine: number }>(
-        'SELECT COUNT(*) AS total, COALESCE(SUM(session = ?), 0) AS mine FROM leases',
-        session,
-      )
-      .one();
-    if (row.total >= r.perTenant) return { ok: false, limit: 'tenant', max: r.perTenant };
-    if (session !== '' && row.mine >= r.perSession) return { ok: false, limit: 'session', max: r.perSession };
-    sql.exec(
-      'INSERT OR REPLACE INTO leases (id, session, until) VALUES (?, ?, ?)',
-      r.lease,
-      session,
-      now + r.leaseMs,
-    );
+    // Expired leases are dropped only when they could stand in the way.
+    const over = () => {
+      let mine = 0;
+      for (const l of this.leases.values()) if (l.session === session) mine++;
+      if (this.leases.size >= r.perTenant) return 'tenant' as const;
+      if (session !== '' && mine >= r.perSession) return 'session' as const;
+      return undefined;
+    };
+    let limit = over();
+    if (limit) {
+      this.expire(now);
+      limit = over();
+    }
+    if (limit === 'tenant') return { ok: false, limit, max: r.perTenant };
+    if (limit === 'session') return { ok: false, limit, max: r.perSession };
+    this.put(r.lease, { session, until: now + r.leaseMs });
     return { ok: true };
   }
 
   /** Keeps a running call's place for another `leaseMs`. */
   async renew(lease: string, leaseMs: number): Promise<void> {
-    this.ctx.storage.sql.exec('UPDATE leases SET until = ? WHERE id = ?', Date.now() + leaseMs, lease);
+    const l = this.leases.get(lease);
+    if (l) this.put(lease, { ...l, until: Date.now() + leaseMs });
   }
 
   async release(lease: string): Promise<void> {
-    this.ctx.storage.sql.exec('DELETE FROM leases WHERE id = ?', lease);
+    this.drop([lease]);
   }
 
   /** Lets `bytes` through unless the tenant would then store more than `cap`. */
@@ -106,19 +138,16 @@ export class TenantObject extends DurableObject<Env> {
 
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
     const stored = await this.used(tenant, recountMs);
-    const sql = this.ctx.storage.sql;
-    sql.exec('DELETE FROM leases WHERE until < ?', Date.now());
+    this.expire(Date.now());
     const sessions: Record<string, number> = {};
-    let inFlight = 0;
-    for (const row of sql.exec<{ session: string; n: number }>(
-      'SELECT session, COUNT(*) AS n FROM leases GROUP BY session',
-    )) {
-      inFlight += row.n;
-      if (row.session !== '') sessions[row.session] = row.n;
-    }
-    return { inFlight, sessions, stored: { bytes: stored, countedAt: this.counted?.at ?? 0 } };
+    for (const l of this.leases.values())
+      if (l.session !== '') sessions[l.session] = (sessions[l.session] ?? 0) + 1;
+    return {
+      inFlight: this.leases.size,
+      sessions,
+      stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
+    };
   }
-
   /** The counted total plus what was let through since; counts again when the count is stale. */
   private async used(tenant: string, recountMs: number): Promise<number> {
     const stale = !this.counted || Date.now() - this.counted.at >= recountMs;
