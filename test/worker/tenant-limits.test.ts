@@ -228,7 +228,7 @@ describe('storageGate', () => {
     expect((await modest.post('/v1/sessions/m/messages', big(0))).status).toBe(201);
   });
 
-  it("refuses a proxied call with a session in OpenAI's quota shape, and serves one without", async () => {
+  it("refuses a proxied call with a session in each provider's shape, and serves one without", async () => {
     const key = await w.createKey('proxy-hoarder');
     const api = client(w, key);
     await api.post('/v1/sessions', { id: 'p' });
@@ -240,6 +240,16 @@ describe('storageGate', () => {
     expect(await withSession.json()).toMatchObject({
       error: { type: 'insufficient_quota', code: 'insufficient_quota' },
     });
+    const anthropic = await post(
+      key,
+      ANTHROPIC,
+      { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-ctxkit-session': 'p' },
+    );
+    expect([anthropic.status, await anthropic.json()]).toEqual([
+      429,
+      { type: 'error', error: expect.objectContaining({ type: 'rate_limit_error' }) },
+    ]);
     expect((await post(key, OPENAI, ask('hi'))).status).toBe(200);
   });
 
