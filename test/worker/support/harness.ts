@@ -23,6 +23,8 @@ export interface WorkerOptions {
   fakeAi?: boolean;
   /** Receives the runtime's stdout and stderr (the Worker's console output), chunk by chunk. */
   onLog?: (text: string) => void;
+  /** Bind the per-tenant object (`TENANTS`: calls in flight, stored bytes). @default true */
+  tenantLimits?: boolean;
   /** Rate limiting bindings, as `[[ratelimits]]` in wrangler.toml. @default none (limits off) */
   ratelimits?: Record<string, { simple: { limit: number; period?: 10 | 60 } }>;
   /** A Worker bundled elsewhere (e.g. from an earlier commit: `npm run bench:proxy -- --before REF`). @default this tree's */
@@ -69,7 +71,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     compatibilityDate: '2025-09-01',
     compatibilityFlags: ['enable_request_signal'],
     d1Databases: { DB: 'ctxkit-test' },
-    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: 'SessionObject', useSQLite: true },
+      ...(options.tenantLimits === false ? {} : { TENANTS: { className: 'TenantObject', useSQLite: true } }),
+    },
     r2Buckets: ['BLOBS'],
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
     ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
