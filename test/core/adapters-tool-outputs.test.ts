@@ -100,70 +100,58 @@ const toolMessage = (messages: Message[]) => messages.find((m) => m.role === 'to
 const counter = createChars4Counter();
 const stored = (messages: Message[]) => parseMessages(JSON.parse(JSON.stringify(messages)));
 
-describe('fromResponses', () => {
-  it('reads a function_call_output list as text, image and file parts', () => {
-    const [result] = results(fromResponses(RESPONSES));
-    expect(result?.content?.map((c) => (c.type === 'opaque' ? c.kind : c.type))).toEqual([
-      'text',
-      'image',
-      'input_file',
-    ]);
-    expect(result?.output).toBe('the page');
-  });
+/** Per dialect: its sample, its adapters, the kinds its result's parts are read as, and its `output`. */
+const DIALECTS = [
+  {
+    reader: 'fromResponses',
+    sample: RESPONSES as unknown,
+    read: (x: unknown) => fromResponses(x),
+    write: (m: Message[]): unknown => toResponses(m),
+    kinds: ['text', 'image', 'input_file'],
+    output: 'the page',
+  },
+  {
+    reader: 'fromAnthropic',
+    sample: ANTHROPIC as unknown,
+    read: (x: unknown) => fromAnthropic(x),
+    write: (m: Message[]): unknown => toAnthropic(m),
+    kinds: ['text', 'image', 'document'],
+    output: 'the page',
+  },
+  {
+    reader: 'fromGemini',
+    sample: GEMINI as unknown,
+    read: (x: unknown) => fromGemini(x),
+    write: (m: Message[]): unknown => toGemini(m),
+    kinds: ['text', 'image', 'inlineData'],
+    output: JSON.stringify({ image: { $ref: 'page.png' }, title: 'the page' }),
+  },
+];
 
-  it('counts an output list with a base64 image as an image, not as 10,000 tokens of text', () => {
-    expect(counter.countMessage(toolMessage(fromResponses(RESPONSES)))).toBeLessThan(IMAGE_SIZED);
-  });
+for (const d of DIALECTS)
+  describe(d.reader, () => {
+    it('reads a multi-part tool output as text, image and file parts', () => {
+      const [result] = results(d.read(d.sample));
+      expect(result?.content?.map((c) => (c.type === 'opaque' ? c.kind : c.type))).toEqual(d.kinds);
+      expect(result?.output).toBe(d.output);
+    });
 
-  it('writes the output lists back byte for byte, also after JSON and the neutral schema', () => {
-    const messages = fromResponses(RESPONSES);
-    expect(JSON.stringify(toResponses(messages))).toBe(JSON.stringify(RESPONSES));
-    expect(JSON.stringify(toResponses(stored(messages)))).toBe(JSON.stringify(RESPONSES));
+    it('counts a tool output with a base64 image as an image, not as 10,000 tokens of text', () => {
+      expect(counter.countMessage(toolMessage(d.read(d.sample)))).toBeLessThan(IMAGE_SIZED);
+    });
+
+    it('writes the tool output back byte for byte, also after JSON and the neutral schema', () => {
+      const messages = d.read(d.sample);
+      expect(JSON.stringify(d.write(messages))).toBe(JSON.stringify(d.sample));
+      expect(JSON.stringify(d.write(stored(messages)))).toBe(JSON.stringify(d.sample));
+    });
   });
-});
 
 describe('fromAnthropic', () => {
-  it('reads a tool_result content list as text, image and document parts, keeping cache_control', () => {
+  it('keeps cache_control of a tool_result and of a block inside it', () => {
     const [result] = results(fromAnthropic(ANTHROPIC));
-    expect(result?.content?.map((c) => (c.type === 'opaque' ? c.kind : c.type))).toEqual([
-      'text',
-      'image',
-      'document',
-    ]);
     expect(result?.content?.[0]?.extra).toEqual({ cache_control: { type: 'ephemeral' } });
     expect(result?.extra).toEqual({ cache_control: { type: 'ephemeral' } });
-  });
-
-  it('counts a tool_result with a base64 image as an image, not as 10,000 tokens of text', () => {
-    expect(counter.countMessage(toolMessage(fromAnthropic(ANTHROPIC)))).toBeLessThan(IMAGE_SIZED);
-  });
-
-  it('writes the content lists back byte for byte, also after JSON and the neutral schema', () => {
-    const messages = fromAnthropic(ANTHROPIC);
-    expect(JSON.stringify(toAnthropic(messages))).toBe(JSON.stringify(ANTHROPIC));
-    expect(JSON.stringify(toAnthropic(stored(messages)))).toBe(JSON.stringify(ANTHROPIC));
-  });
-});
-
-describe('fromGemini', () => {
-  it('reads a multimodal function response as its response text and its parts', () => {
-    const [result] = results(fromGemini(GEMINI));
-    expect(result?.content?.map((c) => (c.type === 'opaque' ? c.kind : c.type))).toEqual([
-      'text',
-      'image',
-      'inlineData',
-    ]);
-    expect(result?.output).toBe(JSON.stringify({ image: { $ref: 'page.png' }, title: 'the page' }));
-  });
-
-  it('counts a function response with a base64 image as an image, not as 10,000 tokens of text', () => {
-    expect(counter.countMessage(toolMessage(fromGemini(GEMINI)))).toBeLessThan(IMAGE_SIZED);
-  });
-
-  it('writes the response and its parts back byte for byte, also after JSON and the neutral schema', () => {
-    const messages = fromGemini(GEMINI);
-    expect(JSON.stringify(toGemini(messages))).toBe(JSON.stringify(GEMINI));
-    expect(JSON.stringify(toGemini(stored(messages)))).toBe(JSON.stringify(GEMINI));
   });
 });
 
