@@ -181,4 +181,12 @@ describe('multi-part tool outputs', () => {
     expect((out.output as Array<{ type: string }>).map((c) => c.type)).toEqual(['input_text', 'input_image']);
     expect(JSON.stringify([chat, out])).not.toContain('document');
   });
+
+  it('go to Anthropic with a data: URL screenshot as a base64 image (Anthropic takes http URLs only)', () => {
+    const shot = fromResponses(RESPONSES);
+    const result = toAnthropic(shot).messages[2]!.content as Array<{
+      content: Array<Record<string, unknown>>;
+    }>;
+    expect(result[0]!.content[1]!.source).toEqual({ type: 'base64', media_type: 'image/png', data: PNG });
+  });
 });

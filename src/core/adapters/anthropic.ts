@@ -245,14 +245,16 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
       return p.source === 'anthropic' ? (p.value as Record<string, JsonValue>) : undefined;
     case 'text':
       return { type: 'text', text: p.text, ...(p.extra ?? {}) };
-    case 'image':
-      return p.url !== undefined && p.data === undefined
-        ? { type: 'image', source: { type: 'url', url: p.url }, ...p.extra }
-        : {
-            type: 'image',
-            source: { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' },
-            ...p.extra,
-          };
+    case 'image': {
+      // A data: URL (Chat Completions screenshots) goes as base64: Anthropic's url source takes http(s) only.
+      const inline = p.data === undefined ? /^data:([^;,]+)?;base64,(.*)$/s.exec(p.url ?? '') : null;
+      if (p.url !== undefined && p.data === undefined && !inline)
+        return { type: 'image', source: { type: 'url', url: p.url }, ...p.extra };
+      const source = inline
+        ? { type: 'base64', media_type: inline[1] ?? p.mediaType ?? 'image/png', data: inline[2]! }
+        : { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' };
+      return { type: 'image', source, ...p.extra };
+    }
     case 'reasoning':
       if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '' };
       return p.signature !== undefined
