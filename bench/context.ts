@@ -11,7 +11,9 @@
  * - `context, one new message`: the history growing by one message per call up to its length, as an
  *   agent runs (compactions included when the window is crossed).
  *
- * p50, p99 and the worst call in ms; `npm run bench:context` — env BENCH_DATA, BENCH_LENGTH,
+ * p50, p99 and the worst call in ms of wall-clock time, and p50 and p99 of the process's CPU time per
+ * call (user + system: on a shared machine the wall clock also counts the time the process waited for a
+ * core); `npm run bench:context` — env BENCH_DATA, BENCH_LENGTH,
  * BENCH_WINDOWS (default 32000,128000), BENCH_ROUNDS (default 200).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -48,16 +50,22 @@ function histories(): { name: string; messages: Message[] }[] {
 interface Row {
   window: number;
   what: string;
+  /** Wall-clock ms per call. */
   times: number[];
+  /** CPU ms per call (user + system, this process): what the call cost without the waits a loaded machine adds. */
+  cpu: number[];
 }
 
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
-async function time(times: number[], f: () => Promise<unknown>): Promise<void> {
+async function time(row: Row, f: () => Promise<unknown>): Promise<void> {
+  const c = process.cpuUsage();
   const t = performance.now();
   await f();
-  times.push(performance.now() - t);
+  row.times.push(performance.now() - t);
+  const d = process.cpuUsage(c);
+  row.cpu.push((d.user + d.system) / 1000);
 }
 
 async function main(): Promise<void> {
@@ -72,10 +80,10 @@ async function main(): Promise<void> {
   }
   const rows: Row[] = [];
   for (const window of WINDOWS) {
-    const plain: Row = { window, what: 'prepare (whole history)', times: [] };
-    const same: Row = { window, what: 'context, nothing new (same objects)', times: [] };
-    const rebuilt: Row = { window, what: 'context, nothing new (rebuilt objects)', times: [] };
-    const next: Row = { window, what: 'context, one new message', times: [] };
+    const plain: Row = { window, what: 'prepare (whole history)', times: [], cpu: [] };
+    const same: Row = { window, what: 'context, nothing new (same objects)', times: [], cpu: [] };
+    const rebuilt: Row = { window, what: 'context, nothing new (rebuilt objects)', times: [], cpu: [] };
+    const next: Row = { window, what: 'context, one new message', times: [], cpu: [] };
     rows.push(plain, same, rebuilt, next);
     const perHistory = Math.max(1, Math.floor(ROUNDS / all.length));
     for (const { messages } of all) {
@@ -87,10 +95,10 @@ async function main(): Promise<void> {
       await pipeline.prepare({ messages: history, system, dialect: 'anthropic' });
       await ctx.prepare(history, { system });
       for (let r = 0; r < perHistory; r++) {
-        await time(plain.times, () => pipeline.prepare({ messages: history, system, dialect: 'anthropic' }));
-        await time(same.times, () => ctx.prepare(history, { system }));
+        await time(plain, () => pipeline.prepare({ messages: history, system, dialect: 'anthropic' }));
+        await time(same, () => ctx.prepare(history, { system }));
         const copy = structuredClone(history);
-        await time(rebuilt.times, () => ctx.prepare(copy, { system }));
+        await time(rebuilt, () => ctx.prepare(copy, { system }));
       }
       // One new message per call, as an agent runs: a context that has taken in all but the last
       // `perHistory` messages is handed one more each call, up to the 300th.
@@ -98,14 +106,14 @@ async function main(): Promise<void> {
       const from = Math.max(1, LENGTH - perHistory);
       await walker.prepare(messages.slice(0, from - 1), { system });
       for (let n = from; n <= LENGTH; n++)
-        await time(next.times, () => walker.prepare(messages.slice(0, n), { system }));
+        await time(next, () => walker.prepare(messages.slice(0, n), { system }));
     }
   }
   console.log(
     `bench:context — ${all.length} real trajectories cut to ${LENGTH} messages, usage kept; load ${loadavg()[0]!.toFixed(1)}`,
   );
-  console.log('| window | call | p50 ms | p99 ms | worst ms | p50 vs prepare |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| window | call | p50 ms | p99 ms | worst ms | CPU p50 ms | CPU p99 ms | p50 vs prepare |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const window of WINDOWS) {
     const mine = rows.filter((r) => r.window === window);
     const base = pct(
@@ -114,9 +122,10 @@ async function main(): Promise<void> {
     );
     for (const r of mine) {
       const s = [...r.times].sort((a, b) => a - b);
+      const c = [...r.cpu].sort((a, b) => a - b);
       const p50 = pct(s, 0.5);
       console.log(
-        `| ${window / 1000}K | ${r.what} | ${p50.toFixed(3)} | ${pct(s, 0.99).toFixed(3)} | ${s.at(-1)!.toFixed(3)} | ${(base / p50).toFixed(1)}× faster |`,
+        `| ${window / 1000}K | ${r.what} | ${p50.toFixed(3)} | ${pct(s, 0.99).toFixed(3)} | ${s.at(-1)!.toFixed(3)} | ${pct(c, 0.5).toFixed(3)} | ${pct(c, 0.99).toFixed(3)} | ${(base / p50).toFixed(1)}× faster |`,
       );
     }
   }

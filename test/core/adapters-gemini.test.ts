@@ -25,6 +25,11 @@ describe('fromGemini / toGemini', () => {
     expect(toGemini(fromGemini(GEMINI25))).toStrictEqual(GEMINI25);
   });
 
+  it('writes the samples back byte for byte, key order included', () => {
+    for (const sample of [GEMINI3, GEMINI25])
+      expect(JSON.stringify(toGemini(fromGemini(sample)))).toBe(JSON.stringify(sample));
+  });
+
   it('round-trips through JSON and the neutral schema', () => {
     for (const sample of [GEMINI3, GEMINI25]) {
       const stored = parseMessages(JSON.parse(JSON.stringify(fromGemini(sample))));

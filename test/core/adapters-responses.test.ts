@@ -26,6 +26,11 @@ describe('fromResponses / toResponses', () => {
     expect(toResponses(fromResponses(SAMPLE.input))).toStrictEqual(SAMPLE.input);
   });
 
+  it('writes the sample items back byte for byte, key order included', () => {
+    const stored = parseMessages(JSON.parse(JSON.stringify(fromResponses(SAMPLE.input))));
+    expect(JSON.stringify(toResponses(stored))).toBe(JSON.stringify(SAMPLE.input));
+  });
+
   it('round-trips every item on its own and through JSON and the neutral schema', () => {
     for (const item of SAMPLE.input) expect(toResponses(fromResponses([item]))).toStrictEqual([item]);
     const stored = parseMessages(JSON.parse(JSON.stringify(fromResponses(SAMPLE.input))));

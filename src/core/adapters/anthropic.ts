@@ -6,20 +6,34 @@
 import * as z from 'zod/mini';
 import { CtxError } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
-import type { ImagePart, JsonValue, Message, Part, TextPart } from '../messages/types.ts';
+import { contentText, resultContent } from '../messages/text.ts';
+import type {
+  ImagePart,
+  JsonValue,
+  Message,
+  Part,
+  ResultContentPart,
+  TextPart,
+  ToolResultPart,
+} from '../messages/types.ts';
 import { usageFromRecord } from './openai.ts';
 import type { AnthropicMessageOut, AnthropicTextBlockOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
 const json = z.record(z.string(), jsonValueSchema);
 const textBlock = z.catchall(z.object({ type: z.literal('text'), text: z.string() }), jsonValueSchema);
-const imageBlock = z.object({
-  type: z.literal('image'),
-  source: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string().check(z.minLength(1)) }),
-    z.object({ type: z.literal('url'), url: z.string().check(z.minLength(1)) }),
-  ]),
-});
+const imageBlock = z.catchall(
+  z.object({
+    type: z.literal('image'),
+    source: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('base64'), media_type: z.string(), data: z.string().check(z.minLength(1)) }),
+      z.object({ type: z.literal('url'), url: z.string().check(z.minLength(1)) }),
+    ]),
+  }),
+  jsonValueSchema,
+);
+/** A block inside a `tool_result`'s content: text and images are read, anything else passes through. */
+const resultContentBlock = z.catchall(z.object({ type: z.string().check(z.minLength(1)) }), jsonValueSchema);
 const thinkingBlock = z.object({
   type: z.literal('thinking'),
   thinking: z.string(),
@@ -32,12 +46,15 @@ const toolUseBlock = z.object({
   name: z.string().check(z.minLength(1)),
   input: jsonValueSchema,
 });
-const toolResultBlock = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string().check(z.minLength(1)),
-  content: z.optional(z.union([z.string(), z.array(z.union([textBlock, imageBlock]))])),
-  is_error: z.optional(z.boolean()),
-});
+const toolResultBlock = z.catchall(
+  z.object({
+    type: z.literal('tool_result'),
+    tool_use_id: z.string().check(z.minLength(1)),
+    content: z.optional(z.union([z.string(), z.array(resultContentBlock)])),
+    is_error: z.optional(z.boolean()),
+  }),
+  jsonValueSchema,
+);
 const KNOWN_BLOCKS = new Set(['text', 'image', 'thinking', 'redacted_thinking', 'tool_use', 'tool_result']);
 const knownBlock = z.discriminatedUnion('type', [
   textBlock,
@@ -89,9 +106,30 @@ interface RequestDraft {
 }
 
 function imageFrom(b: z.infer<typeof imageBlock>): ImagePart {
-  return b.source.type === 'url'
-    ? { type: 'image', url: b.source.url }
-    : { type: 'image', data: b.source.data, mediaType: b.source.media_type };
+  const { type: _t, source, ...rest } = b;
+  const part: ImagePart =
+    source.type === 'url'
+      ? { type: 'image', url: source.url }
+      : { type: 'image', data: source.data, mediaType: source.media_type };
+  if (Object.keys(rest).length > 0) part.extra = rest as Record<string, JsonValue>;
+  return part;
+}
+
+/**
+ * A `tool_result`'s content list as parts: text and image blocks as text and image parts (an image
+ * counted as an image, not as its base64), any other block (`document`, `search_result`, an image by
+ * file id…) as an opaque part written back as it came.
+ */
+function resultContentFrom(
+  blocks: ReadonlyArray<z.infer<typeof resultContentBlock>>,
+  path: PropertyKey[],
+): ResultContentPart[] {
+  return blocks.map((raw, k): ResultContentPart => {
+    if (raw.type === 'text') return textFrom(parseWith(textBlock, raw, [...path, k]));
+    const image = raw.type === 'image' ? imageBlock.safeParse(raw) : undefined;
+    if (image?.success) return imageFrom(image.data);
+    return { type: 'opaque', source: 'anthropic', kind: raw.type, value: raw as JsonValue };
+  });
 }
 
 function textFrom(b: z.infer<typeof textBlock>): TextPart {
@@ -166,14 +204,20 @@ export function fromAnthropic(
             throw new CtxError('invalid_input', 'tool_result blocks belong in user messages', {
               path: `messages[${i}].content`,
             });
-          const output: string | JsonValue =
-            b.content === undefined
-              ? ''
-              : typeof b.content === 'string'
-                ? b.content
-                : (b.content as JsonValue);
-          const part: Part = { type: 'tool-result', callId: b.tool_use_id, output };
-          if (b.is_error) part.isError = true;
+          const { type: _t, tool_use_id: callId, content, is_error, ...rest } = b;
+          const part: ToolResultPart = { type: 'tool-result', callId, output: content ?? '' };
+          if (Array.isArray(content)) {
+            part.content = resultContentFrom(content, [
+              'messages',
+              i,
+              'content',
+              blocks.indexOf(raw),
+              'content',
+            ]);
+            part.output = contentText(part.content);
+          }
+          if (is_error) part.isError = true;
+          if (Object.keys(rest).length > 0) part.extra = rest as Record<string, JsonValue>;
           results.push(part);
           break;
         }
@@ -201,13 +245,16 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
       return p.source === 'anthropic' ? (p.value as Record<string, JsonValue>) : undefined;
     case 'text':
       return { type: 'text', text: p.text, ...(p.extra ?? {}) };
-    case 'image':
-      return p.url !== undefined && p.data === undefined
-        ? { type: 'image', source: { type: 'url', url: p.url } }
-        : {
-            type: 'image',
-            source: { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' },
-          };
+    case 'image': {
+      // A data: URL (Chat Completions screenshots) goes as base64: Anthropic's url source takes http(s) only.
+      const inline = p.data === undefined ? /^data:([^;,]+)?;base64,(.*)$/s.exec(p.url ?? '') : null;
+      if (p.url !== undefined && p.data === undefined && !inline)
+        return { type: 'image', source: { type: 'url', url: p.url }, ...p.extra };
+      const source = inline
+        ? { type: 'base64', media_type: inline[1] ?? p.mediaType ?? 'image/png', data: inline[2]! }
+        : { type: 'base64', media_type: p.mediaType ?? 'image/png', data: p.data ?? '' };
+      return { type: 'image', source, ...p.extra };
+    }
     case 'reasoning':
       if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '' };
       return p.signature !== undefined
@@ -216,14 +263,21 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
     case 'tool-call':
       return { type: 'tool_use', id: p.id, name: p.name, input: p.args };
     case 'tool-result': {
+      // The content list while it stands for `output` (blocks of other dialects left out), else the text.
+      const parts = resultContent(p);
+      const blocks = parts?.map(partToBlock).filter((b): b is Record<string, JsonValue> => b !== undefined);
       const b: Record<string, JsonValue> = {
         type: 'tool_result',
         tool_use_id: p.callId,
         content:
-          typeof p.output === 'string' || Array.isArray(p.output) ? p.output : JSON.stringify(p.output),
+          blocks !== undefined && (blocks.length > 0 || parts!.length === 0)
+            ? blocks
+            : typeof p.output === 'string' || Array.isArray(p.output)
+              ? p.output
+              : JSON.stringify(p.output),
       };
       if (p.isError) b.is_error = true;
-      return b;
+      return p.extra ? { ...b, ...p.extra } : b;
     }
   }
 }

@@ -15,7 +15,15 @@
 import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
-import type { ImagePart, JsonValue, Message, Part, ToolResultPart } from '../messages/types.ts';
+import { contentText, resultContent } from '../messages/text.ts';
+import type {
+  ImagePart,
+  JsonValue,
+  Message,
+  Part,
+  ResultContentPart,
+  ToolResultPart,
+} from '../messages/types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
 type Bag = { [key: string]: JsonValue };
@@ -233,14 +241,39 @@ function readPart(raw: unknown, path: PropertyKey[]): Part {
     }
     case 'functionResponse': {
       const r = p.functionResponse!;
-      part = { type: 'tool-result', callId: r.id ?? '', name: r.name, output: r.response as JsonValue };
-      const more = without(r as Bag, 'id', 'name', 'response');
+      const result: ToolResultPart = {
+        type: 'tool-result',
+        callId: r.id ?? '',
+        name: r.name,
+        output: r.response as JsonValue,
+      };
+      const media = r.parts;
+      const multi = Array.isArray(media) && media.length > 0;
+      if (multi) {
+        // Gemini 3's multimodal response: `response` as a text part, then each of `parts` (an image
+        // as an image, a PDF or other data as an opaque part); `output` is the response's JSON text.
+        result.content = [
+          { type: 'text', text: JSON.stringify(r.response), provider: { gemini: { response: true } } },
+          ...media.map((m, k) => responsePart(m, [...path, 'functionResponse', 'parts', k])),
+        ];
+        result.output = contentText(result.content);
+      }
+      part = result;
+      const more = without(r as Bag, 'id', 'name', 'response', ...(multi ? ['parts'] : []));
       if (Object.keys(more).length > 0) gemini.inner = more;
       break;
     }
   }
   part!.provider = { gemini };
   return part!;
+}
+
+/** One of a function response's `parts`: an image part, or anything else passed through. */
+function responsePart(raw: JsonValue, path: PropertyKey[]): ResultContentPart {
+  const part = readPart(raw, path);
+  return part.type === 'image' || part.type === 'opaque'
+    ? part
+    : { type: 'opaque', source: 'gemini', kind: opaqueKind(bag(raw)), value: raw };
 }
 
 export interface ToGeminiOptions extends SystemOption {
@@ -299,26 +332,28 @@ export function toGemini(history: readonly Message[], options: ToGeminiOptions =
     if (merge && last && last.role === role) last.parts.push(...parts);
     else request.contents.push({ ...bag(data.content), role, parts });
   }
-  return request;
+  // `systemInstruction` first, as requests are written.
+  return request.systemInstruction ? { systemInstruction: request.systemInstruction, ...request } : request;
 }
 
+/** A part as Gemini takes it, keys in the order the API writes them (data field first, then flags). */
 function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions): Bag {
   const data = dataOf(p);
   const extras = bag(data.part);
   const inner = bag(data.inner);
   switch (p.type) {
     case 'text':
-      return { ...extras, text: p.text };
+      return { text: p.text, ...extras };
     case 'reasoning':
-      return { thought: true, ...extras, text: p.text };
+      return { text: p.text, thought: true, ...extras };
     case 'image': {
       if (
         data.fileData === true ||
         (p.data === undefined && p.url !== undefined && !p.url.startsWith('data:'))
       ) {
-        const fileData: Bag = { ...inner, fileUri: p.url ?? '' };
-        if (p.mediaType !== undefined) fileData.mimeType = p.mediaType;
-        return { ...extras, fileData };
+        const fileData: Bag = p.mediaType === undefined ? {} : { mimeType: p.mediaType };
+        fileData.fileUri = p.url ?? '';
+        return { fileData: { ...fileData, ...inner }, ...extras };
       }
       let mimeType = p.mediaType ?? 'image/png';
       let payload = p.data ?? '';
@@ -327,25 +362,26 @@ function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions):
         mimeType = dataUrl[1] ?? mimeType;
         payload = dataUrl[2]!;
       }
-      return { ...extras, inlineData: { ...inner, mimeType, data: payload } };
+      return { inlineData: { mimeType, data: payload, ...inner }, ...extras };
     }
     case 'tool-call': {
-      const call: Bag = { ...inner, name: p.name };
-      if (data.noId !== true) call.id = p.id;
+      // In the API's own order (id, name, args), then what else the call carried.
+      const call: Bag = data.noId === true ? {} : { id: p.id };
+      call.name = p.name;
       if (!(data.noArgs === true && isEmptyObject(p.args))) call.args = p.args;
-      const out: Bag = { ...extras, functionCall: call };
+      const out: Bag = { functionCall: { ...call, ...inner }, ...extras };
       if (!p.provider?.gemini && options.foreignCallSignature !== undefined)
         out.thoughtSignature = options.foreignCallSignature;
       return out;
     }
     case 'tool-result': {
-      const response: Bag = {
-        ...inner,
-        name: p.name ?? names.get(p.callId) ?? 'unknown',
-        response: responseOf(p),
-      };
-      if (data.noId !== true) response.id = p.callId;
-      return { ...extras, functionResponse: response };
+      // In the API's own order (id, name, response, parts), then what else the response carried.
+      const media = responseMedia(p);
+      const response: Bag = data.noId === true ? {} : { id: p.callId };
+      response.name = p.name ?? names.get(p.callId) ?? 'unknown';
+      response.response = media?.response ?? responseOf(p);
+      if (media) response.parts = media.parts.map((c) => partOut(c, names, options));
+      return { functionResponse: { ...response, ...inner }, ...extras };
     }
     case 'opaque':
       return bag(p.value);
@@ -356,6 +392,26 @@ function partOut(p: Part, names: Map<string, string>, options: ToGeminiOptions):
 
 function isEmptyObject(v: JsonValue): boolean {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+}
+
+/**
+ * The `response` and `parts` of a multimodal function response read from Gemini, while its content
+ * still stands for `output` (a stage that rewrote the output sends the new text as `result`). Content
+ * from other dialects goes as text: only Gemini 3 takes `parts` in a function response.
+ */
+function responseMedia(p: ToolResultPart): { response: Bag; parts: ResultContentPart[] } | undefined {
+  const content = resultContent(p);
+  const head = content?.[0];
+  if (!content || head?.type !== 'text' || dataOf(head).response !== true) return undefined;
+  let response: JsonValue;
+  try {
+    response = JSON.parse(head.text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  if (response === null || typeof response !== 'object' || Array.isArray(response)) return undefined;
+  const parts = content.slice(1).filter((c) => c.type !== 'opaque' || c.source === 'gemini');
+  return { response, parts };
 }
 
 /** Gemini wants an object: structured output as is, anything else under `result` (or `error`). */

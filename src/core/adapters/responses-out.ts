@@ -3,6 +3,7 @@
  * how items map to messages). Provider data kept on the way in is written back unchanged; reasoning
  * and `encrypted_content` travel byte for byte.
  */
+import { resultContent } from '../messages/text.ts';
 import type { ImagePart, JsonValue, Message, OpaquePart, Part, TextPart } from '../messages/types.ts';
 import { type ResponsesItem, summaryText } from './responses.ts';
 import type { SystemOption } from './system.ts';
@@ -152,21 +153,22 @@ function assistantItems(m: Message, out: ResponsesItem[]): void {
       case 'tool-call': {
         close();
         const item = bag(data.item);
-        if (item.type === 'custom_tool_call')
-          out.push({
-            ...item,
-            call_id: p.id,
-            name: p.name,
-            input: typeof p.args === 'string' ? p.args : JSON.stringify(p.args),
-          });
-        else
-          out.push({
-            type: 'function_call',
-            ...item,
-            call_id: p.id,
-            name: p.name,
-            arguments: argumentsText(p.args, p.argsText),
-          });
+        const call: Bag =
+          item.type === 'custom_tool_call'
+            ? {
+                ...item,
+                call_id: p.id,
+                name: p.name,
+                input: typeof p.args === 'string' ? p.args : JSON.stringify(p.args),
+              }
+            : {
+                type: 'function_call',
+                ...item,
+                call_id: p.id,
+                name: p.name,
+                arguments: argumentsText(p.args, p.argsText),
+              };
+        out.push(Array.isArray(data.order) ? inOrder(call, data.order) : call);
         break;
       }
       case 'opaque': {
@@ -195,16 +197,27 @@ function assistantItems(m: Message, out: ResponsesItem[]): void {
 function outputItemOf(p: Extract<Part, { type: 'tool-result' }>, custom: Set<string>): ResponsesItem {
   const item = bag(dataOf(p).item);
   const fromHere = item.type !== undefined;
+  // Content parts (text, images, this API's files) go out as a list while they stand for `output`.
+  const content = resultContent(p)?.filter((c) => c.type !== 'opaque' || c.source === 'responses');
   const output: JsonValue =
-    typeof p.output === 'string' || (fromHere && Array.isArray(p.output))
-      ? p.output
-      : JSON.stringify(p.output);
+    content !== undefined && content.length > 0
+      ? content.map((c) => contentOf(c, false))
+      : typeof p.output === 'string' || (fromHere && Array.isArray(p.output))
+        ? p.output
+        : JSON.stringify(p.output);
   return {
     type: custom.has(p.callId) ? 'custom_tool_call_output' : 'function_call_output',
     ...item,
     call_id: p.callId,
     output,
   };
+}
+
+/** `obj` with its keys in `order` (the item's own, kept on the way in), any others after them. */
+function inOrder(obj: Bag, order: JsonValue[]): Bag {
+  const out: Bag = {};
+  for (const k of order) if (typeof k === 'string' && Object.hasOwn(obj, k)) out[k] = obj[k]!;
+  return { ...out, ...obj };
 }
 
 /** The provider's own serialisation while it still matches the arguments, else canonical JSON. */

@@ -16,7 +16,16 @@
 import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
 import { jsonValueSchema, parseWith } from '../messages/schema.ts';
-import type { ImagePart, JsonValue, Message, Part, ReasoningPart } from '../messages/types.ts';
+import { contentText } from '../messages/text.ts';
+import type {
+  ImagePart,
+  JsonValue,
+  Message,
+  Part,
+  ReasoningPart,
+  ResultContentPart,
+  ToolResultPart,
+} from '../messages/types.ts';
 import { parseArgs } from './json-args.ts';
 
 export type ResponsesItem = Record<string, JsonValue>;
@@ -47,6 +56,13 @@ const contentPart = z.discriminatedUnion(
 );
 /** Any other content part with a type (`input_file`, `input_audio`, an image by `file_id`…): passed through. */
 const anyContentPart = z.catchall(z.object({ type: z.string().check(z.minLength(1)) }), rest);
+
+/** Whether an output list entry is a content part (an object with a `type`). */
+function isTypedPart(v: JsonValue): v is { type: string; [key: string]: JsonValue } {
+  return (
+    v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.type === 'string' && v.type !== ''
+  );
+}
 
 /** Whether a content part has a neutral kind (else it passes through as an opaque part). */
 function isNeutralContent(c: { [key: string]: unknown }): boolean {
@@ -169,7 +185,7 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
     const type = (raw as { type?: unknown }).type;
     if (type === undefined || type === 'message') {
       const item = parseWith(messageItem, raw, path);
-      const itemData = without(item as Bag, 'role', 'content');
+      const itemData = without(raw as Bag, 'role', 'content');
       const parts = contentParts(item.content, item.role === 'assistant', [...path, 'content']);
       if (item.role === 'assistant') {
         const first = parts[0] ?? { type: 'text', text: '', provider: { responses: { empty: true } } };
@@ -195,7 +211,7 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
         const part: ReasoningPart = {
           type: 'reasoning',
           text: summaryText(item.summary as JsonValue),
-          provider: { responses: { item: item as Bag } },
+          provider: { responses: { item: raw as Bag } }, // as it came (key order kept)
         };
         assistantMessage().parts.push(part);
         reasoningId = item.id;
@@ -206,8 +222,16 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
         const custom = type === 'custom_tool_call';
         const item = custom ? parseWith(customCallItem, raw, path) : parseWith(callItem, raw, path);
         const data: Bag = {
-          item: without(item as Bag, 'call_id', 'name', custom ? 'input' : 'arguments'),
+          item: without(raw as Bag, 'call_id', 'name', custom ? 'input' : 'arguments'),
         };
+        // The item's key order, when the writer's (type, the rest, call_id, name, arguments) is not it.
+        const keys = Object.keys(raw as Bag);
+        const written = [
+          ...(custom ? [] : ['type']),
+          ...Object.keys(data.item as Bag).filter((k) => custom || k !== 'type'),
+          ...['call_id', 'name', custom ? 'input' : 'arguments'],
+        ];
+        if (keys.join() !== written.join()) data.order = keys;
         const group = assistantMessage();
         if (reasoningId !== undefined) data.reasoning = reasoningId;
         let args: JsonValue;
@@ -227,19 +251,20 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
       case 'custom_tool_call_output': {
         const item = parseWith(outputItem, raw, path);
         assistant = undefined;
-        out.push({
-          id: nextId(),
-          role: 'tool',
-          parts: [
-            {
-              type: 'tool-result',
-              callId: item.call_id,
-              output: item.output as JsonValue,
-              provider: { responses: { item: without(item as Bag, 'call_id', 'output') } },
-            },
-          ],
-          meta: { kind: 'tool_result' },
-        });
+        const result: ToolResultPart = {
+          type: 'tool-result',
+          callId: item.call_id,
+          output: item.output as JsonValue,
+          provider: { responses: { item: without(raw as Bag, 'call_id', 'output') } },
+        };
+        // A list of content parts (input_text, input_image, input_file): read as parts, so that an
+        // image counts as an image; written back as the same list while `output` is their text.
+        if (Array.isArray(item.output) && item.output.length > 0 && item.output.every(isTypedPart)) {
+          // contentParts gives text, image or opaque parts only for a user-side list.
+          result.content = contentParts(item.output, false, [...path, 'output']) as ResultContentPart[];
+          result.output = contentText(result.content);
+        }
+        out.push({ id: nextId(), role: 'tool', parts: [result], meta: { kind: 'tool_result' } });
         return;
       }
       default:
@@ -259,7 +284,7 @@ export function fromResponses(input: unknown, options: FromResponsesOptions = {}
 }
 
 function contentParts(
-  content: z.infer<typeof messageItem>['content'],
+  content: string | ReadonlyArray<{ type: string; [key: string]: JsonValue }>,
   assistant: boolean,
   path: PropertyKey[],
 ): Part[] {

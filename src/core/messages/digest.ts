@@ -67,16 +67,23 @@ export function messageDigest(m: Message): string {
   return d;
 }
 
+/** Deep equality of two JSON values (key order ignored), in plain loops: it runs on every message of a rebuilt history. */
 function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a))
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
   if (Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]))
-  );
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || !sameJson(a[k], b[k])) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
 }
 
 function samePart(a: Part, b: Part): boolean {
@@ -129,10 +136,12 @@ function samePart(a: Part, b: Part): boolean {
  */
 export function sameContent(a: Message, b: Message): boolean {
   return (
-    a === b ||
-    (a.role === b.role &&
-      (a.name ?? null) === (b.name ?? null) &&
-      a.parts.length === b.parts.length &&
-      a.parts.every((p, i) => samePart(p, b.parts[i]!)))
+    a === b || (a.role === b.role && (a.name ?? null) === (b.name ?? null) && sameParts(a.parts, b.parts))
   );
+}
+
+function sameParts(a: readonly Part[], b: readonly Part[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !samePart(a[i]!, b[i]!)) return false;
+  return true;
 }

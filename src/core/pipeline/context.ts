@@ -184,12 +184,40 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     return true;
   }
 
+  /**
+   * The caller object each internal message was last found to have the same content as. A framework
+   * that rebuilds its objects every call has them compared once, in `commonPrefix`: an internal message
+   * last shown as `before[i]`, where `history[i]` matched `before[i]`, has `history[i]`'s content too.
+   */
+  const shown = new WeakMap<Message, Message>();
+  /** What `commonPrefix` verified: `history[i]` has the content of `before[i]` for every `i < length`. */
+  interface Verified {
+    before: readonly (Message | undefined)[];
+    length: number;
+  }
   /** The caller's object for an internal one: the message of `history` it stands for, if unchanged. */
-  function toCaller(history: readonly (Message | undefined)[], list: readonly Message[]): Message[] {
+  function toCaller(
+    history: readonly (Message | undefined)[],
+    list: readonly Message[],
+    verified: Verified | undefined,
+  ): Message[] {
     return list.map((m) => {
       const i = position.get(m);
       const own = i === undefined ? undefined : history[i];
-      return own !== undefined && same(own, m) ? own : m;
+      if (own === undefined) return m;
+      const last = shown.get(m);
+      if (
+        last === own ||
+        (last !== undefined &&
+          verified !== undefined &&
+          i! < verified.length &&
+          last === verified.before[i!]) ||
+        same(own, m)
+      ) {
+        shown.set(m, own);
+        return own;
+      }
+      return m;
     });
   }
   function view(
@@ -197,11 +225,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     history: readonly (Message | undefined)[],
     match: HistoryMatch,
     fed: number,
+    verified?: Verified,
   ) {
     return {
       ...run,
-      messages: toCaller(history, run.messages),
-      send: toCaller(history, run.send),
+      messages: toCaller(history, run.messages, verified),
+      send: toCaller(history, run.send, verified),
       match,
       fed,
     };
@@ -225,11 +254,16 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'history' });
   }
 
-  /** Where to start from for `history`, and what of it to feed. */
-  function plan(history: readonly Message[]): { from: Checkpoint; start: number; match: HistoryMatch } {
+  /** Where to start from for `history`, what of it to feed, and how long a prefix matched what was seen. */
+  function plan(history: readonly Message[]): {
+    from: Checkpoint;
+    start: number;
+    match: HistoryMatch;
+    k: number;
+  } {
     const last = current();
     const k = commonPrefix(history);
-    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new' };
+    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new', k };
     // The caller kept what the context returned instead of its raw history (when that is longer than
     // the raw history, repair added to it: the added messages are ctxkit's, not the caller's).
     const extended = k === seenDigest.length;
@@ -237,18 +271,18 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
-        return { from: points[1]!, start: list.length, match: 'from-send' };
+        return { from: points[1]!, start: list.length, match: 'from-send', k };
       }
-    if (extended) return { from: last, start: k, match: 'continued' };
+    if (extended) return { from: last, start: k, match: 'continued', k };
     for (let i = points.length - 1; i >= 0; i--) {
       const p = points[i]!;
       if (p.length <= k) {
         points = points.slice(0, i + 1);
-        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased' };
+        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased', k };
       }
     }
     points = [initial];
-    return { from: initial, start: 0, match: 'restarted' };
+    return { from: initial, start: 0, match: 'restarted', k };
   }
 
   function record(history: readonly Message[], run: PipelineRun, call: ContextCall, length: number) {
@@ -274,6 +308,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     async prepare(history, call = {}) {
       validate(history);
       const last = current();
+      const before = seen;
       if (
         last.run !== undefined &&
         history.length === seenDigest.length &&
@@ -281,9 +316,9 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         commonPrefix(history) === history.length
       ) {
         seen = history.slice();
-        return view(last.run, history, 'unchanged', 0);
+        return view(last.run, history, 'unchanged', 0, { before, length: history.length });
       }
-      const { from, start, match } = plan(history);
+      const { from, start, match, k } = plan(history);
       // Digests of the positions that are re-fed no longer describe what the context has seen.
       seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
       const fresh = history.slice(start);
@@ -294,7 +329,14 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       });
       const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
       record(history, run, call, history.length);
-      return view(run, history, match, fresh.length);
+      // Positions still mean what they meant unless the context re-based on its own last send.
+      return view(
+        run,
+        history,
+        match,
+        fresh.length,
+        match === 'from-send' ? undefined : { before, length: k },
+      );
     },
     async recoverOverflow(error, call = {}) {
       const last = current();

@@ -59,11 +59,16 @@ function canonicalPart(b: Block): Part {
     case 'tool_use':
       return { type: 'tool-call', id: text(b.id), name: text(b.name), args: b.input ?? {} };
   }
-  return imageOf(b) ?? { type: 'text', text: `[${b.type}]` };
+  // Any other block (a file, a document, a provider's own block) is carried as it is and counted by its JSON.
+  return imageOf(b) ?? { type: 'opaque', source: 'langchain', kind: b.type, value: json(b) };
 }
 
-/** The canonical block for a part (tool calls become Anthropic `tool_use` blocks). */
-export function canonicalBlock(p: Part): Block {
+/**
+ * The canonical block for a part (tool calls become Anthropic `tool_use` blocks). Undefined for what
+ * LangChain has no block for and no model should read as text: an approval, another dialect's opaque
+ * part (left out as the provider adapters leave them out; `toLangChainMessages` keeps them in its stash).
+ */
+export function canonicalBlock(p: Part): Block | undefined {
   switch (p.type) {
     case 'text':
       return { type: 'text', text: p.text, ...p.extra };
@@ -80,14 +85,11 @@ export function canonicalBlock(p: Part): Block {
     case 'tool-result':
       return { type: 'text', text: typeof p.output === 'string' ? p.output : JSON.stringify(p.output) };
     case 'tool-approval':
-      return {
-        type: 'text',
-        text: `[${p.phase === 'request' ? 'approval requested' : p.approved ? 'approved' : 'denied'}]`,
-      };
+      return undefined;
     case 'opaque':
       return p.source === 'langchain' && isBag(p.value) && typeof p.value.type === 'string'
-        ? (p.value as Block)
-        : { type: 'text', text: `[${p.kind}]` };
+        ? (json(p.value) as Block)
+        : undefined;
   }
 }
 
@@ -107,7 +109,7 @@ export function blockToPart(block: unknown): Part {
 }
 
 /** A part as a block: the kept original while the part still says what it said, else the canonical block. */
-export function partToBlock(p: Part): Block {
+export function partToBlock(p: Part): Block | undefined {
   const kept = p.provider?.framework?.block;
   if (isBag(kept) && typeof kept.type === 'string' && same(said(canonicalPart(kept as Block)), said(p)))
     return json(kept) as Block;

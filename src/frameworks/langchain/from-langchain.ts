@@ -9,10 +9,13 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import {
   CtxError,
+  contentText,
   type JsonValue,
   type Message,
   type Part,
+  type ResultContentPart,
   type Role,
+  type ToolResultPart,
   type Usage,
 } from '../../core/index.ts';
 import { type Bag, blockToPart, isBag, json, said, same } from './blocks.ts';
@@ -78,23 +81,28 @@ function toolCallParts(calls: unknown, parts: Part[]): void {
   }
 }
 
-function toolResult(m: BaseMessage & Bag, fw: Bag): Part {
-  const blocks = Array.isArray(m.content) ? (m.content as unknown[]) : undefined;
-  let output: string;
-  if (blocks) {
-    output = blocks
-      .map((b) => said(blockToPart(b)))
-      .map((p) => (p as Bag).text ?? '')
-      .join('\n');
-    fw.content = json(blocks) as JsonValue;
-  } else output = String(m.content);
-  return {
+/**
+ * A ToolMessage as a result. Multi-part content becomes the result's `content` parts (text, images,
+ * files and other blocks as opaque parts), so that an image counts as an image; `output` is its text.
+ */
+function toolResult(m: BaseMessage & Bag): Part {
+  const part: ToolResultPart = {
     type: 'tool-result',
     callId: String(m.tool_call_id ?? ''),
     ...(typeof m.name === 'string' ? { name: m.name } : {}),
-    output,
+    output: '',
     ...(m.status === 'error' ? { isError: true } : {}),
   };
+  if (Array.isArray(m.content)) {
+    part.content = (m.content as unknown[]).map((b): ResultContentPart => {
+      const p = blockToPart(b);
+      if (p.type === 'text' || p.type === 'image' || p.type === 'opaque') return p;
+      // A thinking or tool_use block has no place in a result: carried as it came.
+      return { type: 'opaque', source: 'langchain', kind: String((b as Bag).type), value: json(b as Bag) };
+    });
+    part.output = contentText(part.content);
+  } else part.output = String(m.content);
+  return part;
 }
 
 function applyStash(n: Message, stash: Bag): void {
@@ -139,7 +147,7 @@ export function fromLangChainMessage(m: BaseMessage, id: string, index = 0): Mes
   if (any.status !== undefined) lc.status = any.status;
 
   let parts: Part[] = [];
-  if (role === 'tool') parts = [toolResult(any, lc)];
+  if (role === 'tool') parts = [toolResult(any)];
   else {
     if (typeof any.content === 'string') {
       lc.stringContent = true;

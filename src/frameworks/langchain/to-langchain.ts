@@ -14,7 +14,7 @@ import {
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
-import type { JsonValue, Message, Part, Usage } from '../../core/index.ts';
+import { type JsonValue, type Message, type Part, resultContent, type Usage } from '../../core/index.ts';
 import { type Bag, isBag, json, partToBlock, said, same } from './blocks.ts';
 import { fromLangChainMessage, STASH_KEY } from './from-langchain.ts';
 import { originOf } from './origins.ts';
@@ -63,7 +63,7 @@ function kwargsReasoning(p: Part): Bag | undefined {
 type Content = string | ContentBlock[];
 
 function content(parts: readonly Part[], lc: Bag | undefined): Content {
-  const blocks = parts.map(partToBlock);
+  const blocks = parts.map(partToBlock).filter((b) => b !== undefined);
   const plain =
     blocks.length === 1 && blocks[0]?.type === 'text' && Object.keys(blocks[0]).length === 2
       ? blocks[0]
@@ -74,17 +74,13 @@ function content(parts: readonly Part[], lc: Bag | undefined): Content {
 }
 
 function toolMessage(r: ResultPart, base: Bag, lc: Bag | undefined): ToolMessage {
-  const output = typeof r.output === 'string' ? r.output : JSON.stringify(r.output);
-  const kept = lc?.content;
-  let text: Content = output;
-  if (Array.isArray(kept)) {
-    const before = fromLangChainMessage(
-      new ToolMessage({ content: kept as unknown as ContentBlock[], tool_call_id: r.callId }),
-      '',
-    );
-    const p = before.parts[0] as ResultPart;
-    if (p.output === r.output) text = json(kept) as unknown as ContentBlock[];
-  }
+  // A multi-part result as its blocks while they stand for `output` (each kept block as it came).
+  const parts = resultContent(r);
+  const text: Content = parts
+    ? (parts.map(partToBlock).filter((b) => b !== undefined) as unknown as ContentBlock[])
+    : typeof r.output === 'string'
+      ? r.output
+      : JSON.stringify(r.output);
   return new ToolMessage({
     ...base,
     content: text,
@@ -113,8 +109,10 @@ function build(m: Message): BaseMessage[] {
     const out: BaseMessage[] = results.map((r, k) =>
       toolMessage(r, { ...base, ...(k > 0 && base.id !== undefined ? { id: `${m.id}:${k}` } : {}) }, lc),
     );
+    // Parts with no block (an approval response) add no user turn: the stash keeps them.
     const rest = m.parts.filter((p) => p.type !== 'tool-result');
-    if (rest.length > 0) out.push(new HumanMessage({ id: `${m.id}:rest`, content: content(rest, lc) }));
+    if (rest.some((p) => partToBlock(p) !== undefined))
+      out.push(new HumanMessage({ id: `${m.id}:rest`, content: content(rest, lc) }));
     return out;
   }
   if (m.role === 'system') return [new SystemMessage({ ...base, content: content(m.parts, lc) })];
