@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'core', include: ['test/core/**/*.test.ts'] } },
+      // Some core tests replay real trajectories: 1–6 s alone, longer on a loaded 2-core CI machine.
+      { test: { name: 'core', include: ['test/core/**/*.test.ts'], testTimeout: 30_000 } },
       {
         // Each framework entry (ctxkit/ai-sdk, ctxkit/langchain, ctxkit/openai-agents, ctxkit/mastra) and
         // its example agent, on the framework's own mock model.
