@@ -95,11 +95,27 @@ describe('withCallLease', () => {
         message: expect.stringContaining('MAX_IN_FLIGHT_PER_SESSION'),
       },
     });
+    // The refused call wrote nothing upstream: the lease is asked while the body is read, and
+    // answered before the call's first write.
+    expect(fake.requests).toHaveLength(1);
     // Another session of the tenant is served meanwhile.
     expect((await post(key, OPENAI, ask('other'), { 'x-ctxkit-session': 's2' })).status).toBe(200);
     expect((await first).status).toBe(504);
     await allReleased(key);
     expect((await post(key, OPENAI, ask('now'), { 'x-ctxkit-session': 's1' })).status).toBe(200);
+  });
+
+  it('gives the place back when a call ends on its own 400 before it waits for its place', async () => {
+    const key = await w.createKey('bad-body');
+    const bad = await post(
+      key,
+      OPENAI,
+      { model: 'gpt-4o', messages: 'not a list' },
+      { 'x-ctxkit-session': 'b' },
+    );
+    expect(bad.status).toBe(400);
+    await allReleased(key);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("refuses a tenant's third call in flight while another tenant is served", async () => {

@@ -1,9 +1,10 @@
 /**
- * Proxied calls in flight, per session and per tenant: a call takes a lease from the tenant's object
- * before anything else runs (a refused call reads no body, writes no turn and never reaches the
- * upstream) and gives it back once it has wholly ended — its answer sent or its stream closed,
- * cancelled or broken, the client gone, and every piece of work it left running (the log of its
- * answer) settled. Errors, timeouts and aborts end a call like a success does, so each path releases.
+ * Proxied calls in flight, per session and per tenant: a call asks the tenant's object for a lease
+ * while it reads and parses its body, waits for the answer before anything else runs (a refused call
+ * writes no turn and never reaches the upstream), and gives the lease back once it has wholly ended —
+ * its answer sent or its stream closed, cancelled or broken, the client gone, and every piece of
+ * work it left running (the log of its answer) settled. Errors, timeouts and aborts end a call like a
+ * success does, so each path releases.
  *
  * Until its answer begins, the call renews its lease every third of `IN_FLIGHT_LEASE_SECONDS` (a
  * first byte may take up to the hour `x-ctxkit-first-byte-timeout-ms` allows). From then on the
@@ -25,6 +26,11 @@ export interface LeaseContext {
   tenant: string;
   request: Request;
   waitUntil(promise: Promise<unknown>): void;
+  /**
+   * Set by `withCallLease` for the call: resolves to the 429 to answer when the call was refused,
+   * or to undefined once it holds its place. The call awaits it before it writes or calls upstream.
+   */
+  admitted?(): Promise<Response | undefined>;
 }
 
 /** A refused call is asked to come back in 1 s: a call in flight ends at an unknown time. */
@@ -66,7 +72,10 @@ export async function withCallLease<C extends LeaseContext>(
   const path = new URL(ctx.request.url).pathname;
   const stub = tenantStub(ctx.env, ctx.tenant);
   const lease = crypto.randomUUID();
-  const got = await stub.acquire({
+  // Asked now, answered while the call reads and parses its body: the call awaits `admitted()`
+  // before its first write or upstream byte, so the round trip to the tenant's object is hidden
+  // behind work the call does anyway.
+  const acquiring = stub.acquire({
     tenant: ctx.tenant,
     lease,
     session,
@@ -75,20 +84,29 @@ export async function withCallLease<C extends LeaseContext>(
     leaseMs: limits.leaseMs,
     ...(session ? { storage: { cap: limits.storedBytes, recountMs: limits.recountMs } } : {}),
   });
-  if (!got.ok) return refused(path, got, limits.recountMs, session);
 
   let pending = 0;
   let open = true;
-  const renewal = setInterval(
-    () => void stub.renew(lease, limits.leaseMs).catch(() => undefined),
-    Math.floor(limits.leaseMs / 3),
-  );
+  let renewal: ReturnType<typeof setInterval> | undefined;
+  const admitted = acquiring.then((got) => {
+    if (!got.ok) return refused(path, got, limits.recountMs, session);
+    if (open)
+      renewal = setInterval(
+        () => void stub.renew(lease, limits.leaseMs).catch(() => undefined),
+        Math.floor(limits.leaseMs / 3),
+      );
+    return undefined;
+  });
+  // A call that ends before it asks (its own 4xx) leaves the answer unread: not an unhandled rejection.
+  admitted.catch(() => undefined);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
     ctx.waitUntil(
-      stub.release(lease).catch((e: unknown) => console.error('ctxkit limits: releasing a call failed:', e)),
+      acquiring
+        .then((got) => (got.ok ? stub.release(lease) : undefined))
+        .catch((e: unknown) => console.error('ctxkit limits: releasing a call failed:', e)),
     );
   };
   const settle = () => {
@@ -100,6 +118,7 @@ export async function withCallLease<C extends LeaseContext>(
   };
   const inner: C = {
     ...ctx,
+    admitted: () => admitted,
     waitUntil(p: Promise<unknown>) {
       pending++;
       ctx.waitUntil(

@@ -42,6 +42,8 @@ export interface ProxyContext {
   tenant: string;
   request: Request;
   waitUntil(promise: Promise<unknown>): void;
+  /** The call's place among the calls in flight (limits/call-lease.ts): a refusal to answer, or undefined. */
+  admitted?(): Promise<Response | undefined>;
 }
 
 interface Sent {
@@ -176,6 +178,8 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     rememberHistory(memoKey, bodyText, recalled.layout, request.converted);
   timer.mark('parse');
   const options = proxyOptions(req.headers, request.model);
+  const refusal = await ctx.admitted?.();
+  if (refusal) return refusal;
   const leg: Leg = {
     timeouts: upstreamTimeouts(env, protocol.id, req.headers),
     client: req.signal,
