@@ -70,6 +70,10 @@ tr.changed td{background:#fff4e5}
 input,select,button{font:inherit;padding:4px 8px;border:1px solid var(--fg);border-radius:3px;background:#fff;color:var(--fg)}
 button{cursor:pointer}
 .tabs{display:flex;gap:4px;flex-wrap:wrap}
+.tabs a[aria-current=page]{font-weight:700}
+.note{padding:6px 10px;border-left:4px solid var(--accent);background:#eef3fb}.note.bad{border-color:#b3261e;background:#fdeceb}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:8px;border:1px solid var(--line);max-height:50vh;overflow:auto}
+details summary{cursor:pointer}
 @media (max-width:640px){
   main{padding:8px}
   td.preview,th.preview,td.id,th.id{display:none}
@@ -77,9 +81,12 @@ button{cursor:pointer}
 }
 `;
 
-/** Filters the message list by kind and text; runs without network and degrades to the full list. */
+/**
+ * Filters the message list by kind and text; runs without network and degrades to the full list.
+ * `ctxkitFilters(root)` is global so the Worker's page can wire the filters of a view it loads.
+ */
 export const PAGE_SCRIPT = `
-document.querySelectorAll('[data-filter-for]').forEach(function(form){
+window.ctxkitFilters=function(root){root.querySelectorAll('[data-filter-for]').forEach(function(form){
   var table=document.getElementById(form.getAttribute('data-filter-for'));
   if(!table)return;
   var q=form.querySelector('input[type=search]'),k=form.querySelector('select'),out=form.querySelector('output');
@@ -92,7 +99,8 @@ document.querySelectorAll('[data-filter-for]').forEach(function(form){
   }
   if(q)q.addEventListener('input',run);if(k)k.addEventListener('change',run);
   form.addEventListener('submit',function(e){e.preventDefault();run();});
-});
+});};
+window.ctxkitFilters(document);
 `;
 
 export interface PageOptions {
