@@ -62,7 +62,7 @@ import {
   type SessionDeps,
 } from './session-service.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
-import { type SessionView, sessionCounter, sessionView } from './session-view.ts';
+import { type SessionView, sessionView } from './session-view.ts';
 import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
 import { createTurnWrites } from './turn-writes.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
@@ -403,11 +403,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Read-only; not queued. The context view's data (`session-view.ts`). */
   async view(key: SessionKey): Promise<Outcome<SessionView>> {
-    return outcome(async () => {
-      const settings = await this.settings();
-      const counter = sessionCounter(settings, settings.preset ?? this.defaultPreset());
-      return sessionView(await this.deps(key), key, counter, this.proxy().calls);
-    });
+    return outcome(async () => sessionView(await this.deps(key), key, this.proxy().calls));
   }
 
   /** The cron's daily summary of this session. */

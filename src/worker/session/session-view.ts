@@ -3,18 +3,10 @@
  * window the agent sees now split by category against the levels — the same estimate as `stats` —
  * and the timeline of the proxy's calls with tokens before/after, stage reports and journal sizes.
  */
-import {
-  type PresetName,
-  type RunEstimate,
-  resolvePreset,
-  type SessionInfo,
-  type StageReport,
-  type TokenCounter,
-} from '../../core/index.ts';
+import type { RunEstimate, SessionInfo, StageReport } from '../../core/index.ts';
 import { buildContextView, type ContextView } from '../../view/context-model.ts';
 import type { CallLog, CallRecord } from '../proxy/call-log.ts';
 import { load, type SessionDeps } from './session-service.ts';
-import type { SessionSettings } from './settings.ts';
 import type { SessionKey } from './wire.ts';
 
 /** One call of the timeline: what `GET /v1/proxy/sessions/:session/calls/:call` returns, without the journal. */
@@ -39,16 +31,6 @@ export interface SessionView {
   session: SessionInfo;
   view: ContextView;
   calls: CallSummary[];
-}
-
-/** The counter the session's preset counts with (the pipeline's, before memoization). */
-export function sessionCounter(settings: SessionSettings, preset: PresetName): TokenCounter {
-  return resolvePreset(
-    preset,
-    settings.config as Parameters<typeof resolvePreset>[1],
-    settings.budget as Parameters<typeof resolvePreset>[2],
-    undefined,
-  ).counter;
 }
 
 function summarize(r: CallRecord): CallSummary {
@@ -76,20 +58,16 @@ function isCompaction(s: StageReport): boolean {
   return s.status === 'applied' && /compact|summar/i.test(s.stage);
 }
 
-export async function sessionView(
-  deps: SessionDeps,
-  key: SessionKey,
-  counter: TokenCounter,
-  calls: CallLog,
-): Promise<SessionView> {
+export async function sessionView(deps: SessionDeps, key: SessionKey, calls: CallLog): Promise<SessionView> {
   const loaded = await load(deps, key);
+  // The pipeline's own (memoized) counter: the sizes `prepare` and `estimate` counted are reused.
+  const { budget, counter } = deps.pipeline;
   const memory = loaded.state.memoryBlock?.text;
   // The same estimate as `stats`, so the page's total is the route's.
   const estimate = deps.pipeline.estimate({
     messages: loaded.messages,
     ...(memory ? { system: memory } : {}),
   });
-  const { budget } = deps.pipeline;
   const view = buildContextView({
     title: loaded.info.title ?? key.session,
     messages: loaded.messages,
