@@ -4,19 +4,12 @@
  * (truncated, removed, replaced, archived, summarized, spilled, repaired, inserted) — each change
  * with a link that gets the original back: the spilled blob, the session log row or the memory.
  */
+import type { JournalEntry } from '../core/pipeline/types.ts';
 import { esc, fmt } from './html.ts';
 import { type TimelineCall, when } from './render-session.ts';
 
-export interface CallJournalEntry {
-  stage: string;
-  action: string;
-  messageId: string;
-  replacementId?: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  location: string;
-  recover: string;
-}
+/** A journal entry as the pipeline writes it. */
+export type CallJournalEntry = JournalEntry;
 
 export interface CallLogRow {
   seq: number;
@@ -61,7 +54,10 @@ function changeCell(sessionId: string, entries: readonly CallJournalEntry[]): st
   if (entries.length === 0) return '<td>kept</td><td class="num"></td><td></td>';
   const actions = entries.map((j) => `<strong>${esc(j.action)}</strong> by ${esc(j.stage)}`).join('<br>');
   const tokens = entries.map((j) => `${fmt(j.tokensBefore)} → ${fmt(j.tokensAfter)}`).join('<br>');
-  const links = entries.map((j) => recoverLink(sessionId, j)).join('<br>');
+  // An inserted message (a summary, a digest) removed nothing: there is nothing to get back.
+  const links = entries
+    .map((j) => (j.action === 'inserted' ? 'nothing removed' : recoverLink(sessionId, j)))
+    .join('<br>');
   return `<td>${actions}</td><td class="num">${tokens}</td><td>${links}</td>`;
 }
 

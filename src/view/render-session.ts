@@ -3,6 +3,10 @@
  * activity) and one session — its context view and the timeline of proxy calls with tokens before and
  * after and each stage's report. Links are `#/…` routes of the page script, never URLs with a key.
  */
+
+import type { Usage } from '../core/messages/types.ts';
+import type { RunEstimate } from '../core/pipeline/runner.ts';
+import type { StageReport } from '../core/pipeline/types.ts';
 import type { ContextView } from './context-model.ts';
 import { esc, fmt } from './html.ts';
 import { renderContextView } from './render-context.ts';
@@ -19,6 +23,7 @@ export interface SessionListRow {
   level?: string;
 }
 
+/** A proxy call of the session's timeline (`GET /v1/sessions/:id/view` → `calls`). */
 export interface TimelineCall {
   id: string;
   at: number;
@@ -27,19 +32,13 @@ export interface TimelineCall {
   stream: boolean;
   appended: number;
   diverged: boolean;
-  estimate: { before: number; after: number; level: string; anchored: boolean };
-  reports: Array<{
-    stage: string;
-    status: string;
-    tokensBefore: number;
-    tokensAfter: number;
-    detail?: string;
-    error?: string;
-  }>;
+  estimate: RunEstimate;
+  reports: StageReport[];
+  /** Journal entries by action (`removed`, `truncated`, `spilled`, …). */
   changes: Record<string, number>;
   compacted: boolean;
   overflow: boolean;
-  upstream?: { status: number; usage?: { inputTokens?: number; outputTokens?: number } } | undefined;
+  upstream?: { status: number; usage?: Usage; logged: boolean } | undefined;
 }
 
 export const when = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
-import { openAIHistory } from '../worker/support/proxy-history.ts';
+import { openAIHistory, SPILLED_OUTPUT, spilledTurn } from '../worker/support/proxy-history.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const SHOTS = join(ROOT, 'screenshots');
@@ -39,11 +39,7 @@ if (!CHROMIUM)
     'test/browser: skipped — no chromium binary (install Debian’s `chromium`, e.g. `bash scripts/ci-chromium.sh`, or set CHROMIUM_PATH)',
   );
 
-/** A tool output over output truncation's 204,800-character limit: it is spilled to the blob store. */
-const BIG = Array.from(
-  { length: 3000 },
-  (_, i) => `src/big/file.ts:${i + 1}: export const big${i} = ${i}; // padding padding`,
-).join('\n');
+const BIG = SPILLED_OUTPUT;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -129,23 +125,9 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     await start();
-    const bigTurn = [
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'call_big',
-            type: 'function',
-            function: { name: 'read_file', arguments: '{"path":"src/big/file.ts"}' },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_big', content: BIG },
-    ];
     callLink = await proxied(
       'ui-1',
-      [...openAIHistory(30, 400), ...bigTurn, { role: 'user', content: 'Summarize.' }],
+      [...openAIHistory(30, 400), ...spilledTurn(), { role: 'user', content: 'Summarize.' }],
       16_384,
     );
     // 1,000 messages in a window large enough that the agent sees all of them.
@@ -219,6 +201,9 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
     expect(legend).toBe(view.view.counted);
     expect(await page.getAttribute('#ctx .bar', 'aria-label')).toContain('usable tokens');
     await page.screenshot({ path: join(SHOTS, 'session.png'), fullPage: true });
+    // The README's picture (docs/context-view-service.png is a copy): the top of the view at 1280×800.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.screenshot({ path: join(SHOTS, 'session-top.png') });
   });
 
   it('opens a call and gets a spilled tool result back through its link', async () => {

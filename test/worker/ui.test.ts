@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
-import { openAIHistory } from './support/proxy-history.ts';
+import { openAIHistory, SPILLED_OUTPUT, spilledTurn } from './support/proxy-history.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const FAKE_PORT = Number(process.env.UI_TEST_PORT ?? 8833);
@@ -16,25 +16,7 @@ let w: RunningWorker;
 let fake: FakeProvider;
 let key: string;
 let callLink: string;
-/** A tool output over the 204,800-character spill limit of output truncation: it goes to the blob store. */
-const BIG = Array.from(
-  { length: 3000 },
-  (_, i) => `src/big/file.ts:${i + 1}: export const big${i} = ${i}; // padding padding`,
-).join('\n');
-const bigOutput = [
-  {
-    role: 'assistant',
-    content: null,
-    tool_calls: [
-      {
-        id: 'call_big',
-        type: 'function',
-        function: { name: 'read_file', arguments: '{"path":"src/big/file.ts"}' },
-      },
-    ],
-  },
-  { role: 'tool', tool_call_id: 'call_big', content: BIG },
-];
+const BIG = SPILLED_OUTPUT;
 let logs = '';
 
 beforeAll(async () => {
@@ -53,7 +35,7 @@ beforeAll(async () => {
     headers: { 'x-ctxkit-session': 'ui-1', 'x-ctxkit-window': '16384' },
     json: {
       model: 'gpt-4o',
-      messages: [...openAIHistory(30, 400), ...bigOutput, { role: 'user', content: 'Summarize.' }],
+      messages: [...openAIHistory(30, 400), ...spilledTurn(), { role: 'user', content: 'Summarize.' }],
     },
   });
   expect(res.status).toBe(200);

@@ -3,29 +3,15 @@
  * window the agent sees now split by category against the levels — the same estimate as `stats` —
  * and the timeline of the proxy's calls with tokens before/after, stage reports and journal sizes.
  */
-import type { RunEstimate, SessionInfo, StageReport } from '../../core/index.ts';
+import type { SessionInfo, StageReport } from '../../core/index.ts';
 import { buildContextView, type ContextView } from '../../view/context-model.ts';
+import type { TimelineCall } from '../../view/render-session.ts';
 import type { CallLog, CallRecord } from '../proxy/call-log.ts';
 import { load, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
-/** One call of the timeline: what `GET /v1/proxy/sessions/:session/calls/:call` returns, without the journal. */
-export interface CallSummary {
-  id: string;
-  at: number;
-  provider: string;
-  model: string;
-  stream: boolean;
-  appended: number;
-  diverged: boolean;
-  estimate: RunEstimate;
-  reports: StageReport[];
-  /** Journal entries by action (`removed`, `truncated`, `spilled`, …). */
-  changes: Record<string, number>;
-  compacted: boolean;
-  overflow: boolean;
-  upstream?: CallRecord['upstream'];
-}
+/** One call of the timeline: its record without the journal, with the journal's actions counted. */
+export type CallSummary = TimelineCall;
 
 export interface SessionView {
   session: SessionInfo;
@@ -69,7 +55,7 @@ export async function sessionView(deps: SessionDeps, key: SessionKey, calls: Cal
     ...(memory ? { system: memory } : {}),
   });
   const view = buildContextView({
-    title: loaded.info.title ?? key.session,
+    title: 'What the agent sees now',
     messages: loaded.messages,
     counter,
     budget: {
