@@ -4,11 +4,13 @@
  * with its upstreams pointed at the fake and the timeouts set by `--var`, then sends one proxied
  * call per fault through a session and prints, per fault: what the client saw (status, content type,
  * how the body ended), how long it took, what the session stored and what the call's journal says,
- * and how many events the provider wrote after the client left. Then a burst of calls on one key.
+ * and how many events the provider wrote after the client left. Then a burst of calls on one key,
+ * and the kill -9 phase (bench/faults-kill.ts): `npm start` killed mid-burst and started again on
+ * the same state, counting acknowledged, stored and missing turns.
  *
- *   npm run bench:faults -- [--port 8802] [--timeout-ms 2000] [--burst 200]
+ *   npm run bench:faults -- [--port 8802] [--timeout-ms 2000] [--burst 200] [--kill-sessions 6] [--kill-calls 80]
  *
- * 127.0.0.1 only; bounded (one call per fault, a burst of at most 500).
+ * 127.0.0.1 only; bounded (one call per fault, a burst of at most 500, at most 20 × 200 turns).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ProviderReply, startFakeProvider } from '../test/support/fake-provider-server.ts';
+import { killPhase } from './faults-kill.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -23,6 +26,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8802' },
     'timeout-ms': { type: 'string', default: '2000' },
     burst: { type: 'string', default: '200' },
+    'kill-sessions': { type: 'string', default: '6' },
+    'kill-calls': { type: 'string', default: '80' },
   },
 });
 
@@ -38,6 +43,8 @@ function bounded(raw: string, name: string, min: number, max: number): number {
 const PORT = bounded(values.port, 'port', 1024, 65535);
 const TIMEOUT = bounded(values['timeout-ms'], 'timeout-ms', 100, 60_000);
 const BURST = bounded(values.burst, 'burst', 1, 500);
+const KILL_SESSIONS = bounded(values['kill-sessions'], 'kill-sessions', 1, 20);
+const KILL_CALLS = bounded(values['kill-calls'], 'kill-calls', 2, 200);
 const BASE = `http://127.0.0.1:${PORT}`;
 const OPENAI = '/v1/proxy/openai/chat/completions';
 
@@ -115,18 +122,19 @@ async function main(): Promise<void> {
   };
   const args = ['scripts/start.mjs', '--port', String(PORT), '--persist-to', persist];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
   let log = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
+  /** `npm start` in its own process group, so that one signal reaches wrangler and workerd too. */
+  const start = () => {
+    const c = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c.stdout?.on('data', (d: Buffer) => {
+      log += d.toString();
+    });
+    c.stderr?.on('data', (d: Buffer) => {
+      log += d.toString();
+    });
+    return c;
+  };
+  let child = start();
   try {
     await waitForHealth(child, 120_000);
     const key = /export CTXKIT_KEY=(\S+)/.exec(log)?.[1];
@@ -242,6 +250,34 @@ async function main(): Promise<void> {
     console.log(
       `\nburst: ${BURST} calls on one key over 10 sessions in ${(performance.now() - started).toFixed(0)} ms: ` +
         `${[...by].map(([s, n]) => `${n} × ${s}`).join(', ')}; not JSON: ${burst.filter((b) => !b.json).length}`,
+    );
+
+    // kill -9 of the whole npm start tree mid-burst, then a restart on the same state.
+    fake.reset();
+    const total = KILL_SESSIONS * KILL_CALLS;
+    const killed = await killPhase({
+      base: BASE,
+      key,
+      sessions: KILL_SESSIONS,
+      calls: KILL_CALLS,
+      killAt: Math.floor(total / 2),
+      kill: () => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {}
+      },
+      restart: async () => {
+        await new Promise((r) => setTimeout(r, 1000));
+        child = start();
+        await waitForHealth(child, 120_000);
+      },
+    });
+    console.log(
+      `\nkill -9 of npm start after ${Math.floor(total / 2)} of ${KILL_SESSIONS} × ${KILL_CALLS} answered turns, then a restart: ` +
+        `${killed.acknowledged} acknowledged, ${killed.stored} of them stored, ${killed.missing} missing; ` +
+        `${killed.interrupted} calls cut by the kill, ${killed.unacknowledgedStored} of their turns stored; ${killed.answersStored} answers logged; ` +
+        `service ${killed.wentDown ? 'down after the kill' : 'STILL ANSWERING after the kill'} ` +
+        `(load ${killed.load.toFixed(1)} at the start of the phase)`,
     );
   } finally {
     try {

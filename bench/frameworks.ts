@@ -3,6 +3,9 @@
  * in one run. Runs every `bench/frameworks/<framework>.ts` that exists (each exports
  * `run(opts): Promise<FrameworkBenchRow[]>`, see bench/frameworks/types.ts) and prints one table.
  *
+ * Columns: tokens sent, provider-rule violations, reference recall of what the tool left in the prompt
+ * (bench/frameworks/recall.ts: the scorer of `ctxcheck bench compaction`), added ms per step.
+ *
  * Env: BENCH_DATA (trajectories dir, default ../shared/data/trajectories), BENCH_WINDOWS (default
  * 32000,64000), BENCH_STEPS (model calls per session, default 12), BENCH_ONLY (comma list of frameworks).
  */

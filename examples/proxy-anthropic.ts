@@ -4,7 +4,8 @@
  *
  *   CTXKIT_URL=http://127.0.0.1:8787 CTXKIT_KEY=ctx_… npx tsx examples/proxy-anthropic.ts
  *
- * (the service forwards to `UPSTREAM_ANTHROPIC_BASE_URL` with `UPSTREAM_ANTHROPIC_API_KEY`).
+ * (`CTXKIT_MODEL` picks the model, `CTXKIT_SESSION` the session; the service forwards to
+ * `UPSTREAM_ANTHROPIC_BASE_URL` with `UPSTREAM_ANTHROPIC_API_KEY`).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { ExampleOptions } from './proxy-openai.ts';
@@ -43,5 +44,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('set CTXKIT_KEY (npm start prints the development key)');
     process.exit(2);
   }
-  console.log(await runAnthropicExample({ url, key, session: process.env.CTXKIT_SESSION ?? 'example-anthropic' }));
+  const session = process.env.CTXKIT_SESSION ?? 'example-anthropic';
+  const model = process.env.CTXKIT_MODEL; // a model the upstream serves (e.g. a local server's)
+  console.log(await runAnthropicExample({ url, key, session, ...(model ? { model } : {}) }));
 }

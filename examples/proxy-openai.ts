@@ -4,7 +4,8 @@
  *
  *   CTXKIT_URL=http://127.0.0.1:8787 CTXKIT_KEY=ctx_… npx tsx examples/proxy-openai.ts
  *
- * (the service forwards to `UPSTREAM_OPENAI_BASE_URL` with `UPSTREAM_OPENAI_API_KEY`).
+ * (`CTXKIT_MODEL` picks the model, `CTXKIT_SESSION` the session; the service forwards to
+ * `UPSTREAM_OPENAI_BASE_URL` with `UPSTREAM_OPENAI_API_KEY`).
  */
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -55,5 +56,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('set CTXKIT_KEY (npm start prints the development key)');
     process.exit(2);
   }
-  console.log(await runOpenAIExample({ url, key, session: process.env.CTXKIT_SESSION ?? 'example-openai' }));
+  const session = process.env.CTXKIT_SESSION ?? 'example-openai';
+  const model = process.env.CTXKIT_MODEL; // a model the upstream serves (e.g. a local server's)
+  console.log(await runOpenAIExample({ url, key, session, ...(model ? { model } : {}) }));
 }

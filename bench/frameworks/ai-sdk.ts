@@ -25,6 +25,7 @@ import {
   type Replay,
   verifiedKeys,
 } from '../../test/frameworks/support/replay.ts';
+import { mean, type RecallScorer, recallScorer } from './recall.ts';
 import type { FrameworkBenchOptions, FrameworkBenchRow } from './types.ts';
 
 const usage = {
@@ -42,16 +43,19 @@ async function replayWith(
   steps: number,
   window: number,
   prepareStep: PrepareStepFunction<ToolSet>,
+  scorer: RecallScorer,
 ) {
   const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
   const pipeline = createPipeline({ budget: { contextWindow: window } });
   const tokens: number[] = [];
+  const recall: number[] = [];
   let violations = 0;
   let k = 0;
   const model = new MockLanguageModelV4({
     provider: 'anthropic.messages',
     doGenerate: async ({ prompt }) => {
       const neutral = fromModelMessages(prompt as unknown as ModelMessage[]);
+      recall.push(scorer.at(tokens.length, neutral));
       const system = neutral.filter((m) => m.role === 'system');
       const rest = neutral.filter((m) => m.role !== 'system');
       tokens.push(
@@ -90,7 +94,7 @@ async function replayWith(
   const agent = new ToolLoopAgent({ model, tools, stopWhen: stepCountIs(steps + 2), prepareStep });
   const { toModelMessages } = await import('../../src/frameworks/ai-sdk/index.ts');
   await agent.generate({ messages: toModelMessages([...replay.history, replay.prompt]) });
-  return { tokens, violations };
+  return { tokens, violations, recall };
 }
 
 export function timed<T extends (...a: never[]) => unknown>(fn: T, ms: number[]): T {
@@ -104,6 +108,7 @@ export function timed<T extends (...a: never[]) => unknown>(fn: T, ms: number[])
 
 export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRow[]> {
   const replay = loadReplay(opts.steps);
+  const scorer = recallScorer(replay);
   const rows: FrameworkBenchRow[] = [];
   for (const window of opts.windows) {
     const ms: number[] = [];
@@ -112,6 +117,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
       opts.steps,
       window,
       timed(ctxkitPrepareStep({ contextWindow: window }), ms) as PrepareStepFunction<ToolSet>,
+      scorer,
     );
     const pms: number[] = [];
     const prune = await replayWith(
@@ -129,6 +135,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
         })) as never,
         pms,
       ) as PrepareStepFunction<ToolSet>,
+      scorer,
     );
     for (const [tool, r, t, note] of [
       ['ctxkit', ctx, ms, ''],
@@ -142,6 +149,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
         tokensSent: r.tokens.reduce((a, b) => a + b, 0) / Math.max(1, r.tokens.length),
         maxTokensSent: Math.max(...r.tokens),
         violations: r.violations,
+        recall: mean(r.recall),
         addedMsP50: quantile(t, 0.5),
         addedMsP99: quantile(t, 0.99),
         note: `${r.tokens.filter((x) => x > window).length} prompts over the window; ${replay.name.slice(0, 8)}, ${replay.history.length + 1} messages before the turn${note ? `; ${note}` : ''}`,

@@ -21,23 +21,34 @@ import {
   verifiedKeys,
 } from '../../test/frameworks/support/replay.ts';
 import { quantile } from './ai-sdk.ts';
+import { mean, type RecallScorer, recallScorer } from './recall.ts';
 import type { FrameworkBenchOptions, FrameworkBenchRow } from './types.ts';
 
 const usage = { inputTokens: 0, outputTokens: 1, totalTokens: 1 };
 type AgentConfig = ConstructorParameters<typeof Agent>[0];
 
-async function replayWith(replay: Replay, steps: number, window: number, processor: unknown) {
+async function replayWith(
+  replay: Replay,
+  steps: number,
+  window: number,
+  processor: unknown,
+  scorer: RecallScorer,
+  clock: StepClock,
+) {
   const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
   const pipeline = createPipeline({ budget: { contextWindow: window } });
   const tokens: number[] = [];
+  const recall: number[] = [];
   let violations = 0;
   let k = 0;
   const model = new MastraLanguageModelV2Mock({
     provider: 'anthropic.messages',
     doGenerate: async ({ prompt }: { prompt: unknown[] }) => {
       const neutral = fromModelMessages(prompt as ModelMessage[]);
+      recall.push(scorer.at(tokens.length, neutral));
       const rest = neutral.filter((m) => m.role !== 'system');
       tokens.push(pipeline.estimate({ messages: rest }).tokens);
+      clock.calls++;
       violations += promptViolations(neutral, 'anthropic', recorded).length;
       const step = k < steps ? replay.steps[k++] : undefined;
       if (!step)
@@ -75,11 +86,19 @@ async function replayWith(replay: Replay, steps: number, window: number, process
     { role: 'user', content: replay.prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n') },
   ];
   await agent.generate(history as Parameters<typeof agent.generate>[0], { maxSteps: steps + 2 });
-  return { tokens, violations };
+  return { tokens, violations, recall };
 }
 
-/** A processor whose request hook is timed (the added time per step). */
-function timedProcessor<P extends object>(p: P, ms: number[]): P {
+/** Model calls made so far in a replay: the step a processor hook's time is added to. */
+interface StepClock {
+  calls: number;
+}
+
+/**
+ * A processor whose hooks are timed: `ms[k]` is the time of every hook that ran before model call k
+ * (its input-step and request hooks together: the added time of step k).
+ */
+function timedProcessor<P extends object>(p: P, ms: number[], clock: StepClock): P {
   const hooks = ['processLLMRequest', 'processInputStep', 'processInput'] as const;
   const out = Object.create(p) as Record<string, unknown>;
   for (const h of hooks) {
@@ -88,7 +107,7 @@ function timedProcessor<P extends object>(p: P, ms: number[]): P {
     out[h] = async (...a: unknown[]) => {
       const t = performance.now();
       const r = await fn.apply(p, a);
-      ms.push(performance.now() - t);
+      ms[clock.calls] = (ms[clock.calls] ?? 0) + performance.now() - t;
       return r;
     };
   }
@@ -97,21 +116,28 @@ function timedProcessor<P extends object>(p: P, ms: number[]): P {
 
 export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRow[]> {
   const replay = loadReplay(opts.steps);
+  const scorer = recallScorer(replay);
   const rows: FrameworkBenchRow[] = [];
   for (const window of opts.windows) {
     const ms: number[] = [];
+    const clock = { calls: 0 };
     const ctx = await replayWith(
       replay,
       opts.steps,
       window,
-      timedProcessor(ctxkitProcessor({ contextWindow: window }), ms),
+      timedProcessor(ctxkitProcessor({ contextWindow: window }), ms, clock),
+      scorer,
+      clock,
     );
     const lms: number[] = [];
+    const lclock = { calls: 0 };
     const lim = await replayWith(
       replay,
       opts.steps,
       window,
-      timedProcessor(new TokenLimiterProcessor({ limit: window }), lms),
+      timedProcessor(new TokenLimiterProcessor({ limit: window }), lms, lclock),
+      scorer,
+      lclock,
     );
     for (const [tool, r, t] of [
       ['ctxkit', ctx, ms],
@@ -125,8 +151,9 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
         tokensSent: r.tokens.reduce((a, b) => a + b, 0) / Math.max(1, r.tokens.length),
         maxTokensSent: Math.max(...r.tokens),
         violations: r.violations,
-        addedMsP50: quantile(t, 0.5),
-        addedMsP99: quantile(t, 0.99),
+        recall: mean(r.recall),
+        addedMsP50: quantile(t.slice(0, r.tokens.length), 0.5),
+        addedMsP99: quantile(t.slice(0, r.tokens.length), 0.99),
         note: `${r.tokens.filter((x) => x > window).length} prompts over the window${tool === 'ctxkit' ? '' : `; limit ${window}`}`,
       });
   }

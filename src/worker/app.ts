@@ -11,6 +11,7 @@ import { requireAdminToken } from './auth/admin-token.ts';
 import { requireApiKey } from './auth/middleware.ts';
 import { errorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
+import { GATED_WRITES, storageGate } from './limits/storage-gate.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { blobRoutes } from './routes/blobs.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -18,6 +19,7 @@ import { memoryRoutes } from './routes/memories.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { uiRoutes } from './routes/ui.ts';
+import { usageRoutes } from './routes/usage.ts';
 
 /** The methods of the routes (not middleware) whose pattern matches a path, computed from the app. */
 function allowedMethods(app: Hono<AppEnv>): (path: string) => string[] {
@@ -42,12 +44,17 @@ export function createApp(): Hono<AppEnv> {
   app.get('/health', (c) => c.json({ ok: true, service: 'ctxkit' }));
   app.use('/v1/admin/*', requireAdminToken());
   app.use('/v1/*', except('/v1/admin/*', requireApiKey()));
+  for (const route of GATED_WRITES) {
+    const [method, path] = route.split(' ') as [string, string];
+    app.on(method, path, storageGate());
+  }
   sessionRoutes(app);
   memoryRoutes(app);
   blobRoutes(app);
   keyRoutes(app);
   adminRoutes(app);
   proxyRoutes(app);
+  usageRoutes(app);
   uiRoutes(app);
   const allowed = allowedMethods(app);
   app.notFound((c) => {

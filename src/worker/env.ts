@@ -42,6 +42,19 @@ export interface Env {
   /** Rate limiting bindings (`[[ratelimits]]`): requests per minute per API key and per tenant. @default unbound (off) */
   KEY_LIMITER?: unknown;
   TENANT_LIMITER?: unknown;
+  /**
+   * The tenant's Durable Object (`TenantObject`): calls in flight and stored bytes. Unbound: those
+   * limits are off. Their variables, each bounded (src/worker/limits/limit-config.ts):
+   * `MAX_IN_FLIGHT_PER_SESSION` @default "16", `MAX_IN_FLIGHT_PER_TENANT` @default "256",
+   * `IN_FLIGHT_LEASE_SECONDS` @default "900", `MAX_STORED_BYTES_PER_TENANT` @default "1073741824",
+   * `STORED_BYTES_RECOUNT_SECONDS` @default "60".
+   */
+  TENANTS?: DurableObjectNamespace;
+  MAX_IN_FLIGHT_PER_SESSION?: string;
+  MAX_IN_FLIGHT_PER_TENANT?: string;
+  IN_FLIGHT_LEASE_SECONDS?: string;
+  MAX_STORED_BYTES_PER_TENANT?: string;
+  STORED_BYTES_RECOUNT_SECONDS?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

@@ -1,11 +1,13 @@
 /**
  * The ctxkit edge service: the Hono app (`fetch`), the daily-summary and clean-up cron
- * (`scheduled`), and the per-session Durable Object class bound as `SESSIONS`.
+ * (`scheduled`), the per-session Durable Object class bound as `SESSIONS` and the per-tenant one
+ * bound as `TENANTS` (the limits' counters).
  */
 import { createApp } from './app.ts';
 import type { Env } from './env.ts';
 import { runScheduled } from './scheduled.ts';
 
+export { TenantObject } from './limits/tenant-object.ts';
 export { SessionObject } from './session/session-object.ts';
 
 const app = createApp();

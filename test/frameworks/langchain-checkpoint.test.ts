@@ -17,7 +17,13 @@ function counting(): { summarizer: Summarizer; calls: () => number } {
   let n = 0;
   const inner = createDeterministicSummarizer();
   return {
-    summarizer: { name: 'counting', summarize: (r) => (n++, inner.summarize(r)) },
+    summarizer: {
+      name: 'counting',
+      summarize: (r) => {
+        n++;
+        return inner.summarize(r);
+      },
+    },
     calls: () => n,
   };
 }

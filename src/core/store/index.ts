@@ -21,5 +21,6 @@ export * from './porter.ts';
 export * from './restore.ts';
 export * from './resume-session.ts';
 export * from './session-store.ts';
+export * from './state-equality.ts';
 export * from './stored-context.ts';
 export * from './working-context.ts';

@@ -2,6 +2,7 @@ import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
 import { INITIAL_STATE } from '../pipeline/types.ts';
 import type { SessionState, StoredMessage, WorkingContext, WorkingItem } from './session-store.ts';
+import { sameMessage } from './state-equality.ts';
 
 export const EMPTY_SESSION_STATE: SessionState = {
   pipeline: INITIAL_STATE,
@@ -63,8 +64,4 @@ export function isCompactedRow(
 ): boolean {
   if (working === null || seq > working.throughSeq) return false;
   return !(referenced ?? referencedSeqs(working)).has(seq);
-}
-
-function sameMessage(a: Message, b: Message): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

@@ -12,16 +12,32 @@ import { toModelMessage } from './to-model-messages.ts';
 
 export class DigestBridge {
   private readonly byDigest = new Map<string, Message>();
-  private next = 0;
   /** Approval id → call id, so that an approval response is tied to its request's call. */
   private readonly approvals = new Map<string, string>();
+
+  /**
+   * @param taken ids already in use (a resumed context's working messages): new messages are numbered
+   * after the highest `mastra-N` among them, so no id repeats.
+   */
+  constructor(taken: Iterable<string> = []) {
+    for (const id of taken) {
+      const n = /^mastra-(\d+)$/.exec(id);
+      if (n) this.next = Math.max(this.next, Number(n[1]) + 1);
+    }
+  }
+  private next = 0;
 
   /** Neutral messages for this call's prompt, and the way back to its own objects. */
   neutral(prompt: readonly ModelMessage[]): { messages: Message[]; back: Map<Message, ModelMessage> } {
     const back = new Map<Message, ModelMessage>();
+    // Equal messages in one prompt (two identical answers) are told apart by their occurrence.
+    const occurrences = new Map<string, number>();
     const messages = prompt.map((m) => {
       const fresh = fromModelMessage(m, `mastra-${this.next}`, this.approvals);
-      const digest = `${fresh.role}:${messageDigest(fresh)}`;
+      const content = `${fresh.role}:${messageDigest(fresh)}`;
+      const nth = occurrences.get(content) ?? 0;
+      occurrences.set(content, nth + 1);
+      const digest = `${content}#${nth}`;
       let n = this.byDigest.get(digest);
       if (!n) {
         n = fresh;

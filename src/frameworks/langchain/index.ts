@@ -5,3 +5,4 @@
 export * from './from-langchain.ts';
 export * from './middleware.ts';
 export * from './to-langchain.ts';
+export * from './tools.ts';

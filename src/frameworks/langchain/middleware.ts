@@ -16,6 +16,7 @@ import { createMiddleware } from 'langchain';
 import * as z from 'zod';
 import {
   type ContextOptions,
+  type ContextRun,
   type ContextState,
   createContext,
   type IncrementalContext,
@@ -23,8 +24,12 @@ import {
 } from '../../core/index.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
 import { toLangChainMessages } from './to-langchain.ts';
+import { langChainToolDefinitions } from './tools.ts';
 
-export type MiddlewareOptions = ContextOptions;
+export type MiddlewareOptions = ContextOptions & {
+  /** Called with every run (reports, journal, estimate before and after). */
+  onRun?: (run: ContextRun) => void;
+};
 
 /** At most this many threads' reducers are held; the oldest is dropped (it starts over from the raw history). */
 const MAX_THREADS = 256;
@@ -39,7 +44,19 @@ function threadOf(runtime: unknown): string {
   return typeof id === 'string' ? id : '';
 }
 
-export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
+export function ctxkitMiddleware(middlewareOptions: MiddlewareOptions = {}) {
+  const { onRun, ...options } = middlewareOptions;
+  /** The JSON definitions of a call's tools, converted once per tools array. */
+  const definitions = new WeakMap<readonly unknown[], ReturnType<typeof langChainToolDefinitions>>();
+  const toolsOf = (tools: readonly unknown[] | undefined) => {
+    if (!tools) return [];
+    let d = definitions.get(tools);
+    if (!d) {
+      d = langChainToolDefinitions(tools);
+      definitions.set(tools, d);
+    }
+    return d;
+  };
   const feeds = new Map<string, IncrementalContext>();
   /** The thread's reducer: held in memory, else resumed from the state the checkpointer saved. */
   const feedFor = (thread: string, saved: unknown) => {
@@ -69,7 +86,9 @@ export function ctxkitMiddleware(options: MiddlewareOptions = {}) {
       const history = fromLangChainMessages(request.messages);
       const run = await feedFor(threadOf(request.runtime), saved).prepare(history, {
         system: request.systemPrompt,
+        tools: toolsOf(request.tools as readonly unknown[] | undefined),
       });
+      onRun?.(run);
       return handler({ ...request, messages: toLangChainMessages(run.send) });
     },
     afterModel: (_state, runtime) => {

@@ -4,21 +4,52 @@
  * - `processLLMRequest` (every model call): the prompt Mastra built from the thread goes through the
  *   pipeline with the rules of the call's provider; messages no stage touched go out as Mastra's own.
  *   What was seen is recognised by content digest, so the summarizer runs once per threshold crossing
- *   although Mastra hands over the whole raw prompt each call. Mastra's stored thread is untouched: the
- *   raw history stays the recovery path.
+ *   although Mastra hands over the whole raw prompt each call. Mastra's stored messages are untouched:
+ *   the raw history stays the recovery path.
+ * - State in thread metadata: when the agent runs with memory (`memory: { thread, resource }`), Mastra
+ *   puts the thread in the request context (`MastraMemory`); the processor keeps one context per thread
+ *   and writes its state (`toJSON()`) to the thread's metadata under `ctxkit` after every call, so a
+ *   process that resumes the thread (same storage) picks the context up instead of reducing the raw
+ *   history again. Without memory the state lives in the processor instance.
+ * - Tools: the step's tool set (`processInputStep` is handed it; zod, Standard Schema or JSON Schema
+ *   input schemas) is counted in the estimate, unless the `tools` option gives the definitions.
  * - `processAPIError`: a "context too long" answer runs ctxkit's overflow recovery and asks Mastra to
  *   retry the step; the next request is built on the recovered context.
  *
  *   new Agent({ …, inputProcessors: [ctxkitProcessor({ contextWindow: 128_000 })] })
  */
+import type { MastraMemory } from '@mastra/core/memory';
 import type { Processor } from '@mastra/core/processors';
 import type { ModelMessage } from 'ai';
-import { isContextOverflowError, type PipelineRun } from '../../core/index.ts';
+import {
+  type ContextState,
+  type IncrementalContext,
+  isContextOverflowError,
+  isCtxError,
+  type JsonValue,
+  type PipelineRun,
+} from '../../core/index.ts';
 import { dialectOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from '../ai-sdk/prepare-step.ts';
+import { type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
+import { type HookContext, memoryOf, threadOf } from './thread-memory.ts';
 
-export type CtxkitMastraOptions = CtxkitAiSdkOptions;
+export type CtxkitMastraOptions = CtxkitAiSdkOptions & {
+  /**
+   * The memory the agent's threads live in (the object given to the `Agent` as `memory`), where the
+   * processor saves its state. Mastra hands a processor the thread but not the memory object: without
+   * this option the processor takes it from the run's memory state in the request context, an internal
+   * part of Mastra; pass it to depend on nothing internal.
+   */
+  memory?: MastraMemory;
+};
+
+/** The thread metadata key the processor's state is saved under. */
+export const THREAD_STATE_KEY = 'ctxkit';
+
+/** At most this many threads' contexts are held; the oldest is dropped (it resumes from thread metadata). */
+const MAX_THREADS = 256;
 
 function providerOf(model: unknown): { readonly provider: string } | undefined {
   return typeof model === 'object' &&
@@ -28,41 +59,122 @@ function providerOf(model: unknown): { readonly provider: string } | undefined {
     : undefined;
 }
 
-type LLMRequestPrompt = Parameters<NonNullable<Processor['processLLMRequest']>>[0]['prompt'];
+type LLMRequestArgs = Parameters<NonNullable<Processor['processLLMRequest']>>[0];
+type LLMRequestPrompt = LLMRequestArgs['prompt'];
 
-/** A Mastra input processor with the two hooks ctxkit implements. */
+/** A Mastra input processor with the hooks ctxkit implements. */
 export type CtxkitProcessor = Processor<'ctxkit'> &
-  Required<Pick<Processor<'ctxkit'>, 'processLLMRequest' | 'processAPIError'>>;
+  Required<Pick<Processor<'ctxkit'>, 'processInputStep' | 'processLLMRequest' | 'processAPIError'>>;
+
+/** The request state key the step's tool definitions travel under, from `processInputStep` to `processLLMRequest`. */
+const TOOLS_KEY = 'ctxkitTools';
+
+interface ThreadFeed {
+  context: IncrementalContext;
+  bridge: DigestBridge;
+  /** The memory the thread lives in (state is written there), when the agent has one. */
+  memory?: MastraMemory;
+}
 
 export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
-  const { context } = createAiSdkContext(options);
-  const bridge = new DigestBridge();
-  const ownTools = resolveTools(options.tools);
+  const feeds = new Map<string, ThreadFeed>();
+  const ownTools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  /** The JSON definitions of a step's tool set, converted once per tool set. */
+  const definitions = new WeakMap<object, ReturnType<typeof toolDefinitions>>();
+  const toolsOf = (tools: Record<string, unknown>) => {
+    let d = definitions.get(tools);
+    if (!d) {
+      d = toolDefinitions(tools as Record<string, ToolLike>);
+      definitions.set(tools, d);
+    }
+    return d;
+  };
   let dialect: ReturnType<typeof dialectOf>;
+  let last: ThreadFeed | undefined;
+
+  const { memory: _memory, ...contextOptions } = options;
+  const fresh = (state?: ContextState): IncrementalContext => {
+    if (state === undefined) return createAiSdkContext(contextOptions).context;
+    try {
+      return createAiSdkContext({ ...contextOptions, state }).context;
+    } catch (error) {
+      // A saved state this version cannot read (or a damaged one): start over from the raw history.
+      if (!isCtxError(error)) throw error;
+      return createAiSdkContext(contextOptions).context;
+    }
+  };
+
+  /** The thread's context: held in memory, else resumed from the thread's metadata. */
+  const feedFor = async (hook: HookContext): Promise<{ feed: ThreadFeed; thread?: string }> => {
+    const thread = threadOf(hook);
+    const key = thread ?? '';
+    let feed = feeds.get(key);
+    if (!feed) {
+      const memory = thread ? memoryOf(hook, options.memory) : undefined;
+      const saved =
+        thread && memory ? (await memory.getThreadById({ threadId: thread }))?.metadata : undefined;
+      const context = fresh(saved?.[THREAD_STATE_KEY] as ContextState | undefined);
+      feed = {
+        context,
+        bridge: new DigestBridge(context.toJSON().working.map((m) => m.id)),
+        ...(memory ? { memory } : {}),
+      };
+      feeds.set(key, feed);
+      if (feeds.size > MAX_THREADS) feeds.delete(feeds.keys().next().value as string);
+    }
+    return thread ? { feed, thread } : { feed };
+  };
+
+  /** Writes the context's state to the thread's metadata, keeping the other keys. */
+  const save = async (feed: ThreadFeed, thread: string | undefined) => {
+    if (!thread || !feed.memory) return;
+    const current = await feed.memory.getThreadById({ threadId: thread });
+    if (!current) return;
+    await feed.memory.updateThread({
+      id: thread,
+      title: current.title ?? '',
+      metadata: { ...current.metadata, [THREAD_STATE_KEY]: feed.context.toJSON() },
+    });
+  };
+
   return {
     id: 'ctxkit',
     name: 'ctxkit context',
-    async processLLMRequest({ prompt, model }) {
+    /** Changes nothing: hands the step's tools (zod, Standard Schema or JSON Schema) to the request hook. */
+    processInputStep({ tools, state }) {
+      if (tools && ownTools === undefined) state[TOOLS_KEY] = toolsOf(tools);
+      return undefined;
+    },
+    async processLLMRequest(args) {
+      const { prompt, model } = args;
+      const tools = await (ownTools ?? (args.state?.[TOOLS_KEY] as Promise<JsonValue[]> | undefined) ?? []);
+      const { feed, thread } = await feedFor(args);
+      last = feed;
       dialect = dialectOf(providerOf(model));
       const system = (prompt as unknown as ModelMessage[])
         .filter((m) => m.role === 'system')
         .map((m) => m.content as string)
         .join('\n\n');
       const rest = (prompt as unknown as ModelMessage[]).filter((m) => m.role !== 'system');
-      const { messages, back } = bridge.neutral(rest);
-      const run: PipelineRun = await context.prepare(messages, {
+      const { messages, back } = feed.bridge.neutral(rest);
+      const run: PipelineRun = await feed.context.prepare(messages, {
         ...(system ? { system } : {}),
-        tools: await ownTools,
+        tools,
         ...(dialect ? { dialect } : {}),
       });
       options.onRun?.(run);
+      await save(feed, thread);
       const systems = (prompt as unknown as ModelMessage[]).filter((m) => m.role === 'system');
-      return { prompt: [...systems, ...bridge.model(run.send, back)] as unknown as LLMRequestPrompt };
+      return { prompt: [...systems, ...feed.bridge.model(run.send, back)] as unknown as LLMRequestPrompt };
     },
-    async processAPIError({ error }) {
-      if (!isContextOverflowError(error)) return undefined;
-      const run = await context.recoverOverflow(error, dialect ? { dialect } : {});
+    async processAPIError(args) {
+      if (!isContextOverflowError(args.error)) return undefined;
+      const thread = threadOf(args);
+      const feed = feeds.get(thread ?? '') ?? last;
+      if (!feed) return undefined;
+      const run = await feed.context.recoverOverflow(args.error, dialect ? { dialect } : {});
       options.onRun?.(run);
+      await save(feed, thread);
       return { retry: run.retry };
     },
   };

@@ -6,3 +6,4 @@ export * from './from-agent-items.ts';
 export * from './input-filter.ts';
 export * from './session.ts';
 export * from './to-agent-items.ts';
+export * from './tools.ts';

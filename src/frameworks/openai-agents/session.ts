@@ -15,10 +15,13 @@ import type { AgentInputItem, Session } from '@openai/agents';
 import { type ContextOptions, createContext, type IncrementalContext } from '../../core/index.ts';
 import { fromAgentInputItems } from './from-agent-items.ts';
 import { toAgentInputItems } from './to-agent-items.ts';
+import { agentToolDefinitions } from './tools.ts';
 
 export type CtxkitSessionOptions = ContextOptions & {
   /** Instructions counted with the history (the agent's own `instructions`). */
   system?: string;
+  /** The agent's tools (`agent.tools`), counted with the history: a session is not handed them. */
+  tools?: readonly unknown[];
 };
 
 export interface CtxkitSession extends Session {
@@ -38,7 +41,8 @@ function fromBoundary(items: AgentInputItem[]): AgentInputItem[] {
 }
 
 export function ctxkitSession(inner: Session, options: CtxkitSessionOptions = {}): CtxkitSession {
-  const { system, ...contextOptions } = options;
+  const { system, tools: agentTools, ...contextOptions } = options;
+  const tools = agentToolDefinitions(agentTools);
   let context = createContext({ dialect: 'responses', ...contextOptions });
   return {
     inner,
@@ -49,7 +53,10 @@ export function ctxkitSession(inner: Session, options: CtxkitSessionOptions = {}
     async getItems(limit?: number) {
       const raw = fromBoundary(await inner.getItems());
       if (raw.length === 0) return [];
-      const run = await context.prepare(fromAgentInputItems(raw), system !== undefined ? { system } : {});
+      const run = await context.prepare(fromAgentInputItems(raw), {
+        ...(system !== undefined ? { system } : {}),
+        tools,
+      });
       const view = toAgentInputItems(run.send);
       return limit !== undefined && limit >= 0 ? view.slice(Math.max(0, view.length - limit)) : view;
     },

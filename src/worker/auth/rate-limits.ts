@@ -7,6 +7,7 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/context.ts';
+import { limitResponse } from '../limits/limit-response.ts';
 
 /** The binding's interface (`RateLimit` in @cloudflare/workers-types). */
 export interface RateLimiter {
@@ -36,11 +37,5 @@ export async function overLimit(
 /** The 429: the provider's shape on its proxy routes, ctxkit's elsewhere. */
 export function rateLimited(c: Context<AppEnv>, which: 'key' | 'tenant'): Response {
   const message = `too many requests for this ${which === 'key' ? 'API key' : 'tenant'}; retry after ${RETRY_AFTER_SECONDS} s`;
-  const path = c.req.path;
-  const body = path.startsWith('/v1/proxy/anthropic/')
-    ? { type: 'error', error: { type: 'rate_limit_error', message } }
-    : path.startsWith('/v1/proxy/openai/')
-      ? { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } }
-      : { error: { code: 'rate_limited', message, path: null } };
-  return c.json(body, 429, { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  return limitResponse(c.req.path, { code: 'rate_limited', message, retryAfterSeconds: RETRY_AFTER_SECONDS });
 }

@@ -4,15 +4,9 @@
  * first appended), counted, never stored.
  */
 import * as z from 'zod';
-import {
-  fromAnthropic,
-  type JsonValue,
-  jsonValueSchema,
-  type Message,
-  parseWith,
-  toAnthropic,
-} from '../../core/index.ts';
+import { fromAnthropic, type JsonValue, type Message, parseWith, toAnthropic } from '../../core/index.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -21,7 +15,7 @@ const requestSchema = z.looseObject({
   messages: z.array(z.unknown()).min(1, 'at least one message'),
   system: z.union([z.string(), z.array(textBlock)]).optional(),
   stream: z.boolean().nullish(),
-  tools: z.array(jsonValueSchema).nullish(),
+  tools: requestToolsSchema.nullish(),
 });
 
 /** @default the API version the SDKs send */

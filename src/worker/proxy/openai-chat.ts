@@ -6,20 +6,20 @@ import * as z from 'zod';
 import {
   fromOpenAI,
   type JsonValue,
-  jsonValueSchema,
   type Message,
   messageText,
   parseWith,
   toOpenAI,
 } from '../../core/index.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const requestSchema = z.looseObject({
   model: z.string().min(1, 'must name a model'),
   messages: z.array(z.unknown()).min(1, 'at least one message'),
   stream: z.boolean().nullish(),
-  tools: z.array(jsonValueSchema).nullish(),
+  tools: requestToolsSchema.nullish(),
 });
 
 const PASS_HEADERS = ['openai-organization', 'openai-project', 'openai-beta', 'accept'] as const;

@@ -9,7 +9,6 @@ import * as z from 'zod';
 import {
   CtxError,
   fromResponses,
-  jsonValueSchema,
   type Message,
   messageText,
   parseWith,
@@ -17,6 +16,7 @@ import {
   usageFromRecord,
 } from '../../core/index.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const requestSchema = z.looseObject({
@@ -24,7 +24,7 @@ const requestSchema = z.looseObject({
   input: z.union([z.string().min(1, 'must not be empty'), z.array(z.unknown()).min(1, 'at least one item')]),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),
-  tools: z.array(jsonValueSchema).nullish(),
+  tools: requestToolsSchema.nullish(),
   previous_response_id: z.string().nullish(),
 });
 

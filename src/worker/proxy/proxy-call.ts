@@ -369,10 +369,12 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     const ended = new Promise<StreamEnd>((resolve) => {
       settle = resolve;
     });
-    if (stub)
-      ctx.waitUntil(
-        ended.then((end) => record(end.answer, END_STATUS[end.outcome] ?? res.status)).catch(logFailure),
-      );
+    // Waited on with or without a session: the stream's end is where the call stops being in flight.
+    ctx.waitUntil(
+      ended
+        .then((end) => (stub ? record(end.answer, END_STATUS[end.outcome] ?? res.status) : undefined))
+        .catch(logFailure),
+    );
     const body = relayStream(res.body, {
       dialect: protocol.dialect,
       idleMs: leg.timeouts.idleMs,

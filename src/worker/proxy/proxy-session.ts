@@ -13,6 +13,7 @@ import {
   resolveWorkingContext,
   type SessionState,
   type StoredMessage,
+  sameSessionState,
   type WorkingContext,
 } from '../../core/index.ts';
 import { canAppendWithState } from '../../db/sql/sql-session-store.ts';
@@ -264,7 +265,7 @@ export async function proxyTurn(
   });
   timer.mark('prepare');
   const next = stateAfterRun(loaded, state, run);
-  const changed = JSON.stringify(next) !== JSON.stringify(base.state);
+  const changed = !sameSessionState(next, base.state);
   timer.mark('state');
   const afterSeq = staged ? staged.afterSeq + staged.messages.length : base.info.lastSeq;
   const record: CallRecord = {

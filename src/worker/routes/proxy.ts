@@ -8,6 +8,7 @@
 import type { Hono } from 'hono';
 import { CtxError } from '../../core/index.ts';
 import { type AppContext, type AppEnv, idParam } from '../http/context.ts';
+import { withCallLease } from '../limits/call-lease.ts';
 import { anthropicMessages } from '../proxy/anthropic-messages.ts';
 import { openAIChat } from '../proxy/openai-chat.ts';
 import { openAIResponses } from '../proxy/openai-responses.ts';
@@ -20,14 +21,14 @@ const CALL_RE = /^[0-9a-f-]{36}$/;
 
 function handle(protocol: Protocol) {
   return (c: AppContext) =>
-    proxyCall(
+    withCallLease(
       {
         env: c.env,
         tenant: c.get('tenant'),
         request: c.req.raw,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
       },
-      protocol,
+      (ctx) => proxyCall(ctx, protocol),
     );
 }
 

@@ -22,6 +22,7 @@ import {
   type SessionState,
   type SessionStore,
   type StageReport,
+  sameSessionState,
   toWorkingContext,
 } from '../../core/index.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
@@ -126,7 +127,7 @@ async function persistRun(
   run: PipelineRun,
 ) {
   const next = stateAfterRun(loaded, state, run);
-  if (JSON.stringify(next) !== JSON.stringify(loaded.state)) {
+  if (!sameSessionState(next, loaded.state)) {
     await deps.sessions.setState(key.tenant, key.session, next);
     afterSetState(deps.cache, next, deps.clock.now());
   }

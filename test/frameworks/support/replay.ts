@@ -41,6 +41,8 @@ export interface Replay {
   /** Recorded output of every call of the turn, by call id. */
   outputs: Map<string, string | JsonValue>;
   tools: string[];
+  /** Every message of the trajectory after the prompt (the turn's steps, their results, what followed). */
+  rest: Message[];
 }
 
 /** The longest Claude Code session, cut at its last user message (after 60+ messages) followed by `minSteps` tool steps. */
@@ -68,7 +70,15 @@ export function loadReplay(minSteps = 10): Replay {
     const tools = [
       ...new Set(steps.flatMap((s) => s.parts.flatMap((p) => (p.type === 'tool-call' ? [p.name] : [])))),
     ];
-    return { name: file, history: messages.slice(0, u), prompt: messages[u]!, steps, outputs, tools };
+    return {
+      name: file,
+      history: messages.slice(0, u),
+      prompt: messages[u]!,
+      steps,
+      outputs,
+      tools,
+      rest: messages.slice(u + 1),
+    };
   }
   throw new Error(`no user turn with ${minSteps} tool steps in ${file}`);
 }

@@ -16,18 +16,23 @@ export function bundleWorker(): Promise<string> {
     mkdirSync(dir, { recursive: true });
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'worker.mjs');
-    await build({
-      entryPoints: [join(ROOT, 'src/worker/index.ts')],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['workerd', 'worker', 'browser'],
-      external: ['cloudflare:*', 'node:*'],
-      logLevel: 'error',
-    });
+    await bundleWorkerFrom(ROOT, outfile);
     return outfile;
   })();
   return pending;
+}
+
+/** The Worker of the source tree under `root` (`src/worker/index.ts`) bundled into `outfile`, as wrangler does. */
+export async function bundleWorkerFrom(root: string, outfile: string): Promise<void> {
+  await build({
+    entryPoints: [join(root, 'src/worker/index.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['cloudflare:*', 'node:*'],
+    logLevel: 'error',
+  });
 }

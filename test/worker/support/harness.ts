@@ -23,8 +23,14 @@ export interface WorkerOptions {
   fakeAi?: boolean;
   /** Receives the runtime's stdout and stderr (the Worker's console output), chunk by chunk. */
   onLog?: (text: string) => void;
+  /** Bind the per-tenant object (`TENANTS`: calls in flight, stored bytes). @default true */
+  tenantLimits?: boolean;
   /** Rate limiting bindings, as `[[ratelimits]]` in wrangler.toml. @default none (limits off) */
   ratelimits?: Record<string, { simple: { limit: number; period?: 10 | 60 } }>;
+  /** A Worker bundled elsewhere (e.g. from an earlier commit: `npm run bench:proxy -- --before REF`). @default this tree's */
+  scriptPath?: string;
+  /** Open workerd's inspector on this port (a CPU profile of the Worker: `npm run bench:proxy -- --profile`). */
+  inspectorPort?: number;
 }
 
 /** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
@@ -55,7 +61,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
-  const scriptPath = await bundleWorker();
+  const scriptPath = options.scriptPath ?? (await bundleWorker());
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'ctxkit-worker-'));
   const worker = {
     name: 'ctxkit',
@@ -65,7 +71,10 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     compatibilityDate: '2025-09-01',
     compatibilityFlags: ['enable_request_signal'],
     d1Databases: { DB: 'ctxkit-test' },
-    durableObjects: { SESSIONS: { className: 'SessionObject', useSQLite: true } },
+    durableObjects: {
+      SESSIONS: { className: 'SessionObject', useSQLite: true },
+      ...(options.tenantLimits === false ? {} : { TENANTS: { className: 'TenantObject', useSQLite: true } }),
+    },
     r2Buckets: ['BLOBS'],
     bindings: { MAX_BODY_BYTES: '65536', ...options.bindings },
     ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
@@ -73,6 +82,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
   const onLog = options.onLog;
   const mf = new Miniflare({
     host: '127.0.0.1',
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     ...(onLog
       ? {
           handleRuntimeStdio(stdout: Readable, stderr: Readable) {

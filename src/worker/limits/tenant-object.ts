@@ -1,0 +1,172 @@
+/**
+ * One Durable Object per tenant (`TENANTS`, `idFromName(tenant)`): the counters of the tenant's
+ * limits that must be exact across isolates (docs/decisions/0009-service-limits.md).
+ *
+ * - **Calls in flight**, per session and per tenant, as leases: a call takes one before it reaches
+ *   its session or the upstream and gives it back when it ends. Both limits are checked in one step,
+ *   so two calls never both take the last place. A lease whose call never gives it back (its isolate
+ *   died) expires `leaseMs` after its last renewal. Leases are kept in memory and mirrored in the
+ *   object's storage, read back when it starts, so an object evicted between a call's start and end
+ *   still counts it; the mirror's writes do not hold the answer back.
+ * - **Stored bytes**: the total counted from D1 and R2 (`stored-bytes.ts`) at most every
+ *   `recountMs`, plus the bytes of the writes let through since; a write that would pass the cap is
+ *   refused. The first count is awaited; later ones run while the last total is used.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.ts';
+import { storedBytes } from './stored-bytes.ts';
+
+export interface LeaseRequest {
+  tenant: string;
+  lease: string;
+  /** The call's session; absent for a stateless call (counted for the tenant only). */
+  session?: string | undefined;
+  perSession: number;
+  perTenant: number;
+  leaseMs: number;
+  /** Also refuse when the tenant stores `storedBytes` or more (a session call writes its turn). */
+  storage?: { cap: number; recountMs: number } | undefined;
+}
+
+export type LeaseOutcome =
+  | { ok: true }
+  | { ok: false; limit: 'session' | 'tenant'; max: number }
+  | { ok: false; limit: 'storage'; max: number; used: number };
+
+export interface ReserveRequest {
+  tenant: string;
+  bytes: number;
+  cap: number;
+  recountMs: number;
+}
+
+export type ReserveOutcome = { ok: true; used: number } | { ok: false; used: number; max: number };
+
+export interface TenantUsage {
+  inFlight: number;
+  sessions: Record<string, number>;
+  stored: { bytes: number; countedAt: number };
+}
+
+interface Lease {
+  session: string;
+  until: number;
+}
+
+const LEASE = 'lease:';
+
+export class TenantObject extends DurableObject<Env> {
+  /** The leases, mirrored in storage (`lease:<id>`) and read back when the object starts. */
+  private readonly leases = new Map<string, Lease>();
+  private counted: { bytes: number; at: number } | undefined;
+  /** Bytes let through since the last count started. */
+  private added = 0;
+  private recount: Promise<void> | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const [key, lease] of await ctx.storage.list<Lease>({ prefix: LEASE }))
+        this.leases.set(key.slice(LEASE.length), lease);
+    });
+  }
+
+  // Lease writes do not wait for the storage to confirm them (`allowUnconfirmed`): the answer goes out
+  // at once, and what a crash could lose is one lease, a count one too low for a while.
+  private put(id: string, lease: Lease): void {
+    this.leases.set(id, lease);
+    void this.ctx.storage.put(LEASE + id, lease, { allowUnconfirmed: true });
+  }
+
+  private drop(ids: string[]): void {
+    if (ids.length === 0) return;
+    for (const id of ids) this.leases.delete(id);
+    for (let i = 0; i < ids.length; i += 128)
+      void this.ctx.storage.delete(
+        ids.slice(i, i + 128).map((id) => LEASE + id),
+        { allowUnconfirmed: true },
+      );
+  }
+
+  private expire(now: number): void {
+    this.drop([...this.leases].filter(([, l]) => l.until < now).map(([id]) => id));
+  }
+
+  async acquire(r: LeaseRequest): Promise<LeaseOutcome> {
+    if (r.storage) {
+      const used = await this.used(r.tenant, r.storage.recountMs);
+      if (used >= r.storage.cap) return { ok: false, limit: 'storage', max: r.storage.cap, used };
+    }
+    const now = Date.now();
+    const session = r.session ?? '';
+    // Expired leases are dropped only when they could stand in the way.
+    const over = () => {
+      let mine = 0;
+      for (const l of this.leases.values()) if (l.session === session) mine++;
+      if (this.leases.size >= r.perTenant) return 'tenant' as const;
+      if (session !== '' && mine >= r.perSession) return 'session' as const;
+      return undefined;
+    };
+    let limit = over();
+    if (limit) {
+      this.expire(now);
+      limit = over();
+    }
+    if (limit === 'tenant') return { ok: false, limit, max: r.perTenant };
+    if (limit === 'session') return { ok: false, limit, max: r.perSession };
+    this.put(r.lease, { session, until: now + r.leaseMs });
+    return { ok: true };
+  }
+
+  /** Keeps a running call's place for another `leaseMs`. */
+  async renew(lease: string, leaseMs: number): Promise<void> {
+    const l = this.leases.get(lease);
+    if (l) this.put(lease, { ...l, until: Date.now() + leaseMs });
+  }
+
+  async release(lease: string): Promise<void> {
+    this.drop([lease]);
+  }
+
+  /** Lets `bytes` through unless the tenant would then store more than `cap`. */
+  async reserve(r: ReserveRequest): Promise<ReserveOutcome> {
+    const used = await this.used(r.tenant, r.recountMs);
+    if (used + r.bytes > r.cap) return { ok: false, used, max: r.cap };
+    this.added += r.bytes;
+    return { ok: true, used: used + r.bytes };
+  }
+
+  async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
+    const stored = await this.used(tenant, recountMs);
+    this.expire(Date.now());
+    const sessions: Record<string, number> = {};
+    for (const l of this.leases.values())
+      if (l.session !== '') sessions[l.session] = (sessions[l.session] ?? 0) + 1;
+    return {
+      inFlight: this.leases.size,
+      sessions,
+      stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
+    };
+  }
+  /** The counted total plus what was let through since; counts again when the count is stale. */
+  private async used(tenant: string, recountMs: number): Promise<number> {
+    const stale = !this.counted || Date.now() - this.counted.at >= recountMs;
+    if (stale && !this.recount) {
+      const before = this.added;
+      const at = Date.now();
+      this.recount = storedBytes(this.env, tenant)
+        .then((bytes) => {
+          this.counted = { bytes, at };
+          // What was let through while counting may be in the count or not: kept, to err on the safe side.
+          this.added -= before;
+        })
+        .finally(() => {
+          this.recount = undefined;
+        });
+      // A failed recount keeps the last total; the first one fails the request that awaits it.
+      this.recount.catch((e: unknown) => console.error('ctxkit limits: counting stored bytes failed:', e));
+    }
+    if (!this.counted && this.recount) await this.recount;
+    return (this.counted?.bytes ?? 0) + this.added;
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * The `tools` field of a proxied request body. The body comes from `JSON.parse`, so every element is
+ * a JSON value by construction: checking it against the recursive `jsonValueSchema` again walked and
+ * copied the whole tool list on every call (Claude Code resends some 20 tools, tens of KB of JSON
+ * Schema, each turn). The shape is still checked: an array, or absent.
+ */
+import * as z from 'zod';
+import type { JsonValue } from '../../core/index.ts';
+
+export const requestToolsSchema = z.array(z.unknown()) as unknown as z.ZodType<JsonValue[], unknown[]>;

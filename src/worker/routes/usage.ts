@@ -1,0 +1,34 @@
+/**
+ * `GET /v1/usage`: where the calling tenant stands against its limits — proxied calls in flight (per
+ * session and in all) and bytes stored — with each limit and the variable that sets it.
+ */
+import type { Hono } from 'hono';
+import { CtxError } from '../../core/index.ts';
+import type { AppEnv } from '../http/context.ts';
+import { LIMIT_VARS, limitsBound, tenantLimits } from '../limits/limit-config.ts';
+import { tenantStub } from '../limits/tenant-stub.ts';
+
+export function usageRoutes(app: Hono<AppEnv>): void {
+  app.get('/v1/usage', async (c) => {
+    if (!limitsBound(c.env))
+      throw new CtxError('not_found', 'this deployment keeps no tenant limits (no TENANTS binding)', {
+        path: 'url',
+      });
+    const limits = tenantLimits(c.env);
+    const usage = await tenantStub(c.env, c.get('tenant')).usage(c.get('tenant'), limits.recountMs);
+    return c.json({
+      inFlight: {
+        calls: usage.inFlight,
+        sessions: usage.sessions,
+        perTenant: { max: limits.inFlightPerTenant, name: LIMIT_VARS.inFlightPerTenant },
+        perSession: { max: limits.inFlightPerSession, name: LIMIT_VARS.inFlightPerSession },
+      },
+      stored: {
+        bytes: usage.stored.bytes,
+        countedAt: usage.stored.countedAt,
+        max: limits.storedBytes,
+        name: LIMIT_VARS.storedBytes,
+      },
+    });
+  });
+}

@@ -1,0 +1,197 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { freePort } from '../support/free-port.ts';
+import { printedExports, type RunnableBlock, runnableBlocks } from '../support/runnable-blocks.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const blocksByPage = new Map(
+  pages.map((page) => [page, runnableBlocks(page, readFileSync(join(root, page), 'utf8'))] as const),
+);
+
+describe('runnableBlocks', () => {
+  it('returns each marked shell block with its mode and line when the marker sits above the fence', () => {
+    const md = [
+      '# t',
+      '<!-- runnable -->',
+      '```sh',
+      'echo hi',
+      '```',
+      '',
+      '```sh',
+      'not marked',
+      '```',
+      '<!-- runnable: background -->',
+      '```sh',
+      'npm start',
+      '```',
+    ].join('\n');
+    expect(runnableBlocks('t.md', md)).toEqual([
+      { file: 't.md', line: 3, mode: 'run', script: 'echo hi' },
+      { file: 't.md', line: 11, mode: 'background', script: 'npm start' },
+    ]);
+  });
+
+  it('throws naming the page and line when a marker is not above a shell block', () => {
+    expect(() => runnableBlocks('t.md', 'a\n<!-- runnable -->\ntext')).toThrow('t.md:2');
+    expect(() => runnableBlocks('t.md', '<!-- runnable -->\n```ts\nx\n```')).toThrow('shell block');
+    expect(() => runnableBlocks('t.md', '<!-- runnable: later -->\n```sh\nx\n```')).toThrow(
+      'unknown runnable mode',
+    );
+  });
+});
+
+describe('printedExports', () => {
+  it('reads the export lines a service printed when they stand alone', () => {
+    expect(printedExports('ctxkit: key\n\n  export CTXKIT_KEY=ctx_ab_cd\n  curl x\n')).toEqual({
+      CTXKIT_KEY: 'ctx_ab_cd',
+    });
+  });
+});
+
+interface PageRun {
+  servicePort: number;
+  persistTo: string;
+  fake: FakeProvider;
+}
+
+/**
+ * The block as the test runs it: the documented ports become free ones (8787 the service, 11434 the
+ * local OpenAI-compatible server, played by the fake provider) and `npm start` gets a fresh state
+ * folder, so that a service already running on the machine neither collides nor is touched.
+ */
+function localize(script: string, run: PageRun): string {
+  const fakeHost = new URL(run.fake.openaiBase).host;
+  return script
+    .replace(
+      /\bnpm start(?: --)?(?=\s|$)/g,
+      `npm start -- --port ${run.servicePort} --persist-to ${run.persistTo}`,
+    )
+    .replaceAll('127.0.0.1:11434', fakeHost)
+    .replaceAll('localhost:11434', fakeHost)
+    .replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `127.0.0.1:${run.servicePort}`);
+}
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  // What the page must set itself is not inherited from the machine running the test.
+  for (const name of ['CTXKIT_KEY', 'CTXKIT_URL', 'CTXKIT_SESSION']) if (!(name in extra)) delete env[name];
+  return env;
+}
+
+function runBlock(block: RunnableBlock, script: string, vars: Record<string, string>) {
+  return new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: root, env: cleanEnv(vars) });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: `${block.file}:${block.line}\n$ ${script}\n${output}` });
+    });
+  });
+}
+
+/** Starts a background block (its own process group) and waits until it says it is ready. */
+function startBlock(block: RunnableBlock, script: string, vars: Record<string, string>) {
+  const child = spawn('bash', ['-e', '-c', script], { cwd: root, env: cleanEnv(vars), detached: true });
+  let output = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready after 120 s:\n${output}`)), 120_000);
+    const seen = (d: Buffer) => {
+      output += d;
+      if (/ready on /.test(output)) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${block.file}:${block.line}: exited ${code} before ready:\n${output}`));
+    });
+  });
+  return { child, ready };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+      resolve();
+    }, 8000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      resolve();
+    }
+  });
+}
+
+describe('runnable command blocks of README.md and docs/*.md', () => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider({ port: 0 });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it('marks the README quick start and the proxy set-up runnable when the pages are read', () => {
+    const readme = blocksByPage.get('README.md') ?? [];
+    expect(readme.some((b) => b.mode === 'background' && /^npm start\b/m.test(b.script))).toBe(true);
+    expect(readme.some((b) => b.mode === 'run' && b.script.includes('/v1/sessions'))).toBe(true);
+    const proxy = blocksByPage.get('docs/proxy.md') ?? [];
+    expect(
+      proxy.some((b) => b.mode === 'background' && b.script.includes('--var UPSTREAM_OPENAI_BASE_URL')),
+    ).toBe(true);
+    expect(proxy.some((b) => b.mode === 'run' && b.script.includes('examples/proxy-openai.ts'))).toBe(true);
+  });
+
+  for (const [page, blocks] of blocksByPage) {
+    if (blocks.length === 0) continue;
+    it(`runs every runnable block of ${page} in order and each exits 0`, { timeout: 300_000 }, async () => {
+      const run: PageRun = {
+        servicePort: await freePort(),
+        persistTo: mkdtempSync(join(tmpdir(), 'ctxkit-docs-')),
+        fake,
+      };
+      const services: ChildProcess[] = [];
+      const vars: Record<string, string> = {};
+      try {
+        for (const block of blocks) {
+          const script = localize(block.script, run);
+          if (block.mode === 'background') {
+            const { child, ready } = startBlock(block, script, vars);
+            services.push(child);
+            Object.assign(vars, printedExports(await ready));
+            continue;
+          }
+          const result = await runBlock(block, script, vars);
+          expect(result.code, result.output).toBe(0);
+        }
+      } finally {
+        await Promise.all(services.map(stop));
+        rmSync(run.persistTo, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -1,0 +1,315 @@
+/**
+ * Proxied calls in flight per session (1 here) and per tenant (2 here), counted by the tenant's
+ * Durable Object and given back on every way a call ends; and the stored-bytes cap per tenant
+ * (16 KiB here, counted again every second). Leases last 2 s unless renewed. Driven against the bundled Worker in Miniflare with the
+ * fake provider misbehaving on demand; upstream timeouts are 300 ms.
+ */
+import { type IncomingMessage, request } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tenantLimits } from '../../src/worker/limits/limit-config.ts';
+import { type FakeProvider, type ProviderReply, startFakeProvider } from '../support/fake-provider-server.ts';
+import { client, type Loose } from './support/client.ts';
+import { type RunningWorker, startWorker } from './support/harness.ts';
+
+const OPENAI = '/v1/proxy/openai/chat/completions';
+const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+
+let w: RunningWorker;
+let fake: FakeProvider;
+
+beforeAll(async () => {
+  fake = await startFakeProvider({ port: 0 });
+  w = await startWorker({
+    bindings: {
+      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
+      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+      UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789',
+      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300',
+      UPSTREAM_IDLE_TIMEOUT_MS: '300',
+      MAX_IN_FLIGHT_PER_SESSION: '1',
+      MAX_IN_FLIGHT_PER_TENANT: '2',
+      MAX_STORED_BYTES_PER_TENANT: '16384',
+      STORED_BYTES_RECOUNT_SECONDS: '1',
+      IN_FLIGHT_LEASE_SECONDS: '3',
+    },
+  });
+});
+afterAll(async () => {
+  await w?.dispose();
+  await fake?.close();
+});
+beforeEach(() => {
+  fake.reset();
+});
+
+const ask = (content: string, stream = false) => ({
+  model: 'gpt-4o',
+  stream,
+  messages: [{ role: 'user', content }],
+});
+const chunk = (text: string) =>
+  `data: ${JSON.stringify({ id: 'c1', model: 'gpt-4o', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+
+function post(
+  key: string,
+  path: string,
+  json: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
+  const auth = path === ANTHROPIC ? { headers: { 'x-api-key': key, ...headers } } : { key, headers };
+  return w.request(path, { method: 'POST', ...auth, json, ...(signal ? { signal } : {}) });
+}
+
+async function until(check: () => Promise<boolean>, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+async function usage(key: string): Promise<Loose> {
+  return (await client(w, key).get('/v1/usage')).body;
+}
+
+/** Waits until the provider has received `n` requests (the calls hold their places by then). */
+const received = (n: number) => until(async () => fake.requests.length >= n, `${n} upstream requests`);
+const allReleased = (key: string) =>
+  until(async () => (await usage(key)).inFlight.calls === 0, 'every call released');
+
+describe('withCallLease', () => {
+  it("refuses a session's second call in flight with 429, Retry-After and the provider's shape", async () => {
+    const key = await w.createKey('one-session');
+    fake.script({ kind: 'hang' });
+    const first = post(key, OPENAI, ask('slow'), { 'x-ctxkit-session': 's1' });
+    await received(1);
+    const second = await post(key, OPENAI, ask('again'), { 'x-ctxkit-session': 's1' });
+    expect([second.status, second.headers.get('retry-after')]).toEqual([429, '1']);
+    expect(await second.json()).toMatchObject({
+      error: {
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        message: expect.stringContaining('MAX_IN_FLIGHT_PER_SESSION'),
+      },
+    });
+    // Another session of the tenant is served meanwhile.
+    expect((await post(key, OPENAI, ask('other'), { 'x-ctxkit-session': 's2' })).status).toBe(200);
+    expect((await first).status).toBe(504);
+    await allReleased(key);
+    expect((await post(key, OPENAI, ask('now'), { 'x-ctxkit-session': 's1' })).status).toBe(200);
+  });
+
+  it("refuses a tenant's third call in flight while another tenant is served", async () => {
+    const key = await w.createKey('busy');
+    const calm = await w.createKey('calm');
+    fake.script({ kind: 'hang' }, { kind: 'hang' });
+    const hanging = [post(key, OPENAI, ask('a'), { 'x-ctxkit-session': 'a' }), post(key, OPENAI, ask('b'))];
+    await received(2);
+    const third = await post(
+      key,
+      ANTHROPIC,
+      { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'c' }] },
+      { 'x-ctxkit-session': 'c' },
+    );
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: expect.stringContaining('MAX_IN_FLIGHT_PER_TENANT') },
+    });
+    expect((await usage(key)).inFlight).toMatchObject({ calls: 2, sessions: { a: 1 } });
+    expect((await post(calm, OPENAI, ask('hi'), { 'x-ctxkit-session': 'a' })).status).toBe(200);
+    expect((await Promise.all(hanging)).map((r) => r.status)).toEqual([504, 504]);
+    await allReleased(key);
+  });
+
+  const ends: Array<[string, ProviderReply, boolean, number]> = [
+    ['a whole answer', { kind: 'answer', text: 'done' }, false, 200],
+    ['a whole stream', { kind: 'answer', text: 'streamed answer', chunks: 4 }, true, 200],
+    ['an upstream 500', { kind: 'status', status: 500, message: 'boom' }, false, 500],
+    ['a first-byte timeout', { kind: 'hang' }, false, 504],
+    ['a stream that stalls (idle timeout)', { kind: 'events', events: [chunk('a')], end: false }, true, 200],
+    ['a stream cut before its end', { kind: 'events', events: [chunk('a'), chunk('b')] }, true, 200],
+  ];
+  it.each(ends)('gives the place back after %s', async (_, reply, stream, status) => {
+    const key = await w.createKey(`ends-${ends.findIndex((e) => e[1] === reply)}`);
+    fake.script(reply);
+    const res = await post(key, OPENAI, ask('go', stream), { 'x-ctxkit-session': 's' });
+    expect(res.status).toBe(status);
+    await res.text();
+    await allReleased(key);
+    fake.script({ kind: 'answer', text: 'next' });
+    expect((await post(key, OPENAI, ask('next'), { 'x-ctxkit-session': 's' })).status).toBe(200);
+  });
+
+  // Miniflare drops the call's work when its client disconnects (request.signal does not fire there,
+  // unlike on Cloudflare, where the relay ends the call and gives the place back at once): the place
+  // is forgotten when its lease runs out, and the upstream is cancelled with the call.
+  it('forgets the place of a call whose client went away mid-stream within its lease', async () => {
+    const key = await w.createKey('leaver');
+    // A 10 s stream: the place must come back long before it would have ended.
+    const events = Array.from({ length: 200 }, (_, i) => chunk(`t${i} `));
+    fake.script({ kind: 'events', events, everyMs: 50 });
+    const req = request(new URL(OPENAI, w.url), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'x-ctxkit-session': 's',
+      },
+    });
+    req.end(JSON.stringify(ask('long', true)));
+    const res = await new Promise<IncomingMessage>((resolve) => req.on('response', resolve));
+    await new Promise((resolve) => res.once('data', resolve));
+    const left = Date.now();
+    req.destroy();
+    await allReleased(key);
+    expect(Date.now() - left).toBeLessThan(3500);
+    await until(async () => fake.streams[0]?.closedEarly === true, 'the upstream stream cancelled');
+  });
+
+  it('keeps the place of a call that waits for its first byte longer than its lease', async () => {
+    const key = await w.createKey('long-wait');
+    fake.script({ kind: 'delay', ms: 4500, reply: { kind: 'answer', text: 'late' } });
+    const res = post(key, OPENAI, ask('slow'), {
+      'x-ctxkit-session': 's',
+      'x-ctxkit-first-byte-timeout-ms': '10000',
+    });
+    await new Promise((r) => setTimeout(r, 3800));
+    expect((await usage(key)).inFlight.calls).toBe(1);
+    expect((await res).status).toBe(200);
+    await allReleased(key);
+  });
+});
+
+describe('tenantLimits', () => {
+  it('names a variable out of its bounds as a configuration error', () => {
+    expect(() => tenantLimits({ MAX_IN_FLIGHT_PER_TENANT: '0' } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_config', path: 'MAX_IN_FLIGHT_PER_TENANT' }),
+    );
+    expect(() => tenantLimits({ MAX_STORED_BYTES_PER_TENANT: '12k' } as never)).toThrow(/from 1024 to/);
+    expect(tenantLimits({ IN_FLIGHT_LEASE_SECONDS: '30' } as never)).toMatchObject({
+      leaseMs: 30_000,
+      inFlightPerSession: 16,
+    });
+  });
+});
+
+describe('storageGate', () => {
+  const big = (i: number) => ({
+    format: 'openai',
+    messages: [{ role: 'user', content: `${i} ${'x'.repeat(6000)}` }],
+  });
+
+  it('refuses a tenant over its stored bytes while another tenant is served, losing nothing stored', async () => {
+    const key = await w.createKey('hoarder');
+    const hoarder = client(w, key);
+    const modest = client(w, await w.createKey('modest'));
+    expect((await hoarder.post('/v1/sessions', { id: 'h' })).status).toBe(201);
+    let acknowledged = 0;
+    let refused: Loose;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const res = await w.request('/v1/sessions/h/messages', { method: 'POST', key, json: big(i) });
+      if (res.status === 201) acknowledged++;
+      else refused = { status: res.status, retry: res.headers.get('retry-after'), body: await res.json() };
+    }
+    expect(acknowledged).toBeGreaterThanOrEqual(1);
+    expect(refused).toMatchObject({
+      status: 429,
+      retry: '1',
+      body: {
+        error: { code: 'storage_quota_exceeded', limit: { name: 'MAX_STORED_BYTES_PER_TENANT', max: 16384 } },
+      },
+    });
+    expect((await hoarder.get('/v1/sessions/h/messages')).body.messages).toHaveLength(acknowledged);
+    expect((await modest.post('/v1/sessions', { id: 'm' })).status).toBe(201);
+    expect((await modest.post('/v1/sessions/m/messages', big(0))).status).toBe(201);
+  });
+
+  it("refuses a proxied call with a session in each provider's shape, and serves one without", async () => {
+    const key = await w.createKey('proxy-hoarder');
+    const api = client(w, key);
+    await api.post('/v1/sessions', { id: 'p' });
+    for (let i = 0; i < 3; i++) await api.post('/v1/sessions/p/messages', big(i));
+    // Past the next recount, the proxy sees the total the appends left.
+    await until(async () => (await usage(key)).stored.bytes > 16384, 'the tenant counted over its cap');
+    const withSession = await post(key, OPENAI, ask('hi'), { 'x-ctxkit-session': 'p' });
+    expect(withSession.status).toBe(429);
+    expect(await withSession.json()).toMatchObject({
+      error: { type: 'insufficient_quota', code: 'insufficient_quota' },
+    });
+    const anthropic = await post(
+      key,
+      ANTHROPIC,
+      { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-ctxkit-session': 'p' },
+    );
+    expect([anthropic.status, await anthropic.json()]).toEqual([
+      429,
+      { type: 'error', error: expect.objectContaining({ type: 'rate_limit_error' }) },
+    ]);
+    expect((await post(key, OPENAI, ask('hi'))).status).toBe(200);
+  });
+
+  it('lets writes in again once the tenant deleted enough and the total was counted again', async () => {
+    const key = await w.createKey('cleaner');
+    const api = client(w, key);
+    await api.post('/v1/sessions', { id: 'c' });
+    let status = 201;
+    for (let i = 0; i < 10 && status === 201; i++)
+      status = (await api.post('/v1/sessions/c/messages', big(i))).status;
+    expect(status).toBe(429);
+    expect((await api.delete('/v1/sessions/c')).status).toBe(204);
+    await until(
+      async () => (await api.post('/v1/sessions', { id: 'd' })).status === 201,
+      'a write let in again',
+    );
+  });
+});
+
+describe('TenantObject', () => {
+  it('still counts, after a restart of the runtime, a call the restart cut, until its lease runs out', async () => {
+    const first = await startWorker({
+      bindings: {
+        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+        UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+        IN_FLIGHT_LEASE_SECONDS: '4',
+        MAX_IN_FLIGHT_PER_SESSION: '1',
+      },
+    });
+    const key = await first.createKey('restarted');
+    fake.script({ kind: 'hang' });
+    const cut = first
+      .request(OPENAI, { method: 'POST', key, headers: { 'x-ctxkit-session': 's' }, json: ask('x') })
+      .catch(() => undefined);
+    await received(1);
+    await first.dispose({ keepState: true });
+    await cut;
+    const again = await startWorker({
+      persistDir: first.persistDir,
+      migrate: false,
+      bindings: {
+        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+        UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+        IN_FLIGHT_LEASE_SECONDS: '4',
+        MAX_IN_FLIGHT_PER_SESSION: '1',
+      },
+    });
+    try {
+      const api = client(again, key);
+      const held = await api.get('/v1/usage');
+      expect(held.body.inFlight.sessions).toEqual({ s: 1 });
+      // The session's one place is still taken; a stateless call of the tenant is served.
+      expect((await api.post(OPENAI, ask('y'))).status).toBe(200);
+      await until(
+        async () => (await api.get('/v1/usage')).body.inFlight.calls === 0,
+        'the lease expired',
+        8000,
+      );
+    } finally {
+      await again.dispose();
+    }
+  });
+});
