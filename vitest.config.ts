@@ -22,6 +22,15 @@ export default defineConfig({
         },
       },
       {
+        // The context view in Debian's chromium (playwright-core) against `npm start`; skips without chromium.
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 240_000,
+        },
+      },
+      {
         test: {
           name: 'portability',
           include: ['test/portability/**/*.test.ts'],

@@ -101,6 +101,8 @@ ctxkit: development API key for tenant "${TENANT}" (stored hashed; kept in .wran
 
   export CTXKIT_KEY=${key}
   curl -s -H "authorization: Bearer $CTXKIT_KEY" http://${host}:${port}/v1/sessions
+
+ctxkit: the context view (sessions, calls, memories): http://${host}:${port}/ui — sign in there with the key above.
 `);
 console.log(
   hasAdminToken

@@ -135,8 +135,9 @@ function previewOf(m: Message, length = 120): string {
 function split(m: Message, total: number, counter: TokenCounter): Map<Category, number> {
   const out = new Map<Category, number>();
   const whole = wholeCategory(m);
-  if (whole || m.parts.length === 0) {
-    out.set(whole ?? 'text', total);
+  if (whole || m.parts.length <= 1) {
+    // One part holds the whole count: no need to size it again.
+    out.set(whole ?? (m.parts[0] ? partCategory(m.parts[0]) : 'text'), total);
     return out;
   }
   const sizes = m.parts.map((p) => partSize(p, counter));

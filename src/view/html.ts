@@ -38,6 +38,7 @@ export const CATEGORY_COLOURS: Record<string, string> = {
 export const PAGE_CSS = `
 :root{color-scheme:light;--fg:#1a1a1a;--muted:#4a4a4a;--line:#c8c8c8;--bg:#fff;--accent:#1f5fbf}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}
 :focus-visible{outline:3px solid #ff8c00;outline-offset:2px}
@@ -53,11 +54,15 @@ h2{font-size:16px;margin:16px 0 8px}
 .bar .seg{height:100%;min-width:1px}
 .bar .mark{position:absolute;top:-6px;bottom:-6px;width:0;border-left:2px dashed var(--fg)}
 .bar .mark span{position:absolute;left:4px;font-size:12px;line-height:14px;white-space:nowrap;color:var(--fg)}
+.bar .mark-end span{left:auto;right:4px}
 .bar .mark-warn span{top:-46px}.bar .mark-compact span{top:-32px}.bar .mark-block span{top:-18px}
 .marks{height:46px}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 .level-ok{color:#1e6b1e}.level-warn{color:#8a5a00}.level-compact{color:#b3261e}.level-block{color:#8b0000;font-weight:700}
 .scroll{overflow-x:auto}
+/* Long lists (a 1,000-message session): fixed columns, laid out only when scrolled near. */
+.long{content-visibility:auto;contain-intrinsic-size:auto 2000px}
+.long table{table-layout:fixed}.long th.num{width:6em}.long th.id{width:10em}.long th.preview{width:38%}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600}
@@ -70,6 +75,10 @@ tr.changed td{background:#fff4e5}
 input,select,button{font:inherit;padding:4px 8px;border:1px solid var(--fg);border-radius:3px;background:#fff;color:var(--fg)}
 button{cursor:pointer}
 .tabs{display:flex;gap:4px;flex-wrap:wrap}
+.tabs a[aria-current=page]{font-weight:700}
+.note{padding:6px 10px;border-left:4px solid var(--accent);background:#eef3fb}.note.bad{border-color:#b3261e;background:#fdeceb}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:8px;border:1px solid var(--line);max-height:50vh;overflow:auto}
+details summary{cursor:pointer}
 @media (max-width:640px){
   main{padding:8px}
   td.preview,th.preview,td.id,th.id{display:none}
@@ -77,9 +86,12 @@ button{cursor:pointer}
 }
 `;
 
-/** Filters the message list by kind and text; runs without network and degrades to the full list. */
+/**
+ * Filters the message list by kind and text; runs without network and degrades to the full list.
+ * `ctxkitFilters(root)` is global so the Worker's page can wire the filters of a view it loads.
+ */
 export const PAGE_SCRIPT = `
-document.querySelectorAll('[data-filter-for]').forEach(function(form){
+window.ctxkitFilters=function(root){root.querySelectorAll('[data-filter-for]').forEach(function(form){
   var table=document.getElementById(form.getAttribute('data-filter-for'));
   if(!table)return;
   var q=form.querySelector('input[type=search]'),k=form.querySelector('select'),out=form.querySelector('output');
@@ -92,7 +104,8 @@ document.querySelectorAll('[data-filter-for]').forEach(function(form){
   }
   if(q)q.addEventListener('input',run);if(k)k.addEventListener('change',run);
   form.addEventListener('submit',function(e){e.preventDefault();run();});
-});
+});};
+window.ctxkitFilters(document);
 `;
 
 export interface PageOptions {

@@ -15,8 +15,9 @@ function windowPicture(v: ContextView, id: string): string {
       return `<div class="seg" style="width:${width.toFixed(3)}%;background:${CATEGORY_COLOURS[s.category]}" title="${esc(`${s.category}: ${fmt(s.tokens)} tokens`)}"></div>`;
     })
     .join('');
+  // A label near the right end is drawn to the left of its line, so it never widens the page.
   const mark = (name: string, at: number) =>
-    `<div class="mark mark-${name}" style="left:${((at / scale) * 100).toFixed(3)}%" aria-hidden="true"><span>${esc(name)}</span></div>`;
+    `<div class="mark mark-${name}${at / scale > 0.6 ? ' mark-end' : ''}" style="left:${((at / scale) * 100).toFixed(3)}%" aria-hidden="true"><span>${esc(name)}</span></div>`;
   const described = v.segments.map((s) => `${s.category} ${fmt(s.tokens)}`).join(', ');
   const label = `${fmt(v.tokens)} of ${fmt(budget.usable)} usable tokens (${pct(v.tokens, budget.usable)}), level ${v.level}: ${described}. Warn at ${fmt(budget.warning)}, compact at ${fmt(budget.autoCompact)}, block at ${fmt(budget.blocking)}.`;
   const legend = v.segments
@@ -62,7 +63,7 @@ function messageList(v: ContextView, id: string): string {
 <label>Kind<select name="kind"><option value="">all</option>${kinds.map((k) => `<option>${esc(k)}</option>`).join('')}</select></label>
 <output aria-live="polite"></output>
 </form>
-<div class="scroll"><table id="${id}-list" aria-label="Messages in order">${HEAD}<tbody>${v.rows.map((r) => row(r, id, true)).join('')}</tbody></table></div>
+<div class="scroll long"><table id="${id}-list" aria-label="Messages in order">${HEAD}<tbody>${v.rows.map((r) => row(r, id, true)).join('')}</tbody></table></div>
 </section>`;
 }
 

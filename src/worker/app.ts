@@ -1,6 +1,7 @@
 /**
  * The Hono app: health, the operator routes `/v1/admin/*` behind `ADMIN_TOKEN` (absent without it),
- * then every other `/v1/*` route behind the bearer-key middleware. Errors of every
+ * then every other `/v1/*` route behind the bearer-key middleware; `/ui` is the context view's page
+ * (public and data-free: it signs in and reads `/v1/*` with the key). Errors of every
  * kind end in `errorResponse` (src/worker/errors.ts), the one place that maps them to HTTP.
  */
 import { Hono } from 'hono';
@@ -17,6 +18,7 @@ import { keyRoutes } from './routes/keys.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { proxyRoutes } from './routes/proxy.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { uiRoutes } from './routes/ui.ts';
 import { usageRoutes } from './routes/usage.ts';
 
 /** The methods of the routes (not middleware) whose pattern matches a path, computed from the app. */
@@ -53,6 +55,7 @@ export function createApp(): Hono<AppEnv> {
   adminRoutes(app);
   proxyRoutes(app);
   usageRoutes(app);
+  uiRoutes(app);
   const allowed = allowedMethods(app);
   app.notFound((c) => {
     // A known path with another method is a 405 that says which methods it has.

@@ -28,6 +28,7 @@ import { blobRouteSchemas } from '../../src/worker/routes/blobs.ts';
 import { keyRouteSchemas } from '../../src/worker/routes/keys.ts';
 import { memoryRouteSchemas } from '../../src/worker/routes/memories.ts';
 import { sessionRouteSchemas } from '../../src/worker/routes/sessions.ts';
+import { uiRouteSchemas } from '../../src/worker/routes/ui.ts';
 import { appendBodySchema } from '../../src/worker/session/formats.ts';
 import { settingsSchema } from '../../src/worker/session/settings.ts';
 import { unboundedNumbers } from './support/schema-bounds.ts';
@@ -52,6 +53,7 @@ const SCHEMAS: Record<string, z.core.$ZodType> = {
   ...Object.fromEntries(Object.entries(memoryRouteSchemas).map(([k, v]) => [`memories ${k}`, v])),
   ...Object.fromEntries(Object.entries(blobRouteSchemas).map(([k, v]) => [`blobs ${k}`, v])),
   ...Object.fromEntries(Object.entries(keyRouteSchemas).map(([k, v]) => [`keys ${k}`, v])),
+  ...Object.fromEntries(Object.entries(uiRouteSchemas).map(([k, v]) => [`ui ${k}`, v])),
 };
 
 describe('bounds audit', () => {

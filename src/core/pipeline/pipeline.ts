@@ -95,6 +95,8 @@ export interface Pipeline {
   readonly preset: PresetName;
   /** The resolved budget (levels, usable input). */
   readonly budget: ContextBudget;
+  /** The counter every stage and `estimate` count with (memoized): a context view's per-item sizes. */
+  readonly counter: TokenCounter;
   /** Pre-flight: everything the preset runs before an LLM call. Resets `state.overflowAttempts`. */
   prepare(input: PrepareInput): Promise<PipelineRun>;
   /** A tool result arriving (output truncation + spill). */
@@ -220,6 +222,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   return {
     preset,
     budget: resolved.budget,
+    counter,
     async prepare(input) {
       const r = start(input);
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).

@@ -49,6 +49,8 @@ export interface CallLog {
   put(record: CallRecord): Promise<void>;
   update(id: string, patch: Partial<CallRecord>): Promise<void>;
   get(id: string): Promise<CallRecord | undefined>;
+  /** The kept records, oldest first. */
+  list(): Promise<CallRecord[]>;
 }
 
 const ABANDONED = 'proxy:abandoned';
@@ -87,5 +89,10 @@ export function createCallLog(storage: CallStorage, max = MAX_CALLS): CallLog {
       if (record) await storage.put(callKey(id), { ...record, ...patch });
     },
     get: (id) => storage.get<CallRecord>(callKey(id)),
+    async list() {
+      const index = (await storage.get<string[]>(INDEX)) ?? [];
+      const records = await Promise.all(index.map((id) => storage.get<CallRecord>(callKey(id))));
+      return records.filter((r): r is CallRecord => r !== undefined);
+    },
   };
 }

@@ -273,8 +273,9 @@ export async function proxyTurn(
     appended: fresh.length,
     diverged,
     estimate: run.estimate,
-    reports: run.reports,
-    journal: run.journal,
+    // Output truncation of the arriving tool results (a spill to the blob store) comes first.
+    reports: [...(staged?.reports ?? []), ...run.reports],
+    journal: [...(staged?.journal ?? []), ...run.journal],
   };
   // The new rows and the state the pipeline left, in one atomic D1 batch, then the memories a
   // compaction extracted and the call record. Not awaited here: the caller sends the context upstream

@@ -175,6 +175,12 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
     const key = sessionKey(c);
     return c.json(unwrap(await sessionObject(c, key).stats(key)));
   });
+
+  // The context view's data: the window by category against the levels, and the proxy calls.
+  app.get('/v1/sessions/:session/view', async (c) => {
+    const key = sessionKey(c);
+    return c.json(unwrap(await sessionObject(c, key).view(key)));
+  });
 }
 
 function notFound(key: SessionKey): never {

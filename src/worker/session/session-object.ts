@@ -62,6 +62,7 @@ import {
   type SessionDeps,
 } from './session-service.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
+import { type SessionView, sessionView } from './session-view.ts';
 import { PRESETS, type PresetId, type SessionSettings, settingsSchema } from './settings.ts';
 import { createTurnWrites } from './turn-writes.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
@@ -398,6 +399,11 @@ export class SessionObject extends DurableObject<Env> {
       const interrupted = await this.ctx.storage.get<number>(INTERRUPTED);
       return { ...stats, compaction: { running: this.compacting, interruptedAt: interrupted ?? null } };
     });
+  }
+
+  /** Read-only; not queued. The context view's data (`session-view.ts`). */
+  async view(key: SessionKey): Promise<Outcome<SessionView>> {
+    return outcome(async () => sessionView(await this.deps(key), key, this.proxy().calls));
   }
 
   /** The cron's daily summary of this session. */

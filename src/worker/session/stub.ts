@@ -17,6 +17,7 @@ export type SessionApi = Pick<
   | 'clear'
   | 'remove'
   | 'stats'
+  | 'view'
   | 'daily'
   | 'proxyTurn'
   | 'proxyCommit'

@@ -110,3 +110,27 @@ export const RESPONSES_TOOLS = [
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
   },
 ];
+
+/** A tool output over output truncation's 204,800-character limit (206,672): it is spilled to the blob store. */
+export const SPILLED_OUTPUT = Array.from(
+  { length: 3000 },
+  (_, i) => `src/big/file.ts:${i + 1}: export const big${i} = ${i}; // padding padding`,
+).join('\n');
+
+/** An OpenAI Chat Completions tool call and its result `SPILLED_OUTPUT`. */
+export function spilledTurn(): Array<Record<string, unknown>> {
+  return [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_big',
+          type: 'function',
+          function: { name: 'read_file', arguments: '{"path":"src/big/file.ts"}' },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'call_big', content: SPILLED_OUTPUT },
+  ];
+}
