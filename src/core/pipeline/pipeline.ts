@@ -261,10 +261,11 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     },
     async ahead(input) {
       if (!runner) return { status: 'skipped', detail: `preset ${preset} prepares no compaction ahead` };
-      slot.active = true;
       const r = start(input);
       const captured = await captureCompactionInput(r, FLOWS[preset], preflight, resolved.guards);
       if (typeof captured === 'string') return { status: 'skipped', detail: captured };
+      // From the first preparation on, compaction reports say which summary they used.
+      slot.active = true;
       return runner.prepare(captured.messages, captured.ctx);
     },
     async admitToolResult(message, input = {}) {
