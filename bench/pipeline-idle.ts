@@ -87,6 +87,8 @@ async function replay(
     summarizer: t.summarizer,
     clock: fixedClock('2026-01-01T00:00:00Z'),
     ids: sequentialIds(),
+    // Idle mode as the Worker runs it: the scheduler on, so a step below blocking never waits.
+    ...(mode === 'idle' ? { ahead: 'auto' as const } : {}),
   });
   const out: Step[] = [];
   let working: Message[] = [];
@@ -125,7 +127,7 @@ async function replay(
       inlineReasons.set('nothing prepared yet', (inlineReasons.get('nothing prepared yet') ?? 0) + 1);
     }
     out.push(step);
-    if (mode === 'idle' && run.estimate.level !== 'ok') {
+    if (mode === 'idle') {
       // The model's time: the next compaction is prepared meanwhile (virtual idle, see the head).
       preparing = pipeline.ahead({ messages: run.messages, state: run.state });
       await Promise.race([preparing, sleep(IDLE_MS)]);

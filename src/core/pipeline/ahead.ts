@@ -59,7 +59,16 @@ export async function captureCompactionInput(
     },
   };
   await flow(r, { ...rest, compaction: capture }, guards);
-  if (captured === undefined) return `level ${r.measure.level}: below warning, nothing to prepare`;
+  // A step can jump over the warning band (a large tool output): below it, a conversation as far
+  // from warning as warning is from the end of the usable window is prepared too.
+  const b = r.context.budget;
+  if (captured === undefined && r.measure.tokens >= b.warning - (b.usable - b.warning)) {
+    // The step that reaches the level will have run the warning stages first: so does the preparation.
+    if (rest.pruning) await r.run(rest.pruning);
+    if (rest.archiving) await r.run(rest.archiving);
+    captured = r.messages;
+  }
+  if (captured === undefined) return `${r.measure.tokens} tokens: too far below warning, nothing to prepare`;
   return { messages: captured, ctx: { ...r.context, state: r.state } };
 }
 

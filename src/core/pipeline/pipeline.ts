@@ -116,7 +116,7 @@ export interface Pipeline {
   compact(input: CompactInput): Promise<PipelineRun>;
   /**
    * Prepares, between steps, the compaction the conversation will need (summary and memory
-   * extraction), when it is at or above warning; the pre-flight that reaches the compaction level
+   * extraction), when it is near or above warning (docs/compaction.md); the pre-flight that reaches the compaction level
    * applies it if its input still starts with what it covers. Pass the last run's `messages` and
    * `state`. Resolves when the compaction is ready (or nothing was to prepare).
    */

@@ -156,6 +156,8 @@ export class SessionObject extends DurableObject<Env> {
       ...(settings.budget ? { budget: settings.budget as Partial<BudgetConfig> } : {}),
       ...(settings.config ? { config: settings.config as PipelineOptions['config'] & object } : {}),
       ...(settings.excludeTools ? { excludeTools: settings.excludeTools } : {}),
+      // A turn below the blocking level never waits for a summary (`ahead-after-answer.ts`).
+      ahead: 'auto',
     });
     return aheadAfterAnswer(pipeline);
   }
