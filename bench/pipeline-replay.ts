@@ -14,6 +14,9 @@
  * same way, so that no cache keyed by object or by content carries over to the measured pass. One
  * event-loop turn between steps, as an agent's model call gives (`BENCH_NO_YIELD=1`: back to back).
  *
+ * With model time between steps (compaction prepared ahead) beside back to back: `npm run
+ * bench:pipeline:idle` (bench/pipeline-idle.ts).
+ *
  * Env: BENCH_DATA (trajectories dir), BENCH_WINDOWS (default 32000,128000), BENCH_LC_STEPS (LangChain
  * steps per window, spread evenly over all steps; default 7: trimMessages takes up to a minute on a
  * long session at 32K), BENCH_CLOCK=cpu (CPU time instead of elapsed), BENCH_GROUPS (default
