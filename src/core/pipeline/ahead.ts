@@ -14,6 +14,7 @@ import type { Message } from '../messages/types.ts';
 import type { Flow, GuardOptions, PresetStages } from './flows.ts';
 import type { Recorder } from './runner.ts';
 import { type AheadCover, type AheadSlot, aheadCover, staleness } from './stages/compaction-ahead.ts';
+import { contextTokens } from './stages/compaction-support.ts';
 import type { Stage, StageContext } from './types.ts';
 
 export type AheadStatus = 'prepared' | 'ready' | 'skipped' | 'failed';
@@ -83,6 +84,13 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
     | { messages: readonly Message[]; ctx: StageContext; done: (r: Promise<AheadReport>) => void }
     | undefined;
 
+  /** The kept result still applies to `messages`: its prefix unchanged and, with what came since, under the guard. */
+  const stillApplies = (messages: readonly Message[], ctx: StageContext): boolean => {
+    const ready = slot.ready;
+    if (ready === undefined || staleness(ready, messages, ctx) !== undefined) return false;
+    const since = messages.slice(ready.covers.length);
+    return contextTokens([...ready.result.messages, ...since], ctx) <= ready.guardLine;
+  };
   const covers = (c: AheadCover | undefined, messages: readonly Message[], ctx: StageContext) =>
     c !== undefined && c.covers.length === messages.length && staleness(c, messages, ctx) === undefined;
 
@@ -125,17 +133,18 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
 
   return {
     prepare(messages, ctx) {
-      if (slot.ready && covers(slot.ready, messages, ctx))
+      if (stillApplies(messages, ctx))
         return Promise.resolve({
           status: 'ready',
-          detail: 'the prepared compaction still covers this input',
-          fingerprint: slot.ready.fingerprint,
+          detail: `the prepared compaction still applies (${messages.length - slot.ready!.covers.length} message(s) since)`,
+          fingerprint: slot.ready!.fingerprint,
           covers: messages.length,
         });
       if (slot.failed && covers(slot.failed, messages, ctx))
         return Promise.resolve({ status: 'failed', detail: slot.failed.reason, covers: messages.length });
       if (running === undefined) return start(messages, ctx);
-      if (slot.pending && covers(slot.pending, messages, ctx)) return running;
+      // The running one covers the start of this input: it will apply with what came since, or be redone.
+      if (slot.pending && staleness(slot.pending, messages, ctx) === undefined) return running;
       // One at a time: the newest request waits for the running one; an older queued one is dropped.
       const superseded = queued;
       const promise = new Promise<AheadReport>((resolve) => {
