@@ -14,6 +14,9 @@
  * same way, so that no cache keyed by object or by content carries over to the measured pass. One
  * event-loop turn between steps, as an agent's model call gives (`BENCH_NO_YIELD=1`: back to back).
  *
+ * With model time between steps (compaction prepared ahead) beside back to back: `npm run
+ * bench:pipeline:idle` (bench/pipeline-idle.ts).
+ *
  * Env: BENCH_DATA (trajectories dir), BENCH_WINDOWS (default 32000,128000), BENCH_LC_STEPS (LangChain
  * steps per window, spread evenly over all steps; default 7: trimMessages takes up to a minute on a
  * long session at 32K), BENCH_CLOCK=cpu (CPU time instead of elapsed), BENCH_GROUPS (default
@@ -22,9 +25,8 @@
  * each step keeping its cheapest: the cost of the step itself, without what the machine adds; the
  * later passes meet texts an earlier pass read, so process-wide content memos are warm in them).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import {
   AIMessage,
   type BaseMessage,
@@ -35,7 +37,6 @@ import {
   trimMessages,
 } from '@langchain/core/messages';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { fromOpenAI } from '../src/core/adapters/openai.ts';
 import { outputText } from '../src/core/messages/text.ts';
 import type { Message } from '../src/core/messages/types.ts';
 import { createPipeline, type Pipeline } from '../src/core/pipeline/pipeline.ts';
@@ -43,6 +44,7 @@ import type { PipelineRun } from '../src/core/pipeline/runner.ts';
 import type { PipelineState } from '../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds, type TokenCounter } from '../src/core/ports.ts';
 import { createCalibratedCounter } from '../src/core/tokens/calibrated/calibrated-counter.ts';
+import { loadReplaySessions, type ReplaySession } from './replay-sessions.ts';
 
 const DATA = process.env.BENCH_DATA ?? '../shared/data/trajectories';
 const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
@@ -71,41 +73,10 @@ if (!existsSync(DATA)) {
   process.exit(0);
 }
 
-interface Session {
-  group: string;
-  name: string;
-  /** Messages as they arrive (recorded usage kept), Claude Code's own summary dropped. */
-  messages: Message[];
-  /** Indices of the assistant messages: a pre-flight runs right before each. */
-  steps: number[];
-}
-
-/** `8463c716__agent-a7be2f0` for `8463c716-a2ea-…__agent-a7be2f0`. */
-function shortName(file: string): string {
-  const [head, ...rest] = file.replace(/\.json$/, '').split('__');
-  const id = /^[0-9a-f]{8}-/.test(head!) ? head!.slice(0, 8) : head!;
-  return [id, ...rest].join('__');
-}
+type Session = ReplaySession;
 
 function loadSessions(groups: readonly string[] = GROUPS): Session[] {
-  const out: Session[] = [];
-  for (const group of groups) {
-    const dir = join(DATA, group);
-    if (!existsSync(dir)) {
-      console.log(`skipped group ${group}: no folder ${dir}`);
-      continue;
-    }
-    for (const f of readdirSync(dir)
-      .filter((x) => x.endsWith('.json'))
-      .sort()) {
-      const raw = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { messages: unknown[] };
-      const messages = fromOpenAI(raw.messages, { path: f }).filter((m) => m.meta?.isCompactSummary !== true);
-      const steps = messages.flatMap((m, i) => (m.role === 'assistant' && i > 0 ? [i] : []));
-      if (steps.length < 2) continue;
-      out.push({ group, name: shortName(f), messages, steps });
-    }
-  }
-  return out;
+  return loadReplaySessions(DATA, groups);
 }
 
 function newPipeline(window: number): Pipeline {

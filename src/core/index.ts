@@ -23,6 +23,7 @@ export * from './messages/text.ts';
 export * from './messages/turns.ts';
 export type * from './messages/types.ts';
 export * from './messages/visibility.ts';
+export type { AheadReport, AheadStatus } from './pipeline/ahead.ts';
 export * from './pipeline/context.ts';
 export * from './pipeline/estimate.ts';
 export * from './pipeline/journal.ts';

@@ -197,6 +197,18 @@ describe('runCompactionBench', () => {
     expect(mean('full prefix')).toMatchObject({ reduction: 0, recall: 1 });
     expect(mean('observation masking').reduction).toBeGreaterThan(0.3);
     expect(mean('default @ 4k').reduction).toBeGreaterThan(0.5);
+    // The ahead path: prepared one step before each cut, applied at the cut, the same recall.
+    const ahead = await runCompactionBench({
+      dataDir: dir,
+      presets: ['default'],
+      windows: [4000],
+      shares: [],
+      summarizer: createDeterministicSummarizer(),
+      ahead: true,
+    });
+    expect(ahead.ahead!.runs).toBe(2);
+    expect(ahead.ahead!.ahead).toBeGreaterThanOrEqual(1);
+    expect(ahead.means.find((m) => m.strategy === 'default @ 4k')!.recall).toBe(mean('default @ 4k').recall);
   });
 
   it.skipIf(!existsSync(DATA))(

@@ -11,7 +11,13 @@ import {
 import { newestStepStart } from '../../core/pipeline/stages/compaction.ts';
 import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
-import { baselineStrategies, presetStrategy, type StrategyResult, usableInput } from './strategies.ts';
+import {
+  type AheadTally,
+  baselineStrategies,
+  presetStrategy,
+  type StrategyResult,
+  usableInput,
+} from './strategies.ts';
 
 export interface BenchRow {
   case: string;
@@ -68,6 +74,8 @@ export interface CompactionBenchOptions {
   heldOut?: boolean;
   /** Only cases whose id contains this. */
   filter?: string;
+  /** Compaction prepared ahead (`pipeline.ahead` one step before each cut), then applied. @default false */
+  ahead?: boolean;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -77,19 +85,22 @@ export interface CompactionBenchResult {
   /** Issue 9's goals for the `default` preset, per group of cuts. */
   goals: GoalResult[];
   cases: number;
+  /** With `ahead`: preset runs, and which summary their compaction used. */
+  ahead?: AheadTally;
 }
 
 async function strategiesFor(
   c: CompactionCase,
   o: CompactionBenchOptions,
   counter: TokenCounter,
+  tally: AheadTally | undefined,
 ): Promise<StrategyResult[]> {
   const out = baselineStrategies(c, counter, []);
   for (const preset of o.presets)
     for (const window of o.windows)
       out.push({
         strategy: `${preset} @ ${window / 1000}k`,
-        messages: await presetStrategy(preset, c.prefix, window, o.summarizer),
+        messages: await presetStrategy(preset, c.prefix, window, o.summarizer, tally),
         budget: usableInput(window),
       });
   const prefixTokens = countTokens(c.prefix, counter);
@@ -97,7 +108,7 @@ async function strategiesFor(
     const window = Math.max(MIN_SHARE_WINDOW, Math.floor(prefixTokens * share));
     out.push({
       strategy: `default @ ${Math.round(share * 100)}% of prefix`,
-      messages: await presetStrategy('default', c.prefix, window, o.summarizer),
+      messages: await presetStrategy('default', c.prefix, window, o.summarizer, tally),
       budget: usableInput(window),
     });
   }
@@ -109,6 +120,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
   const all = o.heldOut ? loadHeldOutCases(o.dataDir) : loadCases(o.dataDir);
   const cases = all.filter((c) => !o.filter || c.id.includes(o.filter));
   const rows: BenchRow[] = [];
+  const tally: AheadTally | undefined = o.ahead ? { runs: 0, ahead: 0, inline: 0, pending: 0 } : undefined;
   for (const [i, c] of cases.entries()) {
     o.onProgress?.(i, cases.length, c.id);
     const refs = salientReferences(c.prefix, c.after);
@@ -118,7 +130,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
     const fixedTokens =
       countTokens(c.prefix.slice(0, head), counter) +
       countTokens(c.prefix.slice(newestStepStart(c.prefix, head)), counter);
-    for (const s of await strategiesFor(c, o, counter)) {
+    for (const s of await strategiesFor(c, o, counter, tally)) {
       const tokens = countTokens(s.messages, counter);
       rows.push({
         case: c.id,
@@ -148,6 +160,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
     means: groups.flatMap(([g, rs]) => meansOf(rs, g)),
     goals: groups.flatMap(([g, rs]) => goalsOf(rs, g)),
     cases: cases.length,
+    ...(tally ? { ahead: tally } : {}),
   };
 }
 

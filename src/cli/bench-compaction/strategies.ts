@@ -79,6 +79,14 @@ function isFirstUser(prefix: readonly Message[], i: number): boolean {
   return prefix.findIndex((m) => m.role === 'user') === i;
 }
 
+/** With the ahead path: runs, and which summary the cut's compaction used. */
+export interface AheadTally {
+  runs: number;
+  ahead: number;
+  inline: number;
+  pending: number;
+}
+
 /**
  * Runs a ctxkit preset's pre-flight on the prefix (without its recorded provider usage) with a context
  * window of `window` tokens and 8% of it reserved for the answer, up to four times.
@@ -88,6 +96,7 @@ export async function presetStrategy(
   prefix: readonly Message[],
   window: number,
   summarizer: Summarizer,
+  ahead?: AheadTally,
 ): Promise<Message[]> {
   const pipeline = createPipeline({
     preset,
@@ -103,11 +112,24 @@ export async function presetStrategy(
     const { usage: _drop, ...rest } = m;
     return rest;
   });
+  // The ahead path: the compaction is prepared one step before the cut (the prefix without its
+  // newest step) and the pre-flight at the cut applies it, carrying that step verbatim.
+  if (ahead) await pipeline.ahead({ messages: messages.slice(0, newestStep(messages)) });
   let run = await pipeline.prepare({ messages });
+  if (ahead) {
+    ahead.runs++;
+    for (const e of run.events) if (e.type === 'compaction-source') ahead[e.source]++;
+  }
   // Presets that act once per call (turn trims, one compaction) get a few more pre-flights to settle.
   for (let i = 0; i < 3 && run.estimate.level !== 'ok' && run.messages !== messages; i++)
     run = await pipeline.prepare({ messages: run.messages, state: run.state });
   return run.send;
+}
+
+/** Start of the newest step: the last assistant message (0 when there is none). */
+function newestStep(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i > 0; i--) if (messages[i]!.role === 'assistant') return i;
+  return messages.length;
 }
 
 export function baselineStrategies(

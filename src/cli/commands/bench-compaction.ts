@@ -1,5 +1,5 @@
 /**
- * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--shares …] [--filter s] [--held-out] [--llm]`:
+ * `ctxcheck bench compaction [--data dir] [--json] [--presets …] [--windows …] [--shares …] [--filter s] [--held-out] [--llm] [--ahead]`:
  * reference recall vs. tokens shed, per trajectory, as a mean per strategy (all cut points, by
  * reduction band, and per trajectories folder so held-out sources read apart).
  */
@@ -30,6 +30,7 @@ interface Args {
   shares: string;
   filter?: string;
   llm: boolean;
+  ahead: boolean;
   'held-out': boolean;
 }
 
@@ -100,6 +101,12 @@ export function renderCompactionBench(result: CompactionBenchResult): string {
       lines.push(`| ≥ ${pct(band)} | ${m.strategy} | ${pct(m.reduction)} | ${pct(m.recall)} |`);
   }
   lines.push(...goalTable(result.goals));
+  if (result.ahead) {
+    const a = result.ahead;
+    lines.push(
+      `\nAhead path: ${a.runs} preset runs, each with its compaction prepared one step before the cut; the cut's compaction used the prepared summary in ${a.ahead}, an inline one in ${a.inline}, none yet (being prepared) in ${a.pending}.`,
+    );
+  }
   for (const group of new Set(result.means.map((m) => m.group)))
     if (group !== 'all') {
       const ms = result.means.filter((m) => m.group === group);
@@ -165,6 +172,11 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
           default: false,
           describe: 'summarise with the LLM provider configured by the environment (CTXKIT_LLM_*)',
         })
+        .option('ahead', {
+          type: 'boolean',
+          default: false,
+          describe: 'prepare each compaction ahead (pipeline.ahead one step before the cut), then apply it',
+        })
         .option('held-out', {
           type: 'boolean',
           default: false,
@@ -196,6 +208,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         shares,
         summarizer,
         heldOut: args['held-out'],
+        ahead: args.ahead,
         ...(args.filter !== undefined ? { filter: args.filter } : {}),
         onProgress: (done, total, label) => {
           if (!tty) return;

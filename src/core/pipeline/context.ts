@@ -21,6 +21,7 @@ import { CtxError } from '../errors.ts';
 import { messageDigest, sameContent } from '../messages/digest.ts';
 import { messageSchema, parseWith } from '../messages/schema.ts';
 import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
+import type { AheadReport } from './ahead.ts';
 import { createPipeline, type Pipeline, type PipelineOptions, type PrepareInput } from './pipeline.ts';
 import type { PipelineRun } from './runner.ts';
 import { INITIAL_STATE, type PipelineState } from './types.ts';
@@ -74,6 +75,11 @@ export interface IncrementalContext {
   recoverOverflow(error: unknown, call?: ContextCall): Promise<ContextRun & { retry: boolean }>;
   /** Manual compaction of the working context, with optional focus instructions. */
   compact(call?: ContextCall & { instructions?: string }): Promise<ContextRun>;
+  /**
+   * Prepares the next compaction on the working context between steps (`pipeline.ahead`); the call
+   * that reaches the compaction level applies it if what it covers is unchanged.
+   */
+  ahead(call?: ContextCall): Promise<AheadReport>;
   /** The pipeline state to carry (what `toJSON().pipeline` holds). */
   state(): PipelineState;
   toJSON(): ContextState;
@@ -352,6 +358,10 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       });
       points[points.length - 1] = { ...last, working: run.messages, state: run.state, run, call };
       return view(run, seen, 'continued', 0);
+    },
+    ahead(call = {}) {
+      const last = current();
+      return pipeline.ahead(input(call, last.working, last.state));
     },
     state: () => current().state,
     toJSON() {

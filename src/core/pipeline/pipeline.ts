@@ -20,6 +20,7 @@ import {
 import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
+import { type AheadReport, captureCompactionInput, createAheadRunner } from './ahead.ts';
 import { createEstimator } from './estimate.ts';
 import { FLOWS } from './flows.ts';
 import { runOverflow } from './overflow-flow.ts';
@@ -27,6 +28,7 @@ import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts'
 import { createRepairMemo } from './repair-memo.ts';
 import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './runner.ts';
 import { isSentRecord, recordSent } from './sent.ts';
+import { type AheadSlot, aheadAware } from './stages/compaction-ahead.ts';
 import {
   INITIAL_STATE,
   type JournalEntry,
@@ -61,6 +63,12 @@ export interface PipelineOptions {
   conservative?: boolean;
   /** Called after every stage with its input and output (tests, debugging). */
   observe?: StageObserver;
+  /**
+   * Compaction prepared ahead of need (docs/compaction.md). `auto`: after a pre-flight at or above
+   * warning, `ahead()` is started on its result between steps, and a step below the blocking level
+   * never waits for a summary. `off`: only explicit `ahead()` calls prepare one. @default 'off'
+   */
+  ahead?: 'off' | 'auto';
 }
 
 export interface PrepareInput {
@@ -109,6 +117,13 @@ export interface Pipeline {
   /** Manual compaction, with optional focus instructions. */
   compact(input: CompactInput): Promise<PipelineRun>;
   /**
+   * Prepares, between steps, the compaction the conversation will need (summary and memory
+   * extraction), when it is near or above warning (docs/compaction.md); the pre-flight that reaches the compaction level
+   * applies it if its input still starts with what it covers. Pass the last run's `messages` and
+   * `state`. Resolves when the compaction is ready (or nothing was to prepare).
+   */
+  ahead(input: PrepareInput): Promise<AheadReport>;
+  /**
    * The estimate of sending `messages`. A reported usage counts only when it answered the send
    * recorded in `state` (the `default` preset), so pass the state the messages came with.
    */
@@ -138,6 +153,16 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     preset,
   };
   if (options.blobs) (base as StageContext).blobs = options.blobs;
+  const aheadMode = options.ahead ?? 'off';
+  if (aheadMode !== 'off' && aheadMode !== 'auto')
+    throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
+  const slot: AheadSlot = { active: aheadMode === 'auto', auto: aheadMode === 'auto' };
+  // Only the default flow gates compaction by level with a warning band to prepare in.
+  const compactionStage = preset === 'default' ? resolved.stages.preflight.compaction : undefined;
+  const preflight = compactionStage
+    ? { ...resolved.stages.preflight, compaction: aheadAware(compactionStage, slot) }
+    : resolved.stages.preflight;
+  const runner = compactionStage?.prepare ? createAheadRunner(slot, compactionStage) : undefined;
   const validated = new WeakSet<Message>();
   const repair = createRepairMemo();
 
@@ -219,7 +244,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     });
   };
 
-  return {
+  const api: Pipeline = {
     preset,
     budget: resolved.budget,
     counter,
@@ -227,8 +252,24 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start(input);
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
       if (r.state.overflowAttempts !== 0) r.setState({ ...r.state, overflowAttempts: 0 });
-      await FLOWS[preset](r, resolved.stages.preflight, resolved.guards);
-      return remember(r.finish(input.dialect), input);
+      await FLOWS[preset](r, preflight, resolved.guards);
+      const run = remember(r.finish(input.dialect), input);
+      // The scheduler: the next compaction is prepared between steps, while the model generates.
+      if (slot.auto && runner && run.estimate.level !== 'ok')
+        setTimeout(() => {
+          const { signal: _signal, ...call } = input;
+          api.ahead({ ...call, messages: run.messages, state: run.state }).catch(() => undefined);
+        }, 0);
+      return run;
+    },
+    async ahead(input) {
+      if (!runner) return { status: 'skipped', detail: `preset ${preset} prepares no compaction ahead` };
+      const r = start(input);
+      const captured = await captureCompactionInput(r, FLOWS[preset], preflight, resolved.guards);
+      if (typeof captured === 'string') return { status: 'skipped', detail: captured };
+      // From the first preparation on, compaction reports say which summary they used.
+      slot.active = true;
+      return runner.prepare(captured.messages, captured.ctx);
     },
     async admitToolResult(message, input = {}) {
       checkInput({ messages: [message] });
@@ -292,4 +333,5 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       };
     },
   };
+  return api;
 }

@@ -69,7 +69,21 @@ export type PipelineEvent =
   | { type: 'breaker-open'; failures: number }
   | { type: 'escalated'; stage: string; reason: string }
   /** The LLM summary failed and a fallback summarizer answered instead (`SummarizeResult.fallback`). */
-  | { type: 'summary-fallback'; stage: string; reason: string };
+  | { type: 'summary-fallback'; stage: string; reason: string }
+  /**
+   * Which summary a compaction used when compaction ahead of need is on (`pipeline.ahead`): `ahead`
+   * (prepared between steps; `staleMessages` arrived since and were carried verbatim), `inline`
+   * (computed in this step; `reason` says why the prepared one was not used) or `pending` (the
+   * prepared one is still being computed and the window is not exceeded: this step did not wait).
+   */
+  | {
+      type: 'compaction-source';
+      stage: string;
+      source: 'ahead' | 'inline' | 'pending';
+      staleMessages?: number;
+      fingerprint?: string;
+      reason?: string;
+    };
 
 /** A summary computed in the background (000 §1.8): applied to `targetId` from the next run on. */
 export interface PendingInjection {
@@ -161,4 +175,13 @@ export interface Stage {
    * change any result: what it keeps is a memo the stage's `run` checks before using.
    */
   ahead?(messages: readonly Message[], ctx: Omit<StageContext, 'state'>): void;
+  /**
+   * Compaction prepared ahead of need (`compaction-ahead.ts`): the stage's result on `messages` as if
+   * the messages still to come before its trigger were already there (their room kept free), and the
+   * loop guard's line the result, with those messages, must stay under to be applied.
+   */
+  prepare?(
+    messages: readonly Message[],
+    ctx: StageContext,
+  ): Promise<{ result: StageResult; guardLine: number }>;
 }

@@ -40,6 +40,7 @@ import {
 } from '../proxy/proxy-session.ts';
 import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts';
 import { workerSummarizer } from '../summarizer.ts';
+import { aheadAfterAnswer, prepareAfterAnswer } from './ahead-after-answer.ts';
 import { type AppendResult, appendMessages, type KnownIds } from './append.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
@@ -149,14 +150,23 @@ export class SessionObject extends DurableObject<Env> {
 
   private buildPipeline(settings: SessionSettings, tenant: string): Pipeline {
     const { summarizer } = workerSummarizer(this.env);
-    return createPipeline({
+    const pipeline = createPipeline({
       preset: settings.preset ?? this.defaultPreset(),
       summarizer,
       blobs: createR2BlobStore({ bucket: this.env.BLOBS, prefix: tenantBlobPrefix(tenant) }),
       ...(settings.budget ? { budget: settings.budget as Partial<BudgetConfig> } : {}),
       ...(settings.config ? { config: settings.config as PipelineOptions['config'] & object } : {}),
       ...(settings.excludeTools ? { excludeTools: settings.excludeTools } : {}),
+      // A turn below the blocking level never waits for a summary (`ahead-after-answer.ts`).
+      ahead: 'auto',
     });
+    return aheadAfterAnswer(pipeline);
+  }
+
+  /** After answering: the session's next compaction is prepared in this object (`ahead-after-answer.ts`). */
+  private afterAnswer<T>(answer: T): T {
+    this.ctx.waitUntil(prepareAfterAnswer(this.pipeline));
+    return answer;
   }
 
   /** The D1 stores and the other ports, built once per object (they hold no session state). */
@@ -229,7 +239,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   async prepare(key: SessionKey, input: ContextInput): Promise<Outcome<ContextResult>> {
-    return outcome(() => this.serial(async () => prepareContext(await this.deps(key), key, input)));
+    return this.afterAnswer(
+      await outcome(() => this.serial(async () => prepareContext(await this.deps(key), key, input))),
+    );
   }
 
   async compact(
@@ -325,7 +337,7 @@ export class SessionObject extends DurableObject<Env> {
    * behind that write.
    */
   async proxyTurn(key: SessionKey, input: ProxyTurnInput): Promise<Outcome<ProxyTurnOutcome>> {
-    return outcome(() =>
+    const answer = await outcome(() =>
       this.queue.run(async () => {
         const deps = await this.deps(key);
         const started = await proxyTurn(deps, key, input, this.knownIds(deps, key), this.proxy());
@@ -333,6 +345,7 @@ export class SessionObject extends DurableObject<Env> {
         return { value: started.outcome, after: started.write };
       }),
     );
+    return this.afterAnswer(answer);
   }
 
   /** Waits for the write of call `callId`'s turn: its error, or what it reports once D1 holds it. */

@@ -1,0 +1,292 @@
+import { describe, expect, it } from 'vitest';
+import { assistant, user } from '../../../src/core/messages/builders.ts';
+import type { Message } from '../../../src/core/messages/types.ts';
+import { createContext } from '../../../src/core/pipeline/context.ts';
+import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline/pipeline.ts';
+import type { PipelineRun } from '../../../src/core/pipeline/runner.ts';
+import type { PipelineEvent, PipelineState } from '../../../src/core/pipeline/types.ts';
+import {
+  fixedClock,
+  type SummarizeRequest,
+  type Summarizer,
+  sequentialIds,
+} from '../../../src/core/ports.ts';
+import { createDeterministicSummarizer } from '../../../src/core/summarizers/deterministic-summarizer.ts';
+
+/** usable 5,000 tokens: warning at 3,500, compaction at 4,000, blocking at 4,700. */
+const BUDGET = {
+  contextWindow: 6000,
+  reserveOutput: 1000,
+  warningBuffer: 1500,
+  autoCompactBuffer: 1000,
+  blockingBuffer: 300,
+};
+
+const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu'.split(' ');
+/** Turn `i`: a user question and an answer of about 100 tokens each, text only. */
+function turn(i: number): Message[] {
+  const text = (who: string) =>
+    `${who} ${i}: ${Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + k) % WORDS.length]).join(' ')} src/mod${i}.ts`;
+  return [user(text('question'), { id: `u${i}` }), assistant(text('answer'), [], { id: `a${i}` })];
+}
+function turns(from: number, to: number): Message[] {
+  return Array.from({ length: to - from }, (_, k) => turn(from + k)).flat();
+}
+
+/** Counts calls; optionally holds every answer until `release()` (a slow LLM, without real time). */
+function countingSummarizer(gated = false) {
+  const inner = createDeterministicSummarizer();
+  const held: Array<() => void> = [];
+  const s = {
+    calls: 0,
+    held,
+    release() {
+      for (const go of held.splice(0)) go();
+    },
+    summarizer: {
+      name: 'counting',
+      async summarize(request: SummarizeRequest) {
+        s.calls++;
+        if (gated) await new Promise<void>((go) => held.push(go));
+        return inner.summarize(request);
+      },
+    } satisfies Summarizer,
+  };
+  return s;
+}
+
+function pipelineWith(summarizer: Summarizer, extra: Partial<PipelineOptions> = {}) {
+  return createPipeline({
+    budget: BUDGET,
+    summarizer,
+    clock: fixedClock('2026-01-01T00:00:00Z'),
+    ids: sequentialIds(),
+    ...extra,
+  });
+}
+
+const sources = (run: PipelineRun) =>
+  run.events.filter(
+    (e): e is Extract<PipelineEvent, { type: 'compaction-source' }> => e.type === 'compaction-source',
+  );
+const compactionReport = (run: PipelineRun) => run.reports.find((r) => r.stage === 'compaction')!;
+
+/** Whether `p` settles before the next timer: a step that awaited a held summary would not. */
+async function settlesAtOnce<T>(p: Promise<T>): Promise<T | 'waiting'> {
+  return Promise.race([p, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 0))]);
+}
+
+/** Feeds turns until the pre-flight's input is at `level`; returns the last run and the next turn. */
+async function growTo(
+  p: ReturnType<typeof createPipeline>,
+  level: string,
+  start: { messages: Message[]; state?: PipelineState; next: number },
+) {
+  let { messages, state, next } = start;
+  for (;;) {
+    const input = messages.concat(turn(next++));
+    if (p.budget.level(p.estimate({ messages: input, ...(state ? { state } : {}) }).tokens) === level)
+      return { input, state, next, messages };
+    const run = await p.prepare({ messages: input, ...(state ? { state } : {}) });
+    messages = run.messages;
+    state = run.state;
+  }
+}
+
+describe('pipeline.ahead', () => {
+  it('applies the prepared summary, carrying the messages added since verbatim, when the prefix is unchanged', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    const report = await p.ahead({ messages: run.messages, state: run.state });
+    expect(report.status).toBe('prepared');
+    expect(s.calls).toBe(1);
+    const due = await growTo(p, 'compact', { messages: run.messages, state: run.state, next: warm.next });
+    const step = await p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) });
+    expect(compactionReport(step).status).toBe('applied');
+    expect(compactionReport(step).detail).toMatch(/^ahead summary/);
+    const source = sources(step)[0]!;
+    expect(source.source).toBe('ahead');
+    expect(source.staleMessages).toBe(due.input.length - run.messages.length);
+    expect(source.fingerprint).toBe(report.fingerprint);
+    expect(s.calls).toBe(1);
+    // What arrived since the preparation is there, as it came.
+    const added = due.input.slice(run.messages.length);
+    expect(step.messages.slice(-added.length)).toEqual(added);
+    expect(p.budget.level(step.estimate.after)).toBe('ok');
+  });
+
+  it('discards the prepared summary and compacts inline when an old message was edited since', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    await p.ahead({ messages: run.messages, state: run.state });
+    const due = await growTo(p, 'compact', { messages: run.messages, state: run.state, next: warm.next });
+    const edited = due.input.map((m, i) =>
+      i === 2 ? { ...m, parts: [{ type: 'text' as const, text: 'question 1: never touch migrations/' }] } : m,
+    );
+    const step = await p.prepare({ messages: edited, ...(due.state ? { state: due.state } : {}) });
+    expect(compactionReport(step).status).toBe('applied');
+    expect(sources(step).map((e) => [e.source, e.reason])).toEqual([
+      ['inline', 'prepared summary stale: message 2 (u1) changed'],
+    ]);
+    expect(s.calls).toBe(2);
+  });
+
+  it('never applies the prepared summary when the history was rewound and went another way', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    await p.ahead({ messages: run.messages, state: run.state });
+    // Rewound by two turns, then another branch (other ids and texts) long enough to compact.
+    const branch = run.messages.slice(0, -4).concat(turns(100, 110));
+    const step = await p.prepare({ messages: branch, state: run.state });
+    expect(sources(step)[0]).toMatchObject({ source: 'inline' });
+    expect(sources(step)[0]!.reason).toMatch(/stale/);
+  });
+
+  it('never applies a prepared summary whose fingerprint no longer matches, whatever covered message changed', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    await p.ahead({ messages: run.messages, state: run.state });
+    const due = await growTo(p, 'compact', { messages: run.messages, state: run.state, next: warm.next });
+    const state = due.state ?? run.state;
+    const changes: Array<(m: Message) => Message> = [
+      (m) => ({ ...m, id: `${m.id}-other` }),
+      (m) => ({ ...m, meta: { ...m.meta, pinned: true } }),
+      (m) => ({ ...m, parts: [{ type: 'text', text: `${(m.parts[0] as { text: string }).text}!` }] }),
+    ];
+    let checked = 0;
+    for (let i = 0; i < run.messages.length; i += 3)
+      for (const change of changes) {
+        const input = due.input.map((m, k) => (k === i ? change(m) : m));
+        const step = await p.prepare({ messages: input, state });
+        expect(sources(step).some((e) => e.source === 'ahead')).toBe(false);
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(10);
+    // …while the unchanged input still takes it.
+    const step = await p.prepare({ messages: due.input, state });
+    expect(sources(step)[0]!.source).toBe('ahead');
+  });
+
+  it('keeps the last compaction report exactly as inline when no preparation was ever asked for', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const due = await growTo(p, 'compact', { messages: [], next: 0 });
+    const step = await p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) });
+    expect(compactionReport(step).status).toBe('applied');
+    expect(sources(step)).toEqual([]);
+  });
+
+  it('skips when the pipeline is below warning, and for a preset that prepares nothing', async () => {
+    const p = pipelineWith(countingSummarizer().summarizer);
+    expect((await p.ahead({ messages: turn(0) })).status).toBe('skipped');
+    const seed = createPipeline({ preset: 'kosmokrator' });
+    expect(await seed.ahead({ messages: turn(0) })).toMatchObject({ status: 'skipped' });
+  });
+
+  it('throws naming the option when ahead is not off or auto', () => {
+    expect(() => createPipeline({ ahead: 'sometimes' as 'auto' })).toThrow(/ahead/);
+  });
+});
+
+describe('pipeline.ahead with a slow summarizer', () => {
+  it('lets no step below blocking wait for a summary being written, and applies it once written', async () => {
+    const s = countingSummarizer(true);
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    const preparing = p.ahead({ messages: run.messages, state: run.state });
+    const due = await growTo(p, 'compact', { messages: run.messages, state: run.state, next: warm.next });
+    const step = await settlesAtOnce(
+      p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) }),
+    );
+    expect(step).not.toBe('waiting');
+    const waited = step as PipelineRun;
+    expect(compactionReport(waited).status).toBe('skipped');
+    expect(sources(waited)[0]!.source).toBe('pending');
+    s.release();
+    expect((await preparing).status).toBe('prepared');
+    const next = await p.prepare({ messages: due.input.concat(turn(200)), state: waited.state });
+    expect(sources(next)[0]).toMatchObject({
+      source: 'ahead',
+      staleMessages: due.input.length - run.messages.length + 2,
+    });
+  });
+
+  it('compacts inline at the blocking level even while a summary is being written', async () => {
+    const s = countingSummarizer(true);
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    void p.ahead({ messages: run.messages, state: run.state });
+    const block = await growTo(p, 'block', { messages: run.messages, state: run.state, next: warm.next });
+    const step = p.prepare({ messages: block.input, ...(block.state ? { state: block.state } : {}) });
+    expect(await settlesAtOnce(step)).toBe('waiting');
+    s.release();
+    await new Promise((r) => setTimeout(r, 0));
+    s.release();
+    const done = await step;
+    expect(sources(done)[0]!.source).toBe('inline');
+  });
+
+  it('with the scheduler on, runs a whole session without a step below blocking waiting for a summary', async () => {
+    const s = countingSummarizer(true);
+    const p = pipelineWith(s.summarizer, { ahead: 'auto' });
+    let messages: Message[] = [];
+    let state: PipelineState | undefined;
+    const tally = { ahead: 0, inline: 0, pending: 0, waited: 0 };
+    for (let i = 0; i < 120; i++) {
+      const input = messages.concat(turn(i));
+      const blocking =
+        p.budget.level(p.estimate({ messages: input, ...(state ? { state } : {}) }).tokens) === 'block';
+      const pending = p.prepare({ messages: input, ...(state ? { state } : {}) });
+      const step = await settlesAtOnce(pending);
+      if (step === 'waiting') {
+        expect(blocking).toBe(true);
+        tally.waited++;
+      }
+      // The model's time: the scheduled preparation starts and its summary comes back.
+      for (let k = 0; k < 3; k++) {
+        await new Promise((r) => setTimeout(r, 0));
+        s.release();
+      }
+      const run = await pending;
+      for (const e of sources(run)) tally[e.source]++;
+      messages = run.messages;
+      state = run.state;
+    }
+    expect(tally.ahead).toBeGreaterThanOrEqual(3);
+    expect(tally.inline).toBe(tally.waited);
+    expect(tally.waited).toBe(0);
+  });
+});
+
+describe('createContext ahead', () => {
+  it('prepares on the working context and applies it on the next call at the compaction level', async () => {
+    const s = countingSummarizer();
+    const ctx = createContext({ budget: BUDGET, summarizer: s.summarizer, ids: sequentialIds() });
+    let history: Message[] = [];
+    let next = 0;
+    let run = await ctx.prepare(history);
+    while (ctx.pipeline.budget.level(run.estimate.after) === 'ok') {
+      history = history.concat(turn(next++));
+      run = await ctx.prepare(history);
+    }
+    expect((await ctx.ahead()).status).toBe('prepared');
+    let used: string | undefined;
+    while (used === undefined) {
+      history = history.concat(turn(next++));
+      run = await ctx.prepare(history);
+      used = sources(run)[0]?.source;
+    }
+    expect(used).toBe('ahead');
+    expect(s.calls).toBe(1);
+  });
+});
