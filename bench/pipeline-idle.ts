@@ -14,7 +14,8 @@
  * OpenAI-compatible provider that answers after `BENCH_LLM_MS` (default 2,000 ms): the added wait per
  * compaction and the steps that waited for an LLM summary, outside the blocking level and at it.
  *
- * Env: BENCH_CLOCK=cpu (CPU time instead of elapsed; the LLM rows stay elapsed), BENCH_DATA, BENCH_WINDOWS (default 32000,128000), BENCH_IDLE_MS, BENCH_LLM_MS, BENCH_NO_LLM=1.
+ * Env: BENCH_CLOCK=cpu (CPU time instead of elapsed; the LLM rows stay elapsed), BENCH_DATA, BENCH_WINDOWS (default 32000,128000), BENCH_IDLE_MS, BENCH_LLM_MS, BENCH_NO_LLM=1,
+ * BENCH_AHEAD_LIMIT (the pipeline's `aheadLimit`; default: the pipeline's own — unlimited offline, 3 with the LLM).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,7 @@ const DATA = process.env.BENCH_DATA ?? '../shared/data/trajectories';
 const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 const LLM_MS = Number(process.env.BENCH_LLM_MS ?? 2000);
+const AHEAD_LIMIT = process.env.BENCH_AHEAD_LIMIT ? Number(process.env.BENCH_AHEAD_LIMIT) : undefined;
 /** `cpu`: this process's CPU time (user + system), which other processes on a loaded machine do not inflate. */
 const CLOCK = process.env.BENCH_CLOCK === 'cpu' ? 'cpu' : 'wall';
 const now =
@@ -89,6 +91,7 @@ async function replay(
     ids: sequentialIds(),
     // Idle mode as the Worker runs it: the scheduler on, so a step below blocking never waits.
     ...(mode === 'idle' ? { ahead: 'auto' as const } : {}),
+    ...(AHEAD_LIMIT === undefined ? {} : { aheadLimit: AHEAD_LIMIT }),
   });
   const out: Step[] = [];
   let working: Message[] = [];

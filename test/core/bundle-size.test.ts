@@ -7,15 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
 
 describe('bundle size', () => {
-  it('keeps createPipeline + every adapter within 68 KB gzip when bundled from src', async () => {
+  it('keeps createPipeline + every adapter within 70 KB gzip (the packaging goal) when bundled from src', async () => {
     const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
     // 62 KB until #25: the send fingerprint (content digests, sent.ts) added ~0.2 KB. 63 KB until #26
     // item 3: opaque pass-through parts in every adapter, multi-part results, approvals and the reasoning
     // metadata read from `extra` brought it to 65,250 B. 64 KB until #28's standing instructions (the
     // default preset's constraint classifier and pinned section), Anthropic pass-through blocks and the
     // budget's smallest-window check: 67,017 B. 66 KB until #28's compaction prepared ahead
-    // (pipeline.ahead, its scheduler and the fingerprint check): 68,894 B.
-    expect(gzip).toBeLessThanOrEqual(68 * 1024);
+    // (pipeline.ahead, its scheduler and the fingerprint check): 68,894 B. 68 KB until the multi-part
+    // tool outputs in every adapter (69,583 B) and the fingerprint's alignment over ctxkit's own
+    // reductions and digests (70,302 B): the guard is now docs/packaging.md's goal itself, ≤ 70 KB.
+    expect(gzip).toBeLessThanOrEqual(70 * 1024);
   });
 
   it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {

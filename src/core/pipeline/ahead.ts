@@ -13,7 +13,14 @@
 import type { Message } from '../messages/types.ts';
 import type { Flow, GuardOptions, PresetStages } from './flows.ts';
 import type { Recorder } from './runner.ts';
-import { type AheadCover, type AheadSlot, aheadCover, staleness } from './stages/compaction-ahead.ts';
+import {
+  type AheadCover,
+  type AheadSlot,
+  aheadCover,
+  align,
+  onInput,
+  staleness,
+} from './stages/compaction-ahead.ts';
 import { contextTokens } from './stages/compaction-support.ts';
 import type { Stage, StageContext } from './types.ts';
 
@@ -87,9 +94,9 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
   /** The kept result still applies to `messages`: its prefix unchanged and, with what came since, under the guard. */
   const stillApplies = (messages: readonly Message[], ctx: StageContext): boolean => {
     const ready = slot.ready;
-    if (ready === undefined || staleness(ready, messages, ctx) !== undefined) return false;
-    const since = messages.slice(ready.covers.length);
-    return contextTokens([...ready.result.messages, ...since], ctx) <= ready.guardLine;
+    if (ready === undefined) return false;
+    const a = align(ready, messages, ctx);
+    return typeof a !== 'string' && contextTokens(onInput(ready, messages, a), ctx) <= ready.guardLine;
   };
   const covers = (c: AheadCover | undefined, messages: readonly Message[], ctx: StageContext) =>
     c !== undefined && c.covers.length === messages.length && staleness(c, messages, ctx) === undefined;
@@ -120,12 +127,23 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
     }
   }
 
+  /** Starts a preparation unless `aheadLimit` of them were started since the last compaction. */
+  function begin(messages: readonly Message[], ctx: StageContext): Promise<AheadReport> {
+    if (slot.started < slot.limit) return start(messages, ctx);
+    return Promise.resolve({
+      status: 'skipped',
+      detail: `${slot.started} preparation(s) since the last compaction, the limit (aheadLimit): the next compaction runs inline`,
+      covers: messages.length,
+    });
+  }
+
   function start(messages: readonly Message[], ctx: StageContext): Promise<AheadReport> {
+    slot.started++;
     const run = compute(messages, ctx).finally(() => {
       running = undefined;
       const next = queued;
       queued = undefined;
-      if (next) next.done(start(next.messages, next.ctx));
+      if (next) next.done(begin(next.messages, next.ctx));
     });
     running = run;
     return run;
@@ -136,13 +154,13 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
       if (stillApplies(messages, ctx))
         return Promise.resolve({
           status: 'ready',
-          detail: `the prepared compaction still applies (${messages.length - slot.ready!.covers.length} message(s) since)`,
+          detail: `the prepared compaction still applies (${Math.max(0, messages.length - slot.ready!.covers.length)} message(s) since)`,
           fingerprint: slot.ready!.fingerprint,
           covers: messages.length,
         });
       if (slot.failed && covers(slot.failed, messages, ctx))
         return Promise.resolve({ status: 'failed', detail: slot.failed.reason, covers: messages.length });
-      if (running === undefined) return start(messages, ctx);
+      if (running === undefined) return begin(messages, ctx);
       // The running one covers the start of this input: it will apply with what came since, or be redone.
       if (slot.pending && staleness(slot.pending, messages, ctx) === undefined) return running;
       // One at a time: the newest request waits for the running one; an older queued one is dropped.

@@ -69,6 +69,14 @@ export interface PipelineOptions {
    * never waits for a summary. `off`: only explicit `ahead()` calls prepare one. @default 'off'
    */
   ahead?: 'off' | 'auto';
+  /**
+   * Preparations ahead per compaction: once this many were started without a compaction applied (a
+   * prepared one goes stale when the conversation or a stage rewrites what it covers), no more are
+   * started and the next compaction runs inline at its level. Bounds what an LLM summarizer is asked
+   * for. An integer from 1 to 1,000. @default unlimited with the deterministic summarizer (the work is
+   * local), 3 with any other
+   */
+  aheadLimit?: number;
 }
 
 export interface PrepareInput {
@@ -156,7 +164,16 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const aheadMode = options.ahead ?? 'off';
   if (aheadMode !== 'off' && aheadMode !== 'auto')
     throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
-  const slot: AheadSlot = { active: aheadMode === 'auto', auto: aheadMode === 'auto' };
+  const local = options.summarizer === undefined || options.summarizer.name === 'deterministic';
+  const aheadLimit = options.aheadLimit ?? (local ? Number.POSITIVE_INFINITY : 3);
+  if (!(Number.isInteger(aheadLimit) && aheadLimit >= 1 && aheadLimit <= 1000) && aheadLimit !== Infinity)
+    throw new CtxError('invalid_config', 'expected an integer from 1 to 1000', { path: 'aheadLimit' });
+  const slot: AheadSlot = {
+    active: aheadMode === 'auto',
+    auto: aheadMode === 'auto',
+    started: 0,
+    limit: aheadLimit,
+  };
   // Only the default flow gates compaction by level with a warning band to prepare in.
   const compactionStage = preset === 'default' ? resolved.stages.preflight.compaction : undefined;
   const preflight = compactionStage

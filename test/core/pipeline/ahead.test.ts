@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assistant, user } from '../../../src/core/messages/builders.ts';
+import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { createContext } from '../../../src/core/pipeline/context.ts';
 import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline/pipeline.ts';
@@ -175,6 +175,39 @@ describe('pipeline.ahead', () => {
     expect(sources(step)[0]!.source).toBe('ahead');
   });
 
+  it("still applies after ctxkit's own reductions of a covered tool result, and sends the reduced one", async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    const output = Array.from({ length: 40 }, (_, k) => `line ${k}: ${WORDS[k % WORDS.length]}`).join('\n');
+    const read = [
+      assistant('', [toolCall('c1', 'read', { path: 'src/a.ts' })], { id: 'call1' }),
+      toolResult('c1', 'read', output, { id: 'res1' }),
+    ];
+    const covered = run.messages.concat(read);
+    expect((await p.ahead({ messages: covered, state: run.state })).status).toBe('prepared');
+    const due = await growTo(p, 'compact', { messages: covered, state: run.state, next: warm.next });
+    const original = due.input.find((m) => m.id === 'res1')!;
+    const pruned: Message = {
+      ...original,
+      parts: [
+        { ...original.parts[0]!, output: '[Old read output cleared: 400 tokens]' } as Message['parts'][0],
+      ],
+      meta: { ...original.meta, agentVisible: false, kind: 'tool_result_archived' },
+    };
+    let input = due.input.map((m) => (m === original ? pruned : m));
+    // The reduction took it back under the compaction level: the agent goes on until it is there again.
+    for (let next = due.next; p.budget.level(p.estimate({ messages: input }).tokens) !== 'compact'; )
+      input = input.concat(turn(next++));
+    const step = await p.prepare({ messages: input, ...(due.state ? { state: due.state } : {}) });
+    expect(sources(step)[0]).toMatchObject({ source: 'ahead' });
+    expect(s.calls).toBe(1);
+    // Folded or kept, the full output the pruning removed is not sent again.
+    expect(step.messages).not.toContain(original);
+    expect(JSON.stringify(step.messages)).not.toContain('line 39:');
+  });
+
   it('keeps the last compaction report exactly as inline when no preparation was ever asked for', async () => {
     const s = countingSummarizer();
     const p = pipelineWith(s.summarizer);
@@ -193,6 +226,54 @@ describe('pipeline.ahead', () => {
 
   it('throws naming the option when ahead is not off or auto', () => {
     expect(() => createPipeline({ ahead: 'sometimes' as 'auto' })).toThrow(/ahead/);
+    expect(() => createPipeline({ aheadLimit: 0 })).toThrow(/aheadLimit/);
+    expect(() => createPipeline({ aheadLimit: 2.5 })).toThrow(/aheadLimit/);
+  });
+
+  it('starts no more than aheadLimit preparations per compaction, then compacts inline, and starts again after it', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer, { ahead: 'auto', aheadLimit: 1 });
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    expect((await p.ahead({ messages: run.messages, state: run.state })).status).toBe('prepared');
+    // An edit makes it stale: a second preparation would be one more summary request.
+    const edited = run.messages.map((m, i) =>
+      i === 2 ? { ...m, parts: [{ type: 'text' as const, text: 'question 1: use pnpm' }] } : m,
+    );
+    const again = await p.ahead({ messages: edited, state: run.state });
+    expect(again).toMatchObject({ status: 'skipped', detail: expect.stringMatching(/aheadLimit/) });
+    expect(s.calls).toBe(1);
+    // The step at the compaction level does not put it off (nothing will be prepared): inline.
+    const due = await growTo(p, 'compact', { messages: edited, state: run.state, next: warm.next });
+    const step = await p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) });
+    expect(compactionReport(step).status).toBe('applied');
+    expect(sources(step)[0]).toMatchObject({ source: 'inline', reason: expect.stringMatching(/aheadLimit/) });
+    // A compaction applied: the next preparation may start.
+    const grown = await growTo(p, 'warn', { messages: step.messages, state: step.state, next: due.next });
+    const ran = await p.prepare({ messages: grown.input, ...(grown.state ? { state: grown.state } : {}) });
+    expect((await p.ahead({ messages: ran.messages, state: ran.state })).status).not.toBe('skipped');
+  });
+
+  it('leaves the deterministic summarizer unlimited and limits any other to 3 by default', async () => {
+    const s = countingSummarizer();
+    const p = pipelineWith(s.summarizer, {});
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    const statuses: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      const edited = run.messages.map((m, i) =>
+        i === 2 ? { ...m, parts: [{ type: 'text' as const, text: `question 1, version ${k}` }] } : m,
+      );
+      statuses.push((await p.ahead({ messages: edited, state: run.state })).status);
+    }
+    expect(statuses).toEqual(['prepared', 'prepared', 'prepared', 'skipped', 'skipped']);
+    const local = pipelineWith(createDeterministicSummarizer());
+    for (let k = 0; k < 5; k++) {
+      const edited = run.messages.map((m, i) =>
+        i === 2 ? { ...m, parts: [{ type: 'text' as const, text: `question 1, version ${k}` }] } : m,
+      );
+      expect((await local.ahead({ messages: edited, state: run.state })).status).toBe('prepared');
+    }
   });
 });
 
