@@ -33,15 +33,34 @@ describe('pinnedSection', () => {
     countText: (t: string) => t.length,
     countMessage: (m: Message) => messageText(m).length,
   };
-  it('stays within its cap and drops the oldest with a journal entry when the instructions exceed it', () => {
+  it('stays within its cap, dropping a weak match first and then the oldest, each with a journal entry', () => {
     const folded = RULES.map((r, i) => user(r, { id: `u${i}` }));
+    // "Use pnpm instead of npm." matches only the "instead of" preference, which pasted prose also has.
     const s = pinnedSection('pin', 'compaction', [], folded, 110, counter);
     expect(counter.countMessage(s.message!)).toBeLessThanOrEqual(110);
-    expect(s.dropped[0]).toBe(RULES[0]);
-    expect(s.kept.at(-1)).toBe(RULES[2]);
-    const dropped = s.journal.filter((e) => e.action === 'truncated');
-    expect(dropped).toHaveLength(s.dropped.length);
-    expect(dropped[0]!.recover).toContain(RULES[0]);
+    expect(s.dropped).toEqual([RULES[1]]);
+    expect(s.kept).toEqual([RULES[0], RULES[2]]);
+    const tight = pinnedSection('pin', 'compaction', [], folded, 70, counter);
+    expect(counter.countMessage(tight.message!)).toBeLessThanOrEqual(70);
+    expect(tight.dropped).toEqual([RULES[1], RULES[0]]);
+    expect(tight.kept).toEqual([RULES[2]]);
+    const dropped = tight.journal.filter((e) => e.action === 'truncated');
+    expect(dropped).toHaveLength(2);
+    expect(dropped[0]!.recover).toContain('a weak match');
+    expect(dropped[1]!.recover).toContain(RULES[0]);
+    expect(dropped[1]!.recover).toContain('the oldest');
+  });
+
+  it('keeps an early rule over later "instead of" sentences of a pasted report', () => {
+    const early = user('Never touch the migrations/ folder.', { id: 'u0' });
+    const report = user(
+      'Build log: we used a cache instead of a rebuild. The job ran tsc instead of esbuild. Use yarn instead of npm here.',
+      { id: 'u1' },
+    );
+    const s = pinnedSection('pin', 'compaction', [], [early, report], 80, counter);
+    expect(s.kept[0]).toBe('Never touch the migrations/ folder.');
+    expect(s.dropped.length).toBeGreaterThan(0);
+    expect(s.dropped.every((d) => d !== 'Never touch the migrations/ folder.')).toBe(true);
   });
 });
 

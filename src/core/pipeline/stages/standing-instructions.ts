@@ -2,8 +2,9 @@
  * Standing instructions: the sentences of user messages that constrain later work (requirements,
  * prohibitions, preferences, formats — "never touch migrations/", "use pnpm", "answer in French"),
  * found by a deterministic classifier and kept verbatim in a pinned section that the default
- * compaction inserts and never folds. The section is bounded (`maxTokens`); past it the oldest
- * instructions are dropped, each with a journal entry.
+ * compaction inserts and never folds. The section is bounded (`maxTokens`); past it the weakest
+ * matches go first (a mid-sentence "instead of" / "use X instead", which reports pasted by the user
+ * also contain), then the oldest, each with a journal entry.
  */
 import { messageText } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
@@ -12,7 +13,7 @@ import type { JournalEntry } from '../types.ts';
 import { journalEntry, textMessage } from './compaction-support.ts';
 
 export const INSTRUCTIONS_KIND = 'standing-instructions';
-export const INSTRUCTIONS_PREFIX = '[Standing instructions — stated by the user, still in force]\n';
+export const INSTRUCTIONS_PREFIX = '[Standing instructions from the user]\n';
 
 /** Longest sentence taken as an instruction (longer ones are pasted text, not a rule). */
 const MAX_SENTENCE_CHARS = 300;
@@ -24,13 +25,25 @@ const CONSTRAINT_PATTERNS: readonly RegExp[] = [
   /\b(?:do not|don't|must not|mustn't|should not|shouldn't|may not|cannot|can't)\s+(?:use|touch|edit|modify|change|run|write|commit|push|delete|add|call|install|create|remove|rename|mention|include)\b/i,
   /\b(?:you|we)\s+must\b/i,
   /^must\b/i,
-  /\buse\s+\S+(?:\s+\S+)?\s+(?:instead|rather than)\b/i,
-  /\binstead of\s+\S+/i,
   /\b(?:[Aa]nswer|[Rr]eply|[Rr]espond|[Ww]rite)\s+(?:only\s+)?in\s+[A-Z][a-z]+\b/,
   /\b(?:from now on|going forward|for the rest of (?:this|the) (?:session|conversation)|at all times|every time you)\b/i,
   /\bmake sure (?:to|you|that)\b/i,
   /\bi (?:prefer|want you to|need you to)\b/i,
 ];
+
+/**
+ * Preferences that also match prose stating no rule (reports and logs pasted by the user say "… instead
+ * of …"): a sentence matched by these alone is dropped before any other when the section is full.
+ */
+const WEAK_PATTERNS: readonly RegExp[] = [
+  /\buse\s+\S+(?:\s+\S+)?\s+(?:instead|rather than)\b/i,
+  /\binstead of\s+\S+/i,
+];
+
+/** Whether `s` is an instruction matched only by the weak patterns. */
+export function isWeakInstruction(s: string): boolean {
+  return !CONSTRAINT_PATTERNS.some((p) => p.test(s));
+}
 
 /** Blocks a harness adds to user messages (reminders, command echoes): not the user's words. */
 const HARNESS_BLOCK = /<([a-z][\w-]*)>[\s\S]*?<\/\1>/g;
@@ -50,7 +63,8 @@ export function findInstructions(message: Message): readonly string[] {
     for (const raw of line.split(/(?<=[.!?;])\s+/)) {
       const s = raw.replace(/^[\s>*\-•\d.)]+/, '').trim();
       if (s.length < 8 || s.length > MAX_SENTENCE_CHARS) continue;
-      if (CONSTRAINT_PATTERNS.some((p) => p.test(s)) && !found.includes(s)) found.push(s);
+      const match = CONSTRAINT_PATTERNS.some((p) => p.test(s)) || WEAK_PATTERNS.some((p) => p.test(s));
+      if (match && !found.includes(s)) found.push(s);
     }
   memo.set(message, found);
   return found;
@@ -80,8 +94,8 @@ export interface PinnedSection {
 
 /**
  * The pinned section for `previous` instructions plus those of the `folded` messages (oldest
- * first, duplicates once), within `maxTokens`: the oldest are dropped first, each named in a
- * `truncated` journal entry on the section.
+ * first, duplicates once), within `maxTokens`: the weak matches are dropped first, then the oldest,
+ * each named in a `truncated` journal entry on the section.
  */
 export function pinnedSection(
   id: string,
@@ -102,7 +116,11 @@ export function pinnedSection(
   const kept = [...all];
   const dropped: string[] = [];
   const size = () => counter.countMessage(textMessage(id, 'user', sectionText(kept), INSTRUCTIONS_KIND));
-  while (kept.length > 0 && size() > maxTokens) dropped.push(kept.shift()!);
+  // Over the cap: the oldest weak match first, then the oldest of the others.
+  while (kept.length > 0 && size() > maxTokens) {
+    const weak = kept.findIndex(isWeakInstruction);
+    dropped.push(kept.splice(weak >= 0 ? weak : 0, 1)[0]!);
+  }
   if (kept.length === 0) return { message: undefined, journal: [], kept, dropped };
   const message: Message = {
     ...textMessage(id, 'user', sectionText(kept), INSTRUCTIONS_KIND),
@@ -116,7 +134,7 @@ export function pinnedSection(
   const journal = [entry];
   for (const s of dropped) {
     const e = journalEntry(stage, 'truncated', message, counter, { tokensAfter: entry.tokensAfter });
-    e.recover = `Standing instruction dropped (oldest first, section over its ${maxTokens}-token cap): "${s}"${
+    e.recover = `Standing instruction dropped (${isWeakInstruction(s) ? 'a weak match' : 'the oldest'}, section over its ${maxTokens}-token cap): "${s}"${
       sources.has(s) ? ` — stated in ${sources.get(s)}, kept in the session log` : ''
     }.`;
     journal.push(e);
