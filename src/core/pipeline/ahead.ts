@@ -130,6 +130,10 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
   /** Starts a preparation unless `aheadLimit` of them were started since the last compaction. */
   function begin(messages: readonly Message[], ctx: StageContext): Promise<AheadReport> {
     if (slot.started < slot.limit) return start(messages, ctx);
+    if (slot.dueGranted === true && slot.dueStarted !== true) {
+      slot.dueStarted = true;
+      return start(messages, ctx);
+    }
     return Promise.resolve({
       status: 'skipped',
       detail: `${slot.started} preparation(s) since the last compaction, the limit (aheadLimit): the next compaction runs inline`,

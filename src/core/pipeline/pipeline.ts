@@ -71,9 +71,10 @@ export interface PipelineOptions {
   ahead?: 'off' | 'auto';
   /**
    * Preparations ahead per compaction: once this many were started without a compaction applied (a
-   * prepared one goes stale when the conversation or a stage rewrites what it covers), no more are
-   * started and the next compaction runs inline at its level. Bounds what an LLM summarizer is asked
-   * for. An integer from 1 to 1,000. @default unlimited with the deterministic summarizer (the work is
+   * prepared one goes stale when the conversation rewrites what it covers), no more are started
+   * until the compaction is due; then one more (instead of an inline wait below blocking), and if
+   * that goes stale too the compaction runs inline. Bounds what an LLM summarizer is asked for: at
+   * most `aheadLimit` + 1 summaries per compaction. An integer from 1 to 1,000. @default unlimited with the deterministic summarizer (the work is
    * local), 3 with any other
    */
   aheadLimit?: number;

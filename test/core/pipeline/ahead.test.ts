@@ -230,28 +230,53 @@ describe('pipeline.ahead', () => {
     expect(() => createPipeline({ aheadLimit: 2.5 })).toThrow(/aheadLimit/);
   });
 
-  it('starts no more than aheadLimit preparations per compaction, then compacts inline, and starts again after it', async () => {
+  it('starts no more than aheadLimit preparations before a compaction is due, one more when it is, then compacts inline', async () => {
     const s = countingSummarizer();
     const p = pipelineWith(s.summarizer, { ahead: 'auto', aheadLimit: 1 });
     const warm = await growTo(p, 'warn', { messages: [], next: 0 });
     const run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
     expect((await p.ahead({ messages: run.messages, state: run.state })).status).toBe('prepared');
     // An edit makes it stale: a second preparation would be one more summary request.
-    const edited = run.messages.map((m, i) =>
-      i === 2 ? { ...m, parts: [{ type: 'text' as const, text: 'question 1: use pnpm' }] } : m,
-    );
+    const edit = (ms: Message[], text: string) =>
+      ms.map((m, i) => (i === 2 ? { ...m, parts: [{ type: 'text' as const, text }] } : m));
+    const edited = edit(run.messages, 'question 1: use pnpm');
     const again = await p.ahead({ messages: edited, state: run.state });
     expect(again).toMatchObject({ status: 'skipped', detail: expect.stringMatching(/aheadLimit/) });
     expect(s.calls).toBe(1);
-    // The step at the compaction level does not put it off (nothing will be prepared): inline.
+    // At the compaction level, below blocking, the step puts it off and one more is prepared: the
+    // summary inline would ask for anyway, without the wait.
     const due = await growTo(p, 'compact', { messages: edited, state: run.state, next: warm.next });
-    const step = await p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) });
-    expect(compactionReport(step).status).toBe('applied');
-    expect(sources(step)[0]).toMatchObject({ source: 'inline', reason: expect.stringMatching(/aheadLimit/) });
+    const deferred = await p.prepare({ messages: due.input, ...(due.state ? { state: due.state } : {}) });
+    expect(sources(deferred)[0]).toMatchObject({ source: 'pending', reason: expect.stringMatching(/due/) });
+    expect(await p.ahead({ messages: deferred.messages, state: deferred.state })).toMatchObject({
+      status: 'prepared',
+    });
+    expect(s.calls).toBe(2);
+    const next = deferred.messages.concat(turn(due.next));
+    const applied = await p.prepare({ messages: next, state: deferred.state });
+    expect(sources(applied)[0]).toMatchObject({ source: 'ahead' });
+    expect(s.calls).toBe(2);
+    // Past the limit and the one granted at the level, a stale preparation means inline.
+    const p2 = pipelineWith(countingSummarizer().summarizer, { ahead: 'auto', aheadLimit: 1 });
+    await p2.ahead({ messages: run.messages, state: run.state });
+    const late = await growTo(p2, 'compact', { messages: edited, state: run.state, next: warm.next });
+    const put = await p2.prepare({ messages: late.input, ...(late.state ? { state: late.state } : {}) });
+    await p2.ahead({ messages: put.messages, state: put.state });
+    const changed = edit(put.messages.concat(turn(late.next)), 'question 1: use yarn');
+    const inline = await p2.prepare({ messages: changed, state: put.state });
+    expect(compactionReport(inline).status).toBe('applied');
+    expect(sources(inline)[0]).toMatchObject({
+      source: 'inline',
+      reason: expect.stringMatching(/aheadLimit/),
+    });
     // A compaction applied: the next preparation may start.
-    const grown = await growTo(p, 'warn', { messages: step.messages, state: step.state, next: due.next });
-    const ran = await p.prepare({ messages: grown.input, ...(grown.state ? { state: grown.state } : {}) });
-    expect((await p.ahead({ messages: ran.messages, state: ran.state })).status).not.toBe('skipped');
+    const grown = await growTo(p2, 'warn', {
+      messages: inline.messages,
+      state: inline.state,
+      next: late.next + 1,
+    });
+    const ran = await p2.prepare({ messages: grown.input, ...(grown.state ? { state: grown.state } : {}) });
+    expect((await p2.ahead({ messages: ran.messages, state: ran.state })).status).not.toBe('skipped');
   });
 
   it('leaves the deterministic summarizer unlimited and limits any other to 3 by default', async () => {

@@ -51,8 +51,16 @@ export interface AheadSlot {
   auto: boolean;
   /** Preparations started since the last compaction applied (ahead or inline). */
   started: number;
-  /** `aheadLimit`: at `started >= limit` none is started and the next compaction runs inline. */
+  /** `aheadLimit`: at `started >= limit` none is started before a compaction is due. */
   limit: number;
+  /**
+   * Past the limit, the step that found the compaction due (below blocking) deferred it and granted one
+   * more preparation; `begin` takes it once (`dueGranted` stays true until a compaction applies, so
+   * that one does not repeat): then the next compaction runs inline.
+   */
+  dueGranted?: boolean;
+  /** The granted preparation was started. */
+  dueStarted?: boolean;
 }
 
 /** A message's key: id, what the model reads, and the metadata stages act on (pins, kinds). */
@@ -234,6 +242,13 @@ function withEvent(result: StageResult, event: PipelineEvent, note: string): Sta
  * below the blocking level, no wait while one is being prepared (or, with the scheduler on, about to
  * be); else the stage itself, inline. When `slot.active` is false it is the stage, unchanged.
  */
+/** A compaction applied: the limit counts again from zero. */
+function restart(slot: AheadSlot): void {
+  slot.started = 0;
+  slot.dueGranted = false;
+  slot.dueStarted = false;
+}
+
 export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
   const wrapped: Stage = {
     name: stage.name,
@@ -243,7 +258,7 @@ export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
       if (slot.ready) {
         const applied = applyPrepared(slot.ready, input, ctx);
         if (typeof applied !== 'string') {
-          slot.started = 0;
+          restart(slot);
           return applied;
         }
         reason = applied;
@@ -252,12 +267,17 @@ export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
       const covering = (c: AheadCover | undefined) =>
         c !== undefined && staleness(c, input, ctx) === undefined;
       const failed = covering(slot.failed) ? slot.failed : undefined;
-      const spent = slot.started >= slot.limit;
-      if (spent) reason = `${reason}; ${slot.limit} preparation(s) since the last compaction (aheadLimit)`;
+      // The limit bounds preparations made before a compaction is due. Once it is due, one more is no
+      // extra cost (inline would ask the summarizer for the same) and spares the step the wait.
+      const due = slot.started >= slot.limit && slot.dueGranted !== true;
+      const spent = slot.started >= slot.limit && !due;
+      if (spent)
+        reason = `${reason}; ${slot.limit} preparation(s) and the one at the level since the last compaction (aheadLimit)`;
       if (!blocking && failed === undefined && (covering(slot.pending) || (slot.auto && !spent))) {
+        if (due && !covering(slot.pending)) slot.dueGranted = true;
         const why = covering(slot.pending)
           ? 'ahead summary being prepared'
-          : `${reason}; one is prepared next`;
+          : `${reason}; one is prepared next${due ? ' (the compaction is due: past aheadLimit)' : ''}`;
         const size = sumTokens(input, ctx.counter);
         return {
           messages: input as Message[],
@@ -275,7 +295,7 @@ export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
       if (failed) reason = `the prepared compaction failed (${failed.reason})`;
       const result = await stage.run(input, ctx);
       if (result.report.status !== 'applied') return result;
-      slot.started = 0;
+      restart(slot);
       return withEvent(
         result,
         source({ stage: stage.name, source: 'inline', reason }),
