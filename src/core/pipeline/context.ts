@@ -166,6 +166,25 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       return false;
     }
   };
+  /**
+   * Content classes: a caller object found to have the content of another is mapped to the first
+   * object of that content (its class), so it is compared once in its life, not once per call. A
+   * framework that alternates between objects it built before (or a message met again after an edit
+   * was undone) is matched by two lookups; messages are immutable once handed over, so a class holds.
+   */
+  const classOf = new WeakMap<Message, Message>();
+  const classFor = (m: Message): Message => classOf.get(m) ?? m;
+  /** For an internal message a stage rewrote: the class of the caller's content it was found to differ from. */
+  const unlike = new WeakMap<Message, Message>();
+  /** Same content as `b`, by class first, else compared (and the class recorded). */
+  const sameAs = (a: unknown, b: Message): boolean => {
+    if (a === b) return true;
+    const cb = classFor(b);
+    if (typeof a === 'object' && a !== null && classFor(a as Message) === cb) return true;
+    if (!same(a, b)) return false;
+    if ((a as Message) !== cb) classOf.set(a as Message, cb);
+    return true;
+  };
   const digestAt = (i: number): string => {
     let d = seenDigest[i];
     if (d === undefined) d = seenDigest[i] = messageDigest(seen[i]!);
@@ -177,8 +196,9 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     let k = 0;
     while (k < n) {
       const s = seen[k];
-      // A rebuilt object is compared with the one seen; after a restore only the digest is known.
-      if (!(s !== undefined ? same(history[k], s) : digestOf(history[k]) === seenDigest[k])) break;
+      // A rebuilt object is compared with the one seen (once: then its class says it); after a
+      // restore only the digest is known.
+      if (!(s !== undefined ? sameAs(history[k], s) : digestOf(history[k]) === seenDigest[k])) break;
       k++;
     }
     return k;
@@ -186,57 +206,42 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
   /** Whether `history` starts with the messages of `list` (the last send or working context). */
   function startsWith(history: readonly Message[], list: readonly Message[]): boolean {
     if (list.length === 0 || list.length > history.length) return false;
-    for (let i = 0; i < list.length; i++) if (!same(history[i], list[i]!)) return false;
+    for (let i = 0; i < list.length; i++) if (!sameAs(history[i], list[i]!)) return false;
     return true;
   }
 
   /**
-   * The caller object each internal message was last found to have the same content as. A framework
-   * that rebuilds its objects every call has them compared once, in `commonPrefix`: an internal message
-   * last shown as `before[i]`, where `history[i]` matched `before[i]`, has `history[i]`'s content too.
+   * The caller's object for an internal one: the message of `history` at the position it stands for,
+   * if it has the same content. An internal message the caller passed in, or one `commonPrefix` has
+   * matched a rebuilt object against, is of the same class as the caller's object (no comparison); one
+   * a stage rewrote is compared once with that content (`unlike` remembers the difference).
    */
-  const shown = new WeakMap<Message, Message>();
-  /** What `commonPrefix` verified: `history[i]` has the content of `before[i]` for every `i < length`. */
-  interface Verified {
-    before: readonly (Message | undefined)[];
-    length: number;
-  }
-  /** The caller's object for an internal one: the message of `history` it stands for, if unchanged. */
-  function toCaller(
-    history: readonly (Message | undefined)[],
-    list: readonly Message[],
-    verified: Verified | undefined,
-  ): Message[] {
-    return list.map((m) => {
+  function toCaller(history: readonly (Message | undefined)[], list: readonly Message[]): Message[] {
+    const out = new Array<Message>(list.length);
+    for (let j = 0; j < list.length; j++) {
+      const m = list[j]!;
       const i = position.get(m);
       const own = i === undefined ? undefined : history[i];
-      if (own === undefined) return m;
-      const last = shown.get(m);
-      if (
-        last === own ||
-        (last !== undefined &&
-          verified !== undefined &&
-          i! < verified.length &&
-          last === verified.before[i!]) ||
-        same(own, m)
-      ) {
-        shown.set(m, own);
-        return own;
+      if (own === undefined || own === m) out[j] = m;
+      else if (unlike.get(m) === classFor(own)) out[j] = m;
+      else if (sameAs(own, m)) out[j] = own;
+      else {
+        unlike.set(m, classFor(own));
+        out[j] = m;
       }
-      return m;
-    });
+    }
+    return out;
   }
   function view(
     run: PipelineRun,
     history: readonly (Message | undefined)[],
     match: HistoryMatch,
     fed: number,
-    verified?: Verified,
   ) {
     return {
       ...run,
-      messages: toCaller(history, run.messages, verified),
-      send: toCaller(history, run.send, verified),
+      messages: toCaller(history, run.messages),
+      send: toCaller(history, run.send),
       match,
       fed,
     };
@@ -260,16 +265,15 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'history' });
   }
 
-  /** Where to start from for `history`, what of it to feed, and how long a prefix matched what was seen. */
+  /** Where to start from for `history` and what of it to feed. */
   function plan(history: readonly Message[]): {
     from: Checkpoint;
     start: number;
     match: HistoryMatch;
-    k: number;
   } {
     const last = current();
     const k = commonPrefix(history);
-    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new', k };
+    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new' };
     // The caller kept what the context returned instead of its raw history (when that is longer than
     // the raw history, repair added to it: the added messages are ctxkit's, not the caller's).
     const extended = k === seenDigest.length;
@@ -277,18 +281,18 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
-        return { from: points[1]!, start: list.length, match: 'from-send', k };
+        return { from: points[1]!, start: list.length, match: 'from-send' };
       }
-    if (extended) return { from: last, start: k, match: 'continued', k };
+    if (extended) return { from: last, start: k, match: 'continued' };
     for (let i = points.length - 1; i >= 0; i--) {
       const p = points[i]!;
       if (p.length <= k) {
         points = points.slice(0, i + 1);
-        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased', k };
+        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased' };
       }
     }
     points = [initial];
-    return { from: initial, start: 0, match: 'restarted', k };
+    return { from: initial, start: 0, match: 'restarted' };
   }
 
   function record(history: readonly Message[], run: PipelineRun, call: ContextCall, length: number) {
@@ -314,7 +318,6 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     async prepare(history, call = {}) {
       validate(history);
       const last = current();
-      const before = seen;
       if (
         last.run !== undefined &&
         history.length === seenDigest.length &&
@@ -322,9 +325,9 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         commonPrefix(history) === history.length
       ) {
         seen = history.slice();
-        return view(last.run, history, 'unchanged', 0, { before, length: history.length });
+        return view(last.run, history, 'unchanged', 0);
       }
-      const { from, start, match, k } = plan(history);
+      const { from, start, match } = plan(history);
       // Digests of the positions that are re-fed no longer describe what the context has seen.
       seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
       const fresh = history.slice(start);
@@ -335,14 +338,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       });
       const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
       record(history, run, call, history.length);
-      // Positions still mean what they meant unless the context re-based on its own last send.
-      return view(
-        run,
-        history,
-        match,
-        fresh.length,
-        match === 'from-send' ? undefined : { before, length: k },
-      );
+      return view(run, history, match, fresh.length);
     },
     async recoverOverflow(error, call = {}) {
       const last = current();
