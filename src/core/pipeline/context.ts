@@ -133,6 +133,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
 
   /** The caller's history as last seen: its objects (absent after a restore) and their digests. */
   let seen: (Message | undefined)[] = [];
+  /**
+   * Per position, another object found to have the content of `seen[i]` (what the caller handed over
+   * the call before, when it was rebuilt): a caller alternating between two sets of objects (its own
+   * and a copy, or ctxkit's view and its raw history) is matched by identity, not compared each call.
+   */
+  let alt: (Message | undefined)[] = [];
   let seenDigest: (string | undefined)[] = [];
   /** The history position each object fed to the pipeline stands for. */
   const position = new WeakMap<Message, number>();
@@ -166,25 +172,6 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       return false;
     }
   };
-  /**
-   * Content classes: a caller object found to have the content of another is mapped to the first
-   * object of that content (its class), so it is compared once in its life, not once per call. A
-   * framework that alternates between objects it built before (or a message met again after an edit
-   * was undone) is matched by two lookups; messages are immutable once handed over, so a class holds.
-   */
-  const classOf = new WeakMap<Message, Message>();
-  const classFor = (m: Message): Message => classOf.get(m) ?? m;
-  /** For an internal message a stage rewrote: the class of the caller's content it was found to differ from. */
-  const unlike = new WeakMap<Message, Message>();
-  /** Same content as `b`, by class first, else compared (and the class recorded). */
-  const sameAs = (a: unknown, b: Message): boolean => {
-    if (a === b) return true;
-    const cb = classFor(b);
-    if (typeof a === 'object' && a !== null && classFor(a as Message) === cb) return true;
-    if (!same(a, b)) return false;
-    if ((a as Message) !== cb) classOf.set(a as Message, cb);
-    return true;
-  };
   const digestAt = (i: number): string => {
     let d = seenDigest[i];
     if (d === undefined) d = seenDigest[i] = messageDigest(seen[i]!);
@@ -196,37 +183,79 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     let k = 0;
     while (k < n) {
       const s = seen[k];
-      // A rebuilt object is compared with the one seen (once: then its class says it); after a
-      // restore only the digest is known.
-      if (!(s !== undefined ? sameAs(history[k], s) : digestOf(history[k]) === seenDigest[k])) break;
+      const h = history[k];
+      // A rebuilt object is compared with the one seen (unless it is the one seen before that); after
+      // a restore only the digest is known.
+      if (s !== undefined) {
+        if (h !== s && (h !== alt[k] || h === undefined) && !same(h, s)) break;
+      } else if (digestOf(h) !== seenDigest[k]) break;
       k++;
     }
     return k;
   }
+  /** `history` becomes the history seen; its first `verified` messages have the content of the last. */
+  function see(history: readonly Message[], verified: number): void {
+    const next = new Array<Message | undefined>(history.length);
+    for (let i = 0; i < verified; i++) next[i] = history[i] === seen[i] ? alt[i] : seen[i];
+    alt = next;
+    seen = history.slice();
+  }
   /** Whether `history` starts with the messages of `list` (the last send or working context). */
   function startsWith(history: readonly Message[], list: readonly Message[]): boolean {
     if (list.length === 0 || list.length > history.length) return false;
-    for (let i = 0; i < list.length; i++) if (!sameAs(history[i], list[i]!)) return false;
+    for (let i = 0; i < list.length; i++) if (!same(history[i], list[i]!)) return false;
     return true;
   }
 
   /**
-   * The caller's object for an internal one: the message of `history` at the position it stands for,
-   * if it has the same content. An internal message the caller passed in, or one `commonPrefix` has
-   * matched a rebuilt object against, is of the same class as the caller's object (no comparison); one
-   * a stage rewrote is compared once with that content (`unlike` remembers the difference).
+   * The caller object each internal message was last found to have the same content as. A framework
+   * that rebuilds its objects every call has them compared once, in `commonPrefix`: an internal message
+   * last shown as `before[i]`, where `history[i]` matched `before[i]`, has `history[i]`'s content too.
    */
-  function toCaller(history: readonly (Message | undefined)[], list: readonly Message[]): Message[] {
+  const shown = new WeakMap<Message, Message>();
+  /**
+   * For an internal message a stage rewrote, the caller object it was last found to differ from: by
+   * the same reasoning, it differs from a rebuilt `history[i]` matched against that one (compared once,
+   * not on every call).
+   */
+  const unlike = new WeakMap<Message, Message>();
+  /** What `commonPrefix` verified: `history[i]` has the content of `before[i]` for every `i < length`. */
+  interface Verified {
+    before: readonly (Message | undefined)[];
+    length: number;
+  }
+  /** The caller's object for an internal one: the message of `history` it stands for, if unchanged. */
+  function toCaller(
+    history: readonly (Message | undefined)[],
+    list: readonly Message[],
+    verified: Verified | undefined,
+  ): Message[] {
     const out = new Array<Message>(list.length);
     for (let j = 0; j < list.length; j++) {
       const m = list[j]!;
       const i = position.get(m);
       const own = i === undefined ? undefined : history[i];
-      if (own === undefined || own === m) out[j] = m;
-      else if (unlike.get(m) === classFor(own)) out[j] = m;
-      else if (sameAs(own, m)) out[j] = own;
-      else {
-        unlike.set(m, classFor(own));
+      if (own === undefined || own === m) {
+        out[j] = m;
+        continue;
+      }
+      const before = verified !== undefined && i! < verified.length ? verified.before[i!] : undefined;
+      const last = shown.get(m);
+      // `m` itself was the one seen at its position, or the caller object it was shown as.
+      if (before === m || (last !== undefined && (last === own || last === before))) {
+        if (last !== own) shown.set(m, own);
+        out[j] = own;
+        continue;
+      }
+      const differs = unlike.get(m);
+      if (differs !== undefined && (differs === own || differs === before)) {
+        if (differs !== own) unlike.set(m, own);
+        out[j] = m;
+      } else if (same(own, m)) {
+        shown.set(m, own);
+        out[j] = own;
+      } else {
+        unlike.set(m, own);
         out[j] = m;
       }
     }
@@ -237,11 +266,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     history: readonly (Message | undefined)[],
     match: HistoryMatch,
     fed: number,
+    verified?: Verified,
   ) {
     return {
       ...run,
-      messages: toCaller(history, run.messages),
-      send: toCaller(history, run.send),
+      messages: toCaller(history, run.messages, verified),
+      send: toCaller(history, run.send, verified),
       match,
       fed,
     };
@@ -265,15 +295,16 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'history' });
   }
 
-  /** Where to start from for `history` and what of it to feed. */
+  /** Where to start from for `history`, what of it to feed, and how long a prefix matched what was seen. */
   function plan(history: readonly Message[]): {
     from: Checkpoint;
     start: number;
     match: HistoryMatch;
+    k: number;
   } {
     const last = current();
     const k = commonPrefix(history);
-    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new' };
+    if (seenDigest.length === 0 && last === initial) return { from: initial, start: 0, match: 'new', k };
     // The caller kept what the context returned instead of its raw history (when that is longer than
     // the raw history, repair added to it: the added messages are ctxkit's, not the caller's).
     const extended = k === seenDigest.length;
@@ -281,22 +312,23 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
-        return { from: points[1]!, start: list.length, match: 'from-send' };
+        return { from: points[1]!, start: list.length, match: 'from-send', k };
       }
-    if (extended) return { from: last, start: k, match: 'continued' };
+    if (extended) return { from: last, start: k, match: 'continued', k };
     for (let i = points.length - 1; i >= 0; i--) {
       const p = points[i]!;
       if (p.length <= k) {
         points = points.slice(0, i + 1);
-        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased' };
+        return { from: p, start: p.length, match: p === initial ? 'restarted' : 'rebased', k };
       }
     }
     points = [initial];
-    return { from: initial, start: 0, match: 'restarted' };
+    return { from: initial, start: 0, match: 'restarted', k };
   }
 
-  function record(history: readonly Message[], run: PipelineRun, call: ContextCall, length: number) {
-    seen = history.slice();
+  function record(history: readonly Message[], k: number, run: PipelineRun, call: ContextCall) {
+    const length = history.length;
+    see(history, k);
     seenDigest.length = length;
     points.push({ length, working: run.messages, state: run.state, run, call });
     // Too many points: drop the one whose neighbours are closest, so the points stay spread over the
@@ -318,16 +350,17 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     async prepare(history, call = {}) {
       validate(history);
       const last = current();
+      const before = seen;
       if (
         last.run !== undefined &&
         history.length === seenDigest.length &&
         sameCall(last.call, call) &&
         commonPrefix(history) === history.length
       ) {
-        seen = history.slice();
-        return view(last.run, history, 'unchanged', 0);
+        see(history, history.length);
+        return view(last.run, history, 'unchanged', 0, { before, length: history.length });
       }
-      const { from, start, match } = plan(history);
+      const { from, start, match, k } = plan(history);
       // Digests of the positions that are re-fed no longer describe what the context has seen.
       seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
       const fresh = history.slice(start);
@@ -337,8 +370,15 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         position.set(m, start + i);
       });
       const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
-      record(history, run, call, history.length);
-      return view(run, history, match, fresh.length);
+      record(history, k, run, call);
+      // Positions still mean what they meant unless the context re-based on its own last send.
+      return view(
+        run,
+        history,
+        match,
+        fresh.length,
+        match === 'from-send' ? undefined : { before, length: k },
+      );
     },
     async recoverOverflow(error, call = {}) {
       const last = current();
