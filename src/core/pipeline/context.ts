@@ -219,6 +219,15 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
    * not on every call).
    */
   const unlike = new WeakMap<Message, Message>();
+  /**
+   * Per position of the history, the object fed to the pipeline for it (a caller object, or on a
+   * re-base on the last send, ctxkit's). After every successful call, each message of the history
+   * seen has the content of the one fed at its position: it was fed itself, or matched against the
+   * history before, which had that content. So an internal message that is the one fed at its
+   * position (no stage rewrote it) is handed back as the caller's object with no lookup or comparison.
+   * Empty after a restore (the working context is then compared).
+   */
+  let fed: (Message | undefined)[] = [];
   /** What `commonPrefix` verified: `history[i]` has the content of `before[i]` for every `i < length`. */
   interface Verified {
     before: readonly (Message | undefined)[];
@@ -235,8 +244,8 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       const m = list[j]!;
       const i = position.get(m);
       const own = i === undefined ? undefined : history[i];
-      if (own === undefined || own === m) {
-        out[j] = m;
+      if (own === undefined || own === m || m === fed[i!]) {
+        out[j] = own ?? m;
         continue;
       }
       const before = verified !== undefined && i! < verified.length ? verified.before[i!] : undefined;
@@ -301,6 +310,8 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     start: number;
     match: HistoryMatch;
     k: number;
+    /** For `from-send`: the list the history starts with. */
+    list?: readonly Message[];
   } {
     const last = current();
     const k = commonPrefix(history);
@@ -312,7 +323,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
-        return { from: points[1]!, start: list.length, match: 'from-send', k };
+        return { from: points[1]!, start: list.length, match: 'from-send', k, list };
       }
     if (extended) return { from: last, start: k, match: 'continued', k };
     for (let i = points.length - 1; i >= 0; i--) {
@@ -360,7 +371,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         see(history, history.length);
         return view(last.run, history, 'unchanged', 0, { before, length: history.length });
       }
-      const { from, start, match, k } = plan(history);
+      const { from, start, match, k, list } = plan(history);
       // Digests of the positions that are re-fed no longer describe what the context has seen.
       seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
       const fresh = history.slice(start);
@@ -371,6 +382,11 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       });
       const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
       record(history, k, run, call);
+      // What each position was fed from now on: positions before `start` keep theirs (or, on a
+      // re-base on the last send, that list's), the fed ones are the fed objects.
+      if (list !== undefined) fed = list.slice();
+      fed.length = start;
+      for (let i = 0; i < fresh.length; i++) fed[start + i] = fresh[i];
       // Positions still mean what they meant unless the context re-based on its own last send.
       return view(
         run,
