@@ -1,10 +1,9 @@
 /**
  * A call through the incremental context with nothing new must not redo what the context did for
- * the messages it has seen: no pipeline run, no validation, no count, and each caller object compared
- * with what was seen at most once in its life (so never again once it is known). The validation and
- * the comparison are spied on at their modules: a regression that re-validates, re-counts or
- * re-compares makes the counts below non-zero.
- */
+ * the messages it has seen: no pipeline run, no validation, no count, and no comparison of a caller
+ * object it has already matched (the same objects, or those handed over the call before); a rebuilt
+ * object is compared once. The validation and the comparison are spied on at their modules: a
+ * regression that re-validates, re-counts or re-compares makes the counts below non-zero. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../../src/core/index.ts';
 
@@ -148,7 +147,7 @@ describe('createContext, a call with nothing new', () => {
       }
     });
 
-    it('with two sets of objects in turn: each compared once in its life, then never', async () => {
+    it('with two sets of objects in turn: each compared once, then matched by identity', async () => {
       const ctx = createContext({ budget: { contextWindow }, dialect: 'anthropic' });
       const copy = structuredClone(history);
       await ctx.prepare(history, SYSTEM);
