@@ -133,6 +133,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
 
   /** The caller's history as last seen: its objects (absent after a restore) and their digests. */
   let seen: (Message | undefined)[] = [];
+  /**
+   * Per position, another object found to have the content of `seen[i]` (what the caller handed over
+   * the call before, when it was rebuilt): a caller alternating between two sets of objects (its own
+   * and a copy, or ctxkit's view and its raw history) is matched by identity, not compared each call.
+   */
+  let alt: (Message | undefined)[] = [];
   let seenDigest: (string | undefined)[] = [];
   /** The history position each object fed to the pipeline stands for. */
   const position = new WeakMap<Message, number>();
@@ -177,11 +183,22 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     let k = 0;
     while (k < n) {
       const s = seen[k];
-      // A rebuilt object is compared with the one seen; after a restore only the digest is known.
-      if (!(s !== undefined ? same(history[k], s) : digestOf(history[k]) === seenDigest[k])) break;
+      const h = history[k];
+      // A rebuilt object is compared with the one seen (unless it is the one seen before that); after
+      // a restore only the digest is known.
+      if (s !== undefined) {
+        if (h !== s && (h !== alt[k] || h === undefined) && !same(h, s)) break;
+      } else if (digestOf(h) !== seenDigest[k]) break;
       k++;
     }
     return k;
+  }
+  /** `history` becomes the history seen; its first `verified` messages have the content of the last. */
+  function see(history: readonly Message[], verified: number): void {
+    const next = new Array<Message | undefined>(history.length);
+    for (let i = 0; i < verified; i++) next[i] = history[i] === seen[i] ? alt[i] : seen[i];
+    alt = next;
+    seen = history.slice();
   }
   /** Whether `history` starts with the messages of `list` (the last send or working context). */
   function startsWith(history: readonly Message[], list: readonly Message[]): boolean {
@@ -196,6 +213,21 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
    * last shown as `before[i]`, where `history[i]` matched `before[i]`, has `history[i]`'s content too.
    */
   const shown = new WeakMap<Message, Message>();
+  /**
+   * For an internal message a stage rewrote, the caller object it was last found to differ from: by
+   * the same reasoning, it differs from a rebuilt `history[i]` matched against that one (compared once,
+   * not on every call).
+   */
+  const unlike = new WeakMap<Message, Message>();
+  /**
+   * Per position of the history, the object fed to the pipeline for it (a caller object, or on a
+   * re-base on the last send, ctxkit's). After every successful call, each message of the history
+   * seen has the content of the one fed at its position: it was fed itself, or matched against the
+   * history before, which had that content. So an internal message that is the one fed at its
+   * position (no stage rewrote it) is handed back as the caller's object with no lookup or comparison.
+   * Empty after a restore (the working context is then compared).
+   */
+  let fed: (Message | undefined)[] = [];
   /** What `commonPrefix` verified: `history[i]` has the content of `before[i]` for every `i < length`. */
   interface Verified {
     before: readonly (Message | undefined)[];
@@ -207,24 +239,36 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     list: readonly Message[],
     verified: Verified | undefined,
   ): Message[] {
-    return list.map((m) => {
+    const out = new Array<Message>(list.length);
+    for (let j = 0; j < list.length; j++) {
+      const m = list[j]!;
       const i = position.get(m);
       const own = i === undefined ? undefined : history[i];
-      if (own === undefined) return m;
-      const last = shown.get(m);
-      if (
-        last === own ||
-        (last !== undefined &&
-          verified !== undefined &&
-          i! < verified.length &&
-          last === verified.before[i!]) ||
-        same(own, m)
-      ) {
-        shown.set(m, own);
-        return own;
+      if (own === undefined || own === m || m === fed[i!]) {
+        out[j] = own ?? m;
+        continue;
       }
-      return m;
-    });
+      const before = verified !== undefined && i! < verified.length ? verified.before[i!] : undefined;
+      const last = shown.get(m);
+      // `m` itself was the one seen at its position, or the caller object it was shown as.
+      if (before === m || (last !== undefined && (last === own || last === before))) {
+        if (last !== own) shown.set(m, own);
+        out[j] = own;
+        continue;
+      }
+      const differs = unlike.get(m);
+      if (differs !== undefined && (differs === own || differs === before)) {
+        if (differs !== own) unlike.set(m, own);
+        out[j] = m;
+      } else if (same(own, m)) {
+        shown.set(m, own);
+        out[j] = own;
+      } else {
+        unlike.set(m, own);
+        out[j] = m;
+      }
+    }
+    return out;
   }
   function view(
     run: PipelineRun,
@@ -266,6 +310,8 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     start: number;
     match: HistoryMatch;
     k: number;
+    /** For `from-send`: the list the history starts with. */
+    list?: readonly Message[];
   } {
     const last = current();
     const k = commonPrefix(history);
@@ -277,7 +323,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
       if ((!extended || list.length > k) && startsWith(history, list)) {
         for (const [i, m] of list.entries()) position.set(m, i);
         points = [initial, { ...last, length: list.length }];
-        return { from: points[1]!, start: list.length, match: 'from-send', k };
+        return { from: points[1]!, start: list.length, match: 'from-send', k, list };
       }
     if (extended) return { from: last, start: k, match: 'continued', k };
     for (let i = points.length - 1; i >= 0; i--) {
@@ -291,8 +337,9 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
     return { from: initial, start: 0, match: 'restarted', k };
   }
 
-  function record(history: readonly Message[], run: PipelineRun, call: ContextCall, length: number) {
-    seen = history.slice();
+  function record(history: readonly Message[], k: number, run: PipelineRun, call: ContextCall) {
+    const length = history.length;
+    see(history, k);
     seenDigest.length = length;
     points.push({ length, working: run.messages, state: run.state, run, call });
     // Too many points: drop the one whose neighbours are closest, so the points stay spread over the
@@ -321,10 +368,10 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         sameCall(last.call, call) &&
         commonPrefix(history) === history.length
       ) {
-        seen = history.slice();
+        see(history, history.length);
         return view(last.run, history, 'unchanged', 0, { before, length: history.length });
       }
-      const { from, start, match, k } = plan(history);
+      const { from, start, match, k, list } = plan(history);
       // Digests of the positions that are re-fed no longer describe what the context has seen.
       seenDigest.length = match === 'from-send' ? 0 : Math.min(seenDigest.length, start);
       const fresh = history.slice(start);
@@ -334,7 +381,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
         position.set(m, start + i);
       });
       const run = await pipeline.prepare(input(call, from.working.concat(fresh), from.state));
-      record(history, run, call, history.length);
+      record(history, k, run, call);
+      // What each position was fed from now on: positions before `start` keep theirs (or, on a
+      // re-base on the last send, that list's), the fed ones are the fed objects.
+      if (list !== undefined) fed = list.slice();
+      fed.length = start;
+      for (let i = 0; i < fresh.length; i++) fed[start + i] = fresh[i];
       // Positions still mean what they meant unless the context re-based on its own last send.
       return view(
         run,
