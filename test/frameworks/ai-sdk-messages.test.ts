@@ -232,6 +232,51 @@ describe('fromModelMessages / toModelMessages', () => {
     expect(JSON.stringify(toModelMessages(neutral))).toBe(JSON.stringify(history));
   });
 
+  it('keeps provider-executed calls, their results and approvals in the assistant message, whole', () => {
+    const history = [
+      { role: 'user', content: 'search and ask the docs server' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'ws1',
+            toolName: 'web_search',
+            input: { q: 'x' },
+            providerExecuted: true,
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'ws1',
+            toolName: 'web_search',
+            output: { type: 'json', value: [{ url: 'https://x.test' }] },
+          },
+          { type: 'tool-call', toolCallId: 'mcp1', toolName: 'docs', input: {}, providerExecuted: true },
+          { type: 'tool-approval-request', approvalId: 'mcpr_1', toolCallId: 'mcp1' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'mcpr_1', approved: true, providerExecuted: true },
+        ],
+      },
+    ] as ModelMessage[];
+    const neutral = fromModelMessages(history);
+    expect(neutral[1]!.parts.map((p) => p.type === 'opaque' && p.kind)).toEqual([
+      'tool-call',
+      'tool-result',
+      'tool-call',
+      'tool-approval-request',
+    ]);
+    // Nothing to pair, move or answer: every dialect's rules hold and repair changes nothing.
+    for (const dialect of ['openai', 'anthropic', 'responses', 'gemini'] as const) {
+      expect(checkInvariants(neutral, { dialect })).toEqual([]);
+      expect(repairMessages(neutral, { dialect }).messages).toBe(neutral);
+    }
+    expect(JSON.stringify(toModelMessages(neutral))).toBe(JSON.stringify(history));
+  });
+
   it('reads an image file (the model-call prompt form) as an image counted as one, and writes the file back', () => {
     const bytes = new Uint8Array(30_000).fill(7);
     const history: ModelMessage[] = [

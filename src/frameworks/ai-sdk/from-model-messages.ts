@@ -1,10 +1,11 @@
 /**
  * AI SDK `ModelMessage` ⇄ ctxkit's neutral `Message`, lossless: approval requests and responses become
- * `tool-approval` parts, `execution-denied` outputs denied results, `content` outputs multi-part results,
- * image files images; files, reasoning files, custom parts and a response whose request is not in the
- * history pass through as opaque parts. What the neutral model has no field for (`providerOptions`,
- * `providerExecuted`, the exact output, bytes) rides in `provider.framework` and comes back as it was. Reasoning metadata is mapped to the
- * fields the reasoning rules read: Anthropic `signature`/`redactedData` → `signature`/`redacted`,
+ * `tool-approval` parts, `execution-denied` outputs denied results, `content` outputs multi-part
+ * results, image files images; files, reasoning files, custom parts, provider-executed calls with their
+ * results and approvals, and a response whose request is not in the history pass through as opaque
+ * parts. What the neutral model has no field for (`providerOptions`, `providerExecuted`, the exact
+ * output, bytes) rides in `provider.framework` and comes back as it was. Reasoning metadata is mapped to
+ * the fields the reasoning rules read: Anthropic `signature`/`redactedData` → `signature`/`redacted`,
  * OpenAI `itemId`/`reasoningEncryptedContent` → the Responses item, Google `thoughtSignature` → the
  * Gemini part. Neutral messages that came from elsewhere (a summary, another adapter) are given the
  * AI SDK's `providerOptions` for the same metadata.
@@ -79,6 +80,19 @@ function resultContent(value: readonly unknown[]): ResultContentPart[] {
     }
     return { type: 'opaque', source: 'ai-sdk', kind: String(v.type), value: v };
   });
+}
+
+/**
+ * A provider-executed call (a hosted web search, an Anthropic server tool, a hosted MCP call), its
+ * result in the assistant message and an approval asked for it: the provider's own items, not a
+ * function call ctxkit could pair, move or answer. They pass through whole, like a Responses
+ * `web_search_call` or an Anthropic `server_tool_use`.
+ */
+function isHosted(p: ModelPart, role: string, hosted: ReadonlySet<string>): boolean {
+  if (p.type === 'tool-call') return p.providerExecuted === true;
+  if (p.type === 'tool-result') return role === 'assistant';
+  if (p.type === 'tool-approval-request') return hosted.has(p.toolCallId);
+  return false;
 }
 
 function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
@@ -205,6 +219,12 @@ export function fromModelMessage(
   if (typeof m.content === 'string') {
     fw.stringContent = true;
     parts = [{ type: 'text', text: m.content }];
-  } else parts = (m.content as ModelPart[]).map((p) => partToNeutral(p, approvals));
+  } else {
+    const content = m.content as ModelPart[];
+    const hosted = new Set<string>();
+    for (const p of content)
+      if (p.type === 'tool-call' && p.providerExecuted === true) hosted.add(p.toolCallId);
+    parts = content.map((p) => (isHosted(p, m.role, hosted) ? opaque(p) : partToNeutral(p, approvals)));
+  }
   return { id, role: m.role, parts, ...opt('provider', withFramework(undefined, fw)) };
 }
