@@ -190,28 +190,6 @@ describe('fromOpenAI', () => {
     expect(JSON.stringify(toAnthropic(neutral))).not.toMatch(/extra_content/);
   });
 
-  it('keeps message keys it does not read (annotations, audio, a null refusal) and writes them back', () => {
-    const messages = [
-      { role: 'user', content: 'hi', x_client: { trace: 'a' } },
-      {
-        role: 'assistant',
-        content: 'Hello.',
-        refusal: null,
-        annotations: [{ type: 'url_citation', url_citation: { url: 'https://x.test' } }],
-        audio: { id: 'audio_1' },
-      },
-    ];
-    const neutral = fromOpenAI(messages);
-    expect(neutral[1]!.provider).toEqual({
-      openai: {
-        message: { annotations: messages[1]!.annotations!, audio: { id: 'audio_1' }, refusal: null },
-      },
-    });
-    expect(toOpenAI(neutral)).toEqual(messages);
-    expect(parseMessages(neutral)).toEqual(neutral);
-    expect(JSON.stringify(toAnthropic(neutral))).not.toMatch(/annotations|x_client/);
-  });
-
   it('reads a multi-part tool result as parts and counts its image as an image, not as base64 text', () => {
     const [, , , tool] = fromOpenAI(OPENAI);
     const result = tool!.parts[0]!;

@@ -81,74 +81,44 @@ const extras = {
   model: z.optional(z.string()),
 };
 
-/** The keys the adapter reads; any other key of a message (`annotations`, `audio`…) is kept in `provider.openai.message`. */
-const MESSAGE_KEYS = new Set([
-  'role',
-  'content',
-  'name',
-  'refusal',
-  'tool_calls',
-  'reasoning',
-  'reasoning_content',
-  'tool_call_id',
-  'usage',
-  'meta',
-  'model',
-]);
-
 export const openAIMessageSchema = z.discriminatedUnion(
   'role',
   [
-    z.catchall(
-      z.object({
-        role: z.literal('system'),
-        content: z.union([z.string(), z.array(contentPart)]),
-        name: z.optional(z.string()),
-        ...extras,
-      }),
-      jsonValueSchema,
-    ),
-    z.catchall(
-      z.object({
-        role: z.literal('developer'),
-        content: z.union([z.string(), z.array(contentPart)]),
-        name: z.optional(z.string()),
-        ...extras,
-      }),
-      jsonValueSchema,
-    ),
-    z.catchall(
-      z.object({
-        role: z.literal('user'),
-        content: z.union([z.string(), z.array(contentPart)]),
-        name: z.optional(z.string()),
-        ...extras,
-      }),
-      jsonValueSchema,
-    ),
-    z.catchall(
-      z.object({
-        role: z.literal('assistant'),
-        content: z.optional(z.union([z.string(), z.array(contentPart), z.null()])),
-        name: z.optional(z.string()),
-        refusal: z.optional(z.nullable(z.string())),
-        tool_calls: z.optional(z.array(toolCallSchema)),
-        reasoning: z.optional(z.string()),
-        reasoning_content: z.optional(z.string()),
-        ...extras,
-      }),
-      jsonValueSchema,
-    ),
-    z.catchall(
-      z.object({
-        role: z.literal('tool'),
-        tool_call_id: z.string().check(z.minLength(1)),
-        content: z.union([z.string(), z.array(contentPart)]),
-        name: z.optional(z.string()),
-        ...extras,
-      }),
-      jsonValueSchema,
-    ),
+    z.object({
+      role: z.literal('system'),
+      content: z.union([z.string(), z.array(contentPart)]),
+      name: z.optional(z.string()),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('developer'),
+      content: z.union([z.string(), z.array(contentPart)]),
+      name: z.optional(z.string()),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('user'),
+      content: z.union([z.string(), z.array(contentPart)]),
+      name: z.optional(z.string()),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.optional(z.union([z.string(), z.array(contentPart), z.null()])),
+      name: z.optional(z.string()),
+      refusal: z.optional(z.nullable(z.string())),
+      tool_calls: z.optional(z.array(toolCallSchema)),
+      reasoning: z.optional(z.string()),
+      reasoning_content: z.optional(z.string()),
+      ...extras,
+    }),
+    z.object({
+      role: z.literal('tool'),
+      tool_call_id: z.string().check(z.minLength(1)),
+      content: z.union([z.string(), z.array(contentPart)]),
+      name: z.optional(z.string()),
+      ...extras,
+    }),
   ],
   {
     error: (iss) =>
@@ -331,10 +301,6 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
       }
     }
     const message: Message = { id: `${prefix}${i}`, role, parts };
-    // Keys the adapter does not read, and a null refusal (as the SDK returns it), come back as they were.
-    const others = rest(m as Bag, ...MESSAGE_KEYS) ?? {};
-    if ('refusal' in m && m.refusal === null) others.refusal = null;
-    if (Object.keys(others).length > 0) message.provider = { openai: { message: others } };
     if (Object.keys(meta).length > 0) message.meta = meta;
     if (m.name && m.role !== 'tool') message.name = m.name;
     if (m.model) message.model = m.model;
@@ -372,7 +338,6 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
               : JSON.stringify(p.output),
         };
         if (p.name) msg.name = p.name;
-        if (m.parts.length === 1) Object.assign(msg, messageKeys(m));
         if (options.trajectory) {
           const tmeta = { ...meta };
           if (tmeta.kind === 'tool_result') delete tmeta.kind;
@@ -425,7 +390,6 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       msg.content = texts.length === 1 ? texts[0]!.text : texts.map((t) => ({ type: 'text', text: t.text }));
     }
     if (m.name) msg.name = m.name;
-    Object.assign(msg, messageKeys(m));
     if (options.trajectory) {
       if (m.model) msg.model = m.model;
       if (Object.keys(meta).length > 0) msg.meta = meta;
@@ -435,12 +399,6 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
   }
   // Each message is built above in one of the shapes OpenAIMessageOut lists (role by role).
   return out as unknown as OpenAIMessageOut[];
-}
-
-/** The message keys `fromOpenAI` kept (`provider.openai.message`), to write back as they came. */
-function messageKeys(m: Message): Bag {
-  const kept = m.provider?.openai?.message;
-  return kept && typeof kept === 'object' && !Array.isArray(kept) ? kept : {};
 }
 
 /** A content part as Chat Completions takes it (extras written back); another dialect's opaque part is left out. */
