@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkInvariants,
   createChars4Counter,
   fromGemini,
   fromOpenAI,
@@ -12,6 +13,7 @@ import {
   toOpenAI,
   toResponses,
 } from '../../src/core/index.ts';
+import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 
 const PDF = 'JVBERi0xLjQKJcfs';
 
@@ -145,6 +147,47 @@ describe('fromOpenAI', () => {
       extra: { cache_control: { type: 'ephemeral' } },
     });
     expect(parseMessages(messages)).toEqual(messages);
+  });
+
+  it('reads custom tool calls and keeps a tool call’s extra keys (Gemini’s thought signature), byte for byte', () => {
+    const messages = [
+      { role: 'user', content: 'patch it' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'read', arguments: '{"path":"a.ts"}' },
+            extra_content: { google: { thought_signature: 'sig-1' } },
+          },
+          {
+            id: 'c2',
+            type: 'custom',
+            custom: { name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+    ];
+    const neutral = fromOpenAI(messages);
+    const [read, patch] = neutral[1]!.parts;
+    expect(patch).toMatchObject({
+      type: 'tool-call',
+      id: 'c2',
+      name: 'apply_patch',
+      args: '*** Begin Patch\n*** End Patch',
+      provider: { openai: { custom: true } },
+    });
+    // The reasoning rules see the signature riding on the call.
+    expect(verifiedKey(read!)).toBe('gemini:tool-call:c1:sig-1');
+    expect(checkInvariants(neutral, { dialect: 'openai' })).toEqual([]);
+    expect(parseMessages(neutral)).toEqual(neutral);
+    expect(JSON.stringify(toOpenAI(neutral))).toBe(JSON.stringify(messages));
+    // Anthropic takes no such key on a tool_use block: it stays with the Chat Completions form.
+    expect(JSON.stringify(toAnthropic(neutral))).not.toMatch(/extra_content/);
   });
 
   it('reads a multi-part tool result as parts and counts its image as an image, not as base64 text', () => {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/index.ts';
-import { checkInvariants, fromAnthropic, fromOpenAI, toAnthropic, toOpenAI } from '../../src/core/index.ts';
+import {
+  checkInvariants,
+  fromAnthropic,
+  fromOpenAI,
+  parseMessages,
+  toAnthropic,
+  toOpenAI,
+} from '../../src/core/index.ts';
 
 const openaiConversation = [
   { role: 'system', content: 'You are helpful.' },
@@ -156,6 +163,51 @@ describe('fromAnthropic', () => {
     expect(toAnthropic(neutral).messages).toEqual(messages);
     // Another dialect leaves them out rather than sending what it cannot express.
     expect(toOpenAI(neutral)[0]).toEqual({ role: 'user', content: 'read it' });
+  });
+
+  it('keeps extra keys of tool_use and thinking blocks (cache_control, caller) and writes them back byte for byte', () => {
+    const messages = [
+      { role: 'user', content: 'run it' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'plan', signature: 'sig', x_trace: 'a' },
+          { type: 'redacted_thinking', data: 'blob', x_trace: 'b' },
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'query',
+            input: { sql: 'select 1' },
+            caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_2',
+            name: 'ls',
+            input: {},
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: '1' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'a.txt' },
+        ],
+      },
+    ];
+    const neutral = fromAnthropic(messages);
+    expect(neutral[1]!.parts.map((p) => p.extra)).toEqual([
+      { x_trace: 'a' },
+      { x_trace: 'b' },
+      { caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_1' } },
+      { cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(JSON.stringify(toAnthropic(neutral).messages)).toBe(JSON.stringify(messages));
+    expect(parseMessages(neutral)).toEqual(neutral);
+    // Chat Completions takes no such keys on its tool calls: they stay with the Anthropic form.
+    expect(JSON.stringify(toOpenAI(neutral))).not.toMatch(/caller|cache_control/);
   });
 });
 

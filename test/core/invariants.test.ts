@@ -198,6 +198,30 @@ describe('tool approvals and denied calls', () => {
     expect(messages.map((m) => m.id)).toEqual(['u', 'b']);
   });
 
+  it('keeps a call awaiting its approval or its approved run pending, not unanswered, until the model moves on', () => {
+    const approved: Message = {
+      id: 't',
+      role: 'tool',
+      parts: [{ type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'response', approved: true }],
+    };
+    // Waiting for the decision (the call's message ends the history), then for the approved call's run.
+    for (const waiting of [history.slice(0, 2), [...history.slice(0, 2), approved]]) {
+      expect(rules(waiting, { allowPendingCalls: true })).toEqual([]);
+      expect(repairMessages(waiting, { allowPendingCalls: true }).messages).toBe(waiting);
+      // Without allowPendingCalls (what a provider is sent) it still needs a result.
+      expect(rules(waiting)).toEqual(['call-without-result']);
+    }
+    // The same call without an approval, followed by anything, is unanswered.
+    const plain = [history[0]!, { ...history[1]!, parts: [history[1]!.parts[0]!] }, user('and?')];
+    expect(rules(plain, { allowPendingCalls: true })).toEqual(['call-without-result']);
+    // Once an assistant message follows, the approved call is unanswered and repair answers it.
+    const movedOn = [...history.slice(0, 2), approved, assistant('done')];
+    expect(rules(movedOn, { allowPendingCalls: true })).toEqual(['call-without-result']);
+    expect(repairMessages(movedOn, { allowPendingCalls: true }).repairs.map((r) => r.kind)).toEqual([
+      'synthesized-result',
+    ]);
+  });
+
   it('leaves approvals out of what the provider adapters write', () => {
     expect(
       JSON.stringify([toOpenAI(history), toAnthropic(history), toGemini(history), toResponses(history)]),

@@ -187,6 +187,208 @@ describe('fromModelMessages / toModelMessages', () => {
     expect(toModelMessages(neutral)).toEqual(history);
   });
 
+  it('passes a provider-executed approval response, custom parts and reasoning files through whole', () => {
+    const history = [
+      { role: 'user', content: 'search the docs' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning-file', data: { type: 'data', data: 'UklGRg==' }, mediaType: 'audio/wav' },
+          { type: 'custom', kind: 'openai.compaction', providerOptions: { openai: { id: 'cmp_1' } } },
+          { type: 'text', text: 'asking' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          // Its request is not in the prompt (the AI SDK sends the provider the response only).
+          { type: 'tool-approval-response', approvalId: 'mcpr_1', approved: true, providerExecuted: true },
+        ],
+      },
+    ] as ModelMessage[];
+    const neutral = fromModelMessages(history);
+    const kinds = neutral.flatMap((m) =>
+      m.parts.map((p) => (p.type === 'opaque' ? `opaque:${p.kind}` : p.type)),
+    );
+    expect(kinds).toEqual([
+      'text',
+      'opaque:reasoning-file',
+      'opaque:custom',
+      'text',
+      'opaque:tool-approval-response',
+    ]);
+    // No stand-in text: the only texts are the messages' own.
+    expect(neutral.flatMap((m) => m.parts.filter((p) => p.type === 'text').map((p) => p.text))).toEqual([
+      'search the docs',
+      'asking',
+    ]);
+    // Counted by their JSON, kept by repair (no call to tie them to), written back as they came.
+    const counter = createChars4Counter();
+    expect(counter.countMessage(neutral[2]!)).toBe(
+      Math.ceil(JSON.stringify(history[2]!.content[0]).length / 4),
+    );
+    expect(checkInvariants(neutral)).toEqual([]);
+    expect(repairMessages(neutral).messages).toBe(neutral);
+    expect(JSON.stringify(toModelMessages(neutral))).toBe(JSON.stringify(history));
+  });
+
+  it('keeps provider-executed calls, their results and approvals in the assistant message, whole', () => {
+    const history = [
+      { role: 'user', content: 'search and ask the docs server' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'ws1',
+            toolName: 'web_search',
+            input: { q: 'x' },
+            providerExecuted: true,
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'ws1',
+            toolName: 'web_search',
+            output: { type: 'json', value: [{ url: 'https://x.test' }] },
+          },
+          { type: 'tool-call', toolCallId: 'mcp1', toolName: 'docs', input: {}, providerExecuted: true },
+          { type: 'tool-approval-request', approvalId: 'mcpr_1', toolCallId: 'mcp1' },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-approval-response', approvalId: 'mcpr_1', approved: true, providerExecuted: true },
+        ],
+      },
+    ] as ModelMessage[];
+    const neutral = fromModelMessages(history);
+    expect(neutral[1]!.parts.map((p) => p.type === 'opaque' && p.kind)).toEqual([
+      'tool-call',
+      'tool-result',
+      'tool-call',
+      'tool-approval-request',
+    ]);
+    // Nothing to pair, move or answer: every dialect's rules hold and repair changes nothing.
+    for (const dialect of ['openai', 'anthropic', 'responses', 'gemini'] as const) {
+      expect(checkInvariants(neutral, { dialect })).toEqual([]);
+      expect(repairMessages(neutral, { dialect }).messages).toBe(neutral);
+    }
+    expect(JSON.stringify(toModelMessages(neutral))).toBe(JSON.stringify(history));
+  });
+
+  it('reads an image file (the model-call prompt form) as an image counted as one, and writes the file back', () => {
+    const bytes = new Uint8Array(30_000).fill(7);
+    const history: ModelMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this' },
+          { type: 'file', data: bytes, mediaType: 'image/png' },
+          { type: 'file', data: 'https://x.test/a.jpg', mediaType: 'image/jpeg' },
+          { type: 'image', image: bytes, mediaType: 'image/png' },
+        ],
+      },
+    ];
+    const [m] = fromModelMessages(history);
+    expect(m!.parts.map((p) => p.type)).toEqual(['text', 'image', 'image', 'image']);
+    expect(m!.parts[2]).toMatchObject({
+      type: 'image',
+      url: 'https://x.test/a.jpg',
+      mediaType: 'image/jpeg',
+    });
+    // 12 characters of text + three images (4,800 characters' worth each), not 40,000 of base64 each.
+    expect(createChars4Counter().countMessage(m!)).toBe(Math.ceil((12 + 3 * 4800) / 4));
+    const [back] = toModelMessages([m!]);
+    expect(back).toEqual(history[0]);
+    const files = (back!.content as { data?: unknown; image?: unknown }[]).slice(1);
+    expect(files.map((f) => (f.data ?? f.image) instanceof Uint8Array)).toEqual([true, false, true]);
+  });
+
+  it('gives multi-part results, denials and approvals from elsewhere their AI SDK parts, and leaves foreign items out', () => {
+    const [user, call, tool] = fromOpenAI([
+      { role: 'user', content: 'shoot' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: [
+          { type: 'text', text: 'the page' },
+          { type: 'image_url', image_url: { url: 'https://x.test/p.png' } },
+          { type: 'file', file: { file_id: 'file-1' } },
+        ],
+      },
+    ]);
+    const out = toModelMessages([
+      user!,
+      {
+        ...call!,
+        parts: [
+          ...call!.parts,
+          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
+          {
+            type: 'opaque',
+            source: 'responses',
+            kind: 'web_search_call',
+            value: { type: 'web_search_call' },
+          },
+        ],
+      },
+      {
+        ...tool!,
+        parts: [
+          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'response', approved: true },
+          ...tool!.parts,
+        ],
+      },
+      {
+        id: 'd',
+        role: 'tool',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: 'c2',
+            name: 'rm',
+            output: 'Tool execution denied: no',
+            denied: true,
+          },
+        ],
+      },
+    ]);
+    expect(out[1]!.content).toEqual([
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'shot', input: {} },
+      { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+    ]);
+    expect(out[2]!.content).toEqual([
+      { type: 'tool-approval-response', approvalId: 'ap1', approved: true },
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'shot',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'the page' },
+            { type: 'image-url', url: 'https://x.test/p.png' },
+          ],
+        },
+      },
+    ]);
+    expect(out[3]!.content).toEqual([
+      {
+        type: 'tool-result',
+        toolCallId: 'c2',
+        toolName: 'rm',
+        output: { type: 'execution-denied', reason: 'no' },
+      },
+    ]);
+    expect(JSON.stringify(out)).not.toMatch(/\[(web_search_call|file)\]/);
+  });
+
   it('turns a truncated multi-part output into a text output when a stage changed it', () => {
     const [, , tool] = fromModelMessages([
       { role: 'user', content: 'look' },
@@ -233,9 +435,23 @@ describe('fromModelMessages / toModelMessages', () => {
       fc.record({ type: fc.constant('execution-denied' as const), reason: fc.string() }),
       fc.record({
         type: fc.constant('content' as const),
-        value: fc.array(fc.record({ type: fc.constant('text' as const), text: fc.string() }), {
-          maxLength: 3,
-        }),
+        value: fc.array(
+          fc.oneof(
+            fc.record({ type: fc.constant('text' as const), text: fc.string() }),
+            fc.record({
+              type: fc.constant('image-data' as const),
+              data: fc.base64String({ maxLength: 12 }),
+              mediaType: fc.constant('image/png'),
+            }),
+            fc.record({
+              type: fc.constant('file-data' as const),
+              data: fc.base64String({ maxLength: 12 }),
+              mediaType: fc.constantFrom('application/pdf', 'image/png'),
+            }),
+            fc.record({ type: fc.constant('file-id' as const), fileId: fc.string() }),
+          ),
+          { maxLength: 3 },
+        ),
       }),
     );
     const id = fc.stringMatching(/^[a-z0-9]{1,6}$/);
@@ -267,6 +483,10 @@ describe('fromModelMessages / toModelMessages', () => {
         approvalId,
         toolCallId,
       })),
+      po.map((o) => withPo({ type: 'custom' as const, kind: 'openai.x' as const }, o)),
+      fc
+        .uint8Array({ maxLength: 20 })
+        .map((data) => ({ type: 'reasoning-file' as const, data, mediaType: 'audio/wav' })),
     );
     const toolPart = fc.oneof(
       fc
@@ -275,16 +495,24 @@ describe('fromModelMessages / toModelMessages', () => {
           withPo({ type: 'tool-result' as const, toolCallId, toolName, output: out }, o),
         ),
       fc
-        .tuple(id, fc.boolean())
-        .map(([approvalId, approved]) => ({ type: 'tool-approval-response' as const, approvalId, approved })),
+        .tuple(id, fc.boolean(), fc.option(fc.boolean(), { nil: undefined }))
+        .map(([approvalId, approved, pe]) => ({
+          type: 'tool-approval-response' as const,
+          approvalId,
+          approved,
+          ...(pe === undefined ? {} : { providerExecuted: pe }),
+        })),
     );
     const userPart = fc.oneof(
       fc.tuple(fc.string(), po).map(([text, o]) => withPo({ type: 'text' as const, text }, o)),
       fc.webUrl().map((image) => ({ type: 'image' as const, image, mediaType: 'image/png' })),
       fc.uint8Array({ maxLength: 20 }).map((image) => ({ type: 'image' as const, image })),
       fc
-        .uint8Array({ maxLength: 20 })
-        .map((data) => ({ type: 'file' as const, data, mediaType: 'application/pdf' })),
+        .tuple(fc.uint8Array({ maxLength: 20 }), fc.constantFrom('application/pdf', 'image/png'), po)
+        .map(([data, mediaType, o]) => withPo({ type: 'file' as const, data, mediaType }, o)),
+      fc
+        .webUrl()
+        .map((data) => ({ type: 'file' as const, data, mediaType: 'image/jpeg', filename: 'a.jpg' })),
     );
     const message = fc.oneof(
       fc.string().map((content): ModelMessage => ({ role: 'system', content })),
@@ -299,7 +527,12 @@ describe('fromModelMessages / toModelMessages', () => {
     );
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
-        expect(toModelMessages(fromModelMessages(messages))).toEqual(messages);
+        const neutral = fromModelMessages(messages);
+        expect(toModelMessages(neutral)).toEqual(messages);
+        // Through JSON (a persisted state) too, and never a stand-in text for a part.
+        expect(toModelMessages(structuredClone(neutral))).toEqual(messages);
+        const texts = neutral.flatMap((m) => m.parts.filter((p) => p.type === 'text'));
+        expect(texts.every((p) => p.type === 'text' && p.provider?.framework?.part === undefined)).toBe(true);
       }),
       { numRuns: 300 },
     );

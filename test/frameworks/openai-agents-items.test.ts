@@ -1,7 +1,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, createChars4Counter, type Message } from '../../src/core/index.ts';
+import { checkInvariants, createChars4Counter, fromOpenAI, type Message } from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromAgentInputItems, toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
 import { HAVE_TRAJECTORIES, loadTrajectories, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
@@ -121,6 +121,98 @@ describe('fromAgentInputItems / toAgentInputItems', () => {
     expect(toAgentInputItems(structuredClone(messages))).toEqual(items);
   });
 
+  it('reads a multi-part function output as parts, its image counted as an image, and writes it back', () => {
+    const png = `data:image/png;base64,${'iVBORw0KGgo'.repeat(4000)}`;
+    const items = [
+      { type: 'function_call', callId: 'c1', name: 'shot', arguments: '{}', status: 'completed' },
+      {
+        type: 'function_call_result',
+        callId: 'c1',
+        name: 'shot',
+        status: 'completed',
+        output: [
+          { type: 'input_text', text: 'the page' },
+          { type: 'input_image', image: png, detail: 'auto' },
+          { type: 'input_file', file: { id: 'file_1' }, filename: 'a.pdf' },
+        ],
+      },
+      { type: 'function_call', callId: 'c2', name: 'pic', arguments: '{}', status: 'completed' },
+      {
+        type: 'function_call_result',
+        callId: 'c2',
+        name: 'pic',
+        status: 'completed',
+        output: { type: 'image', image: { data: 'iVBORw0KGgo', mediaType: 'image/png' } },
+      },
+    ] as AgentInputItem[];
+    const messages = fromAgentInputItems(items);
+    const result = messages[1]!.parts[0]!;
+    expect(result).toMatchObject({ type: 'tool-result', output: 'the page' });
+    expect(
+      result.type === 'tool-result' && result.content?.map((c) => (c.type === 'opaque' ? c.kind : c.type)),
+    ).toEqual(['text', 'image', 'input_file']);
+    expect(messages[3]!.parts[0]).toMatchObject({
+      type: 'tool-result',
+      output: '',
+      content: [{ type: 'image', data: 'iVBORw0KGgo', mediaType: 'image/png' }],
+    });
+    // 8 characters of text + one image (4,800 characters' worth) + the file entry's JSON, not 44K of base64.
+    const file = JSON.stringify((items[1] as { output: unknown[] }).output[2]).length;
+    expect(createChars4Counter().countMessage(messages[1]!)).toBe(Math.ceil((8 + 4800 + file) / 4));
+    expect(JSON.stringify(toAgentInputItems(structuredClone(messages)))).toBe(JSON.stringify(items));
+  });
+
+  it('writes a multi-part result from another adapter as input entries, and leaves approvals and foreign items out', () => {
+    const [user, call, tool] = fromOpenAI([
+      { role: 'user', content: 'shoot' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: [
+          { type: 'text', text: 'the page' },
+          { type: 'image_url', image_url: { url: 'https://x.test/p.png' } },
+          { type: 'file', file: { file_id: 'file-1' } },
+        ],
+      },
+    ]);
+    const out = toAgentInputItems([
+      user!,
+      {
+        ...call!,
+        parts: [
+          ...call!.parts,
+          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
+          {
+            type: 'opaque',
+            source: 'responses',
+            kind: 'web_search_call',
+            value: { type: 'web_search_call' },
+          },
+        ],
+      },
+      tool!,
+    ]);
+    expect(out).toEqual([
+      { role: 'user', content: [{ type: 'input_text', text: 'shoot' }] },
+      { type: 'function_call', status: 'completed', callId: 'c1', name: 'shot', arguments: '{}' },
+      {
+        type: 'function_call_result',
+        status: 'completed',
+        callId: 'c1',
+        name: 'shot',
+        output: [
+          { type: 'input_text', text: 'the page' },
+          { type: 'input_image', image: 'https://x.test/p.png' },
+        ],
+      },
+    ]);
+  });
+
   it('rewrites only the result a stage changed', () => {
     const items: AgentInputItem[] = [
       { type: 'function_call', callId: 'c1', name: 'cat', arguments: '{}', status: 'completed' },
@@ -195,6 +287,16 @@ describe('fromAgentInputItems / toAgentInputItems', () => {
           fc.oneof(
             text,
             text.map((t) => ({ type: 'text', text: t })),
+            fc.webUrl().map((url) => ({ type: 'image', image: { url } })),
+            fc.array(
+              fc.oneof(
+                text.map((t) => ({ type: 'input_text', text: t })),
+                fc.webUrl().map((image) => ({ type: 'input_image', image })),
+                id.map((fid) => ({ type: 'input_image', image: { id: fid } })),
+                id.map((fid) => ({ type: 'input_file', file: { id: fid } })),
+              ),
+              { maxLength: 3 },
+            ),
           ),
           pd,
         )

@@ -34,18 +34,24 @@ const imageBlock = z.catchall(
 );
 /** A block inside a `tool_result`'s content: text and images are read, anything else passes through. */
 const resultContentBlock = z.catchall(z.object({ type: z.string().check(z.minLength(1)) }), jsonValueSchema);
-const thinkingBlock = z.object({
-  type: z.literal('thinking'),
-  thinking: z.string(),
-  signature: z.optional(z.string()),
-});
-const redactedBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
-const toolUseBlock = z.object({
-  type: z.literal('tool_use'),
-  id: z.string().check(z.minLength(1)),
-  name: z.string().check(z.minLength(1)),
-  input: jsonValueSchema,
-});
+// Keys beside the known fields (`cache_control`, a programmatic call's `caller`…) are kept in `extra`.
+const thinkingBlock = z.catchall(
+  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.optional(z.string()) }),
+  jsonValueSchema,
+);
+const redactedBlock = z.catchall(
+  z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+  jsonValueSchema,
+);
+const toolUseBlock = z.catchall(
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
+    input: jsonValueSchema,
+  }),
+  jsonValueSchema,
+);
 const toolResultBlock = z.catchall(
   z.object({
     type: z.literal('tool_result'),
@@ -132,6 +138,11 @@ function resultContentFrom(
   });
 }
 
+/** `part` with `rest` as its `extra` when there is any. */
+function withExtra<P extends Part>(part: P, rest: Record<string, JsonValue>): P {
+  return Object.keys(rest).length > 0 ? { ...part, extra: rest } : part;
+}
+
 function textFrom(b: z.infer<typeof textBlock>): TextPart {
   const { type: _t, text, ...rest } = b;
   const part: TextPart = { type: 'text', text };
@@ -182,23 +193,32 @@ export function fromAnthropic(
         case 'image':
           parts.push(imageFrom(b));
           break;
-        case 'thinking':
+        case 'thinking': {
+          const { type: _t, thinking, signature, ...rest } = b;
           parts.push(
-            b.signature
-              ? { type: 'reasoning', text: b.thinking, signature: b.signature }
-              : { type: 'reasoning', text: b.thinking },
+            withExtra(
+              signature
+                ? { type: 'reasoning', text: thinking, signature }
+                : { type: 'reasoning', text: thinking },
+              rest,
+            ),
           );
           break;
-        case 'redacted_thinking':
-          parts.push({ type: 'reasoning', text: '', signature: b.data, redacted: true });
+        }
+        case 'redacted_thinking': {
+          const { type: _t, data, ...rest } = b;
+          parts.push(withExtra({ type: 'reasoning', text: '', signature: data, redacted: true }, rest));
           break;
-        case 'tool_use':
+        }
+        case 'tool_use': {
           if (m.role !== 'assistant')
             throw new CtxError('invalid_input', 'tool_use blocks belong in assistant messages', {
               path: `messages[${i}].content`,
             });
-          parts.push({ type: 'tool-call', id: b.id, name: b.name, args: b.input });
+          const { type: _t, id, name, input, ...rest } = b;
+          parts.push(withExtra({ type: 'tool-call', id, name, args: input }, rest));
           break;
+        }
         case 'tool_result': {
           if (m.role !== 'user')
             throw new CtxError('invalid_input', 'tool_result blocks belong in user messages', {
@@ -256,12 +276,12 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
       return { type: 'image', source, ...p.extra };
     }
     case 'reasoning':
-      if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '' };
+      if (p.redacted) return { type: 'redacted_thinking', data: p.signature ?? '', ...p.extra };
       return p.signature !== undefined
-        ? { type: 'thinking', thinking: p.text, signature: p.signature }
-        : { type: 'thinking', thinking: p.text };
+        ? { type: 'thinking', thinking: p.text, signature: p.signature, ...p.extra }
+        : { type: 'thinking', thinking: p.text, ...p.extra };
     case 'tool-call':
-      return { type: 'tool_use', id: p.id, name: p.name, input: p.args };
+      return { type: 'tool_use', id: p.id, name: p.name, input: p.args, ...p.extra };
     case 'tool-result': {
       // The content list while it stands for `output` (blocks of other dialects left out), else the text.
       const parts = resultContent(p);

@@ -54,11 +54,25 @@ const refusalContent = z.catchall(
 );
 type ContentPart = z.infer<typeof contentPart>;
 
-const toolCallSchema = z.object({
-  id: z.string().check(z.minLength(1)),
-  type: z.literal('function'),
-  function: z.object({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
-});
+/** A function or custom tool call; further keys (Gemini's `extra_content`…) are kept in `provider.openai`. */
+const toolCallSchema = z.discriminatedUnion('type', [
+  z.catchall(
+    z.object({
+      id: z.string().check(z.minLength(1)),
+      type: z.literal('function'),
+      function: z.object({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
+    }),
+    jsonValueSchema,
+  ),
+  z.catchall(
+    z.object({
+      id: z.string().check(z.minLength(1)),
+      type: z.literal('custom'),
+      custom: z.object({ name: z.string().check(z.minLength(1)), input: z.string() }),
+    }),
+    jsonValueSchema,
+  ),
+]);
 
 const usageSchema = z.record(z.string(), jsonValueSchema);
 const extras = {
@@ -247,10 +261,21 @@ export function fromOpenAI(input: unknown, options: FromOptions = {}): Message[]
         }
         if (m.refusal) meta.refusal = m.refusal;
         m.tool_calls?.forEach((tc, ti) => {
-          const path = formatPath([base, i, 'tool_calls', ti, 'function', 'arguments']);
-          const args = parseArgs(tc.function.arguments, path);
-          const part: Part = { type: 'tool-call', id: tc.id, name: tc.function.name, args };
-          if (tc.function.arguments !== JSON.stringify(args)) part.argsText = tc.function.arguments;
+          let part: ToolCallPart;
+          const openai: Bag = {};
+          const call = rest(tc as Bag, 'id', 'type', tc.type === 'custom' ? 'custom' : 'function');
+          if (call) openai.call = call;
+          if (tc.type === 'custom') {
+            // Free-form input: the call's args are the input text as it came.
+            part = { type: 'tool-call', id: tc.id, name: tc.custom.name, args: tc.custom.input };
+            openai.custom = true;
+          } else {
+            const path = formatPath([base, i, 'tool_calls', ti, 'function', 'arguments']);
+            const args = parseArgs(tc.function.arguments, path);
+            part = { type: 'tool-call', id: tc.id, name: tc.function.name, args };
+            if (tc.function.arguments !== JSON.stringify(args)) part.argsText = tc.function.arguments;
+          }
+          if (Object.keys(openai).length > 0) part.provider = { openai };
           parts.push(part);
         });
         break;
@@ -340,11 +365,21 @@ export function toOpenAI(messages: readonly Message[], options: ToOpenAIOptions 
       const calls = m.parts.filter((p) => p.type === 'tool-call');
       if (!asArray) msg.content = texts.length === 0 ? null : texts.map((t) => t.text).join('');
       if (calls.length > 0)
-        msg.tool_calls = calls.map((c) => ({
-          id: c.id,
-          type: 'function',
-          function: { name: c.name, arguments: argumentsText(c) },
-        }));
+        msg.tool_calls = calls.map((c) => {
+          const openai = c.provider?.openai;
+          const extra =
+            openai?.call && typeof openai.call === 'object' && !Array.isArray(openai.call) ? openai.call : {};
+          if (openai?.custom === true) {
+            const input = typeof c.args === 'string' ? c.args : JSON.stringify(c.args);
+            return { id: c.id, type: 'custom', custom: { name: c.name, input }, ...extra };
+          }
+          return {
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: argumentsText(c) },
+            ...extra,
+          };
+        });
       const reasoning = m.parts.find((p) => p.type === 'reasoning');
       if (options.trajectory && reasoning) msg.reasoning = reasoning.text;
       if (typeof meta.refusal === 'string') {

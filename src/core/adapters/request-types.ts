@@ -19,11 +19,9 @@ export type OpenAIImagePart = {
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
 };
 
-export type OpenAIToolCall = {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-};
+export type OpenAIToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
 
 /** The trajectory format's extras (only with `trajectory: true`). */
 type TrajectoryExtras = {

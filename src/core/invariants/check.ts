@@ -1,6 +1,6 @@
 import { CtxError } from '../errors.ts';
 import type { Dialect, Message } from '../messages/types.ts';
-import { pairToolCalls } from './pairing.ts';
+import { isPendingCall, pairToolCalls } from './pairing.ts';
 import {
   ANTHROPIC_TOOL_ID,
   isReasoningOnly,
@@ -57,16 +57,9 @@ export function checkInvariants(messages: readonly Message[], options: CheckOpti
   const out: Violation[] = [];
   const id = (i: number) => messages[i]?.id ?? `#${i}`;
   const { pairs, orphanResults, duplicateResults, orphanApprovals } = pairToolCalls(messages);
-  const lastCallMessage = pairs.reduce((max, p) => Math.max(max, p.call.message), -1);
-
   for (const p of pairs) {
     if (p.result) continue;
-    if (
-      options.allowPendingCalls &&
-      p.call.message === lastCallMessage &&
-      lastCallMessage === messages.length - 1
-    )
-      continue;
+    if (options.allowPendingCalls && isPendingCall(messages, pairs, p)) continue;
     out.push({
       rule: 'call-without-result',
       messageId: id(p.call.message),

@@ -12,6 +12,8 @@ export interface ToolPair {
   call: PartRef;
   /** Undefined when the call has no result. */
   result?: PartRef;
+  /** An approval was asked for this call (it may wait for a decision, or for its run after one). */
+  approval?: true;
 }
 
 export interface Pairing {
@@ -45,7 +47,10 @@ export function pairToolCalls(messages: readonly Message[]): Pairing {
       if (p.type === 'tool-approval') {
         const pair = called.get(p.callId);
         if (pair === undefined) orphanApprovals.push({ message: mi, part: pi, callId: p.callId });
-        else approvals.push({ message: mi, part: pi, pair });
+        else {
+          approvals.push({ message: mi, part: pi, pair });
+          pairs[pair]!.approval = true;
+        }
       } else if (p.type === 'tool-call') {
         called.set(p.id, pairs.length);
         const stack = open.get(p.id) ?? [];
@@ -66,4 +71,22 @@ export function pairToolCalls(messages: readonly Message[]): Pairing {
     });
   });
   return { pairs, orphanResults, duplicateResults, orphanApprovals, approvals };
+}
+
+/**
+ * Whether a call without result is pending, as `allowPendingCalls` accepts: its message holds the last
+ * call of the conversation and ends it, or an approval was asked for it and no assistant message
+ * came after it (the decision, or the run of the approved call, is still to come).
+ */
+export function isPendingCall(
+  messages: readonly Message[],
+  pairs: readonly ToolPair[],
+  pair: ToolPair,
+): boolean {
+  const last = messages.length - 1;
+  const lastCallMessage = pairs.reduce((max, p) => Math.max(max, p.call.message), -1);
+  if (pair.call.message === lastCallMessage && lastCallMessage === last) return true;
+  if (!pair.approval) return false;
+  for (let i = pair.call.message + 1; i <= last; i++) if (messages[i]!.role === 'assistant') return false;
+  return true;
 }

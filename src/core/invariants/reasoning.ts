@@ -48,13 +48,14 @@ function ridingIn(bag: JsonValue | undefined, out: string[], path: string, depth
 }
 
 /**
- * Verified reasoning that rides in a part's metadata slot (`extra`) or a framework's bag
- * (`provider.framework`) instead of where the dialect adapters put it: what a framework's provider
- * options carry. Each as `path=value`, in order.
+ * Verified reasoning that rides in a part's metadata slot (`extra`), a framework's bag
+ * (`provider.framework`) or a Chat Completions tool call's extra keys (`provider.openai`, Gemini's
+ * `extra_content.google.thought_signature`) instead of where the dialect adapters put it. Each as `path=value`, in order.
  */
 export function ridingReasoning(p: Part): string[] {
   const out: string[] = [];
   ridingIn(p.extra, out, 'extra.', 0);
+  ridingIn(p.provider?.openai, out, 'openai.', 0);
   ridingIn(p.provider?.framework, out, 'framework.', 0);
   return out;
 }
@@ -65,7 +66,8 @@ export function thoughtSignature(p: Part): string | undefined {
   const sig =
     extras && typeof extras === 'object' && !Array.isArray(extras) ? extras.thoughtSignature : undefined;
   if (typeof sig === 'string') return sig;
-  if (p.extra === undefined && p.provider?.framework === undefined) return undefined;
+  if (p.extra === undefined && p.provider?.framework === undefined && p.provider?.openai === undefined)
+    return undefined;
   const riding = ridingReasoning(p).find((r) => /(^|\.)thought_?[sS]ignature=/.test(r));
   return riding?.slice(riding.indexOf('=') + 1);
 }

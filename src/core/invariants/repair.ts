@@ -1,5 +1,5 @@
 import type { Dialect, JsonValue, Message, Part, ToolCallPart, ToolResultPart } from '../messages/types.ts';
-import { pairToolCalls } from './pairing.ts';
+import { isPendingCall, pairToolCalls } from './pairing.ts';
 import {
   ANTHROPIC_TOOL_ID,
   isReasoningOnly,
@@ -127,13 +127,12 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
   }
 
   // Which results must move to sit in the tool block after their call (dialect adjacency)?
-  const lastIndex = input.length - 1;
   const moveAfter = new Map<number, ToolResultPart[]>(); // calling message index → results to place after it
   const synthAfter = new Map<number, ToolResultPart[]>();
   for (const p of pairs) {
     const callMsg = p.call.message;
     if (!p.result) {
-      if (options.allowPendingCalls && callMsg === lastIndex) continue;
+      if (options.allowPendingCalls && isPendingCall(input, pairs, p)) continue;
       const part: ToolResultPart = {
         type: 'tool-result',
         callId: renamed(rename, p.call) ?? p.callId,
@@ -172,12 +171,20 @@ export function repairMessages(original: readonly Message[], options: RepairOpti
   }
 
   const out: Message[] = [];
+  // A working context repaired before (a call kept pending then) may hold `~repair` already.
+  const taken = new Set(input.map((m) => m.id));
+  const freshId = (base: string) => {
+    let id = base;
+    for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
+    taken.add(id);
+    return id;
+  };
   const pendingInsert = (callMsg: number) => {
     const parts = [...(moveAfter.get(callMsg) ?? []), ...(synthAfter.get(callMsg) ?? [])];
     if (parts.length === 0) return;
     const anchor = input[callMsg]!;
     out.push({
-      id: `${anchor.id}~repair`,
+      id: freshId(`${anchor.id}~repair`),
       role: 'tool',
       parts,
       meta: { kind: 'tool_result', repaired: true },

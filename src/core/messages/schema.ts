@@ -20,6 +20,7 @@ export const jsonValueSchema: z.ZodMiniType<JsonValue> = z.lazy(() =>
 const providerBag = z.record(z.string(), jsonValueSchema);
 const extraSchema = z.optional(z.record(z.string(), jsonValueSchema));
 export const providerDataSchema = z.strictObject({
+  openai: z.optional(providerBag),
   responses: z.optional(providerBag),
   gemini: z.optional(providerBag),
   framework: z.optional(providerBag),

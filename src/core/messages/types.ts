@@ -21,6 +21,11 @@ export type ToolDefinition = object | JsonValue;
  * Opaque to every stage: a stage that rewrites a part keeps it (spread), one that drops a part drops it.
  */
 export interface ProviderData {
+  /**
+   * Chat Completions: a tool call's keys beside `id`/`type`/`function` (`call`, e.g. Gemini's
+   * `extra_content` with its thought signature) and `custom: true` for a custom tool call.
+   */
+  openai?: { [key: string]: JsonValue };
   responses?: { [key: string]: JsonValue };
   gemini?: { [key: string]: JsonValue };
   /**

@@ -1,8 +1,11 @@
 /**
- * AI SDK `ModelMessage` ⇄ ctxkit's neutral `Message`, lossless: what the neutral model has no field for
- * (`providerOptions`, `providerExecuted`, approval and file parts, denied and multi-part tool outputs,
- * bytes) rides in `provider.framework` and comes back as it was. Reasoning metadata is mapped to the
- * fields the reasoning rules read: Anthropic `signature`/`redactedData` → `signature`/`redacted`,
+ * AI SDK `ModelMessage` ⇄ ctxkit's neutral `Message`, lossless: approval requests and responses become
+ * `tool-approval` parts, `execution-denied` outputs denied results, `content` outputs multi-part
+ * results, image files images; files, reasoning files, custom parts, provider-executed calls with their
+ * results and approvals, and a response whose request is not in the history pass through as opaque
+ * parts. What the neutral model has no field for (`providerOptions`, `providerExecuted`, the exact
+ * output, bytes) rides in `provider.framework` and comes back as it was. Reasoning metadata is mapped to
+ * the fields the reasoning rules read: Anthropic `signature`/`redactedData` → `signature`/`redacted`,
  * OpenAI `itemId`/`reasoningEncryptedContent` → the Responses item, Google `thoughtSignature` → the
  * Gemini part. Neutral messages that came from elsewhere (a summary, another adapter) are given the
  * AI SDK's `providerOptions` for the same metadata.
@@ -10,6 +13,7 @@
 import type { ModelMessage } from 'ai';
 import {
   contentText,
+  type JsonValue,
   type Message,
   type Part,
   type ProviderData,
@@ -39,43 +43,56 @@ function reasoningProvider(po: Bag | undefined, onCall: boolean): ProviderData |
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** A short stand-in text for a part the neutral model has no type for (it is counted as this text). */
-function standIn(p: ModelPart): string {
-  switch (p.type) {
-    case 'tool-approval-request':
-      return `[approval requested for tool call ${p.toolCallId}]`;
-    case 'tool-approval-response':
-      return `[tool call ${p.approved ? 'approved' : 'denied'}${p.reason ? `: ${p.reason}` : ''}]`;
-    case 'file':
-      return `[file${p.filename ? ` ${p.filename}` : ''} ${p.mediaType}]`;
-    case 'reasoning-file':
-      return `[reasoning file ${p.mediaType}]`;
-    default:
-      return `[${p.type}]`;
-  }
+/** A part the neutral model has no kind for, kept as it came and counted by its JSON. */
+function opaque(p: ModelPart | Bag): Part {
+  const value = toJsonSafe(p);
+  return { type: 'opaque', source: 'ai-sdk', kind: String((value as Bag).type), value };
 }
+
+/** Base64 bytes or a URL a file part or file data carries (`{ $bytes }` is what `toJsonSafe` made of bytes). */
+function fileSource(data: JsonValue | undefined): { url: string } | { data: string } | undefined {
+  if (typeof data === 'string') return /^(https?:|data:)/.test(data) ? { url: data } : { data };
+  if (!isBag(data)) return undefined;
+  if (typeof data.$url === 'string') return { url: data.$url };
+  if (typeof data.$bytes === 'string') return { data: data.$bytes };
+  if (data.type === 'url') return fileSource(data.url);
+  if (data.type === 'data') return fileSource(data.data);
+  return undefined;
+}
+
+const isImage = (mediaType: JsonValue | undefined) =>
+  typeof mediaType === 'string' && mediaType.startsWith('image/');
 
 /** The parts of a multi-part (`content`) tool output: text and images as such, the rest opaque. */
 function resultContent(value: readonly unknown[]): ResultContentPart[] {
   return value.map((raw): ResultContentPart => {
     const v = toJsonSafe(raw) as Bag;
-    const data = isBag(v.data) ? v.data : undefined;
+    if (v.type === 'text' && typeof v.text === 'string') return { type: 'text', text: v.text };
     const image =
       v.type === 'image-data' ||
       v.type === 'image-url' ||
       v.type === 'media' ||
-      (v.type === 'file' && typeof v.mediaType === 'string' && v.mediaType.startsWith('image'));
-    if (v.type === 'text' && typeof v.text === 'string') return { type: 'text', text: v.text };
-    if (image) {
+      ((v.type === 'file' || v.type === 'file-data' || v.type === 'file-url') && isImage(v.mediaType));
+    const source = image ? (fileSource(v.url) ?? fileSource(v.data)) : undefined;
+    if (source) {
       const media = str(v.mediaType);
-      const url = str(v.url) ?? (data?.type === 'url' ? str(data.url) : undefined);
-      const bytes = typeof v.data === 'string' ? v.data : data?.type === 'data' ? str(data.data) : undefined;
-      const mediaType = media?.includes('/') ? { mediaType: media } : {};
-      if (url !== undefined) return { type: 'image', url, ...mediaType };
-      if (bytes !== undefined) return { type: 'image', data: bytes, ...mediaType };
+      return { type: 'image', ...source, ...(media?.includes('/') ? { mediaType: media } : {}) };
     }
     return { type: 'opaque', source: 'ai-sdk', kind: String(v.type), value: v };
   });
+}
+
+/**
+ * A provider-executed call (a hosted web search, an Anthropic server tool, a hosted MCP call), its
+ * result in the assistant message and an approval asked for it: the provider's own items, not a
+ * function call ctxkit could pair, move or answer. They pass through whole, like a Responses
+ * `web_search_call` or an Anthropic `server_tool_use`.
+ */
+function isHosted(p: ModelPart, role: string, hosted: ReadonlySet<string>): boolean {
+  if (p.type === 'tool-call') return p.providerExecuted === true;
+  if (p.type === 'tool-result') return role === 'assistant';
+  if (p.type === 'tool-approval-request') return hosted.has(p.toolCallId);
+  return false;
 }
 
 function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
@@ -134,12 +151,10 @@ function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
         return { ...base, url: img, ...opt('provider', withFramework(undefined, fw)) };
       if (typeof img === 'string')
         return { ...base, data: img, ...opt('provider', withFramework(undefined, fw)) };
-      // URL, bytes or a provider reference: the neutral part points at it, the original comes back.
-      return {
-        ...base,
-        ...(img instanceof URL ? { url: img.href } : {}),
-        provider: { framework: { ...fw, part: toJsonSafe(p) } },
-      };
+      // URL, bytes or a provider reference: the neutral part points at it (or holds the bytes as
+      // base64, counted as an image), the original comes back.
+      const value = toJsonSafe(p) as Bag;
+      return { ...base, ...fileSource(value.image), provider: { framework: { ...fw, part: value } } };
     }
     case 'tool-approval-request':
       approvals.set(p.approvalId, p.toolCallId);
@@ -152,8 +167,9 @@ function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
       };
     case 'tool-approval-response': {
       const callId = approvals.get(p.approvalId);
-      // A response whose request is not in this history cannot be tied to a call: kept as a stand-in.
-      if (callId === undefined) break;
+      // A response whose request is not in this history (a provider-executed approval: the AI SDK sends
+      // the provider the response only) ties to no call here: it passes through whole.
+      if (callId === undefined) return opaque(p);
       return {
         type: 'tool-approval',
         callId,
@@ -164,12 +180,17 @@ function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
         provider: { framework: { part: toJsonSafe(p) } },
       };
     }
-    case 'file':
-    case 'reasoning-file':
-      // Counted by its JSON (the bytes it carries), written back as it came.
-      return { type: 'opaque', source: 'ai-sdk', kind: p.type, value: toJsonSafe(p) };
+    case 'file': {
+      // An image file (the model-call prompt carries images as files) is an image, counted as one;
+      // any other file is passed through, counted by its JSON (the bytes it carries).
+      const value = toJsonSafe(p) as Bag;
+      const source = isImage(p.mediaType) ? fileSource(value.data) : undefined;
+      if (!source) return opaque(p);
+      return { type: 'image', ...source, mediaType: p.mediaType, provider: { framework: { part: value } } };
+    }
   }
-  return { type: 'text', text: standIn(p), provider: { framework: { part: toJsonSafe(p) } } };
+  // A reasoning file, a provider's custom part, a part type this version does not know: as it came.
+  return opaque(p);
 }
 
 /**
@@ -198,6 +219,12 @@ export function fromModelMessage(
   if (typeof m.content === 'string') {
     fw.stringContent = true;
     parts = [{ type: 'text', text: m.content }];
-  } else parts = (m.content as ModelPart[]).map((p) => partToNeutral(p, approvals));
+  } else {
+    const content = m.content as ModelPart[];
+    const hosted = new Set<string>();
+    for (const p of content)
+      if (p.type === 'tool-call' && p.providerExecuted === true) hosted.add(p.toolCallId);
+    parts = content.map((p) => (isHosted(p, m.role, hosted) ? opaque(p) : partToNeutral(p, approvals)));
+  }
   return { id, role: m.role, parts, ...opt('provider', withFramework(undefined, fw)) };
 }

@@ -6,9 +6,17 @@
  * thought signatures), so a trajectory recorded in another dialect converts without losing them.
  */
 import type { ModelMessage } from 'ai';
-import { type JsonValue, type Message, type Part, resultContent } from '../../core/index.ts';
+import {
+  type JsonValue,
+  type Message,
+  type Part,
+  type ResultContentPart,
+  resultContent,
+} from '../../core/index.ts';
 import { fromJsonSafe } from './json-safe.ts';
 import { type Bag, isBag, type ModelPart, outputOf, type ToolResultOutput } from './options.ts';
+
+type ContentValue = Extract<ToolResultOutput, { type: 'content' }>['value'][number];
 
 const same = (a: JsonValue, b: JsonValue) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
@@ -31,22 +39,42 @@ function derivedOptions(p: Part): Bag | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** A `content` output for a multi-part result from elsewhere (another dialect's files left out). */
+function contentOutput(parts: readonly ResultContentPart[], isError: boolean): ToolResultOutput | undefined {
+  if (isError) return undefined;
+  const value = parts.flatMap((c): ContentValue[] => {
+    if (c.type === 'text') return [{ type: 'text', text: c.text }];
+    if (c.type === 'opaque') return c.source === 'ai-sdk' ? [fromJsonSafe(c.value) as ContentValue] : [];
+    const mediaType = c.mediaType ?? 'image/png';
+    if (c.url !== undefined) return [{ type: 'image-url', url: c.url }];
+    return [{ type: 'image-data', data: c.data ?? '', mediaType }];
+  });
+  return { type: 'content', value };
+}
+
 function toolOutput(
   p: Extract<Part, { type: 'tool-result' }>,
   kept: JsonValue | undefined,
 ): ToolResultOutput {
+  const parts = resultContent(p);
   if (kept !== undefined) {
     const original = fromJsonSafe(kept) as ToolResultOutput;
     // A multi-part output comes back while its parts still stand for the result's text.
-    if (original.type === 'content' && resultContent(p) !== undefined) return original;
+    if (original.type === 'content' && parts !== undefined) return original;
     const d = outputOf(original);
     if (same(d.output, p.output) && d.isError === (p.isError ?? false)) return original;
+  }
+  const output = parts !== undefined ? contentOutput(parts, p.isError === true) : undefined;
+  if (output) return output;
+  if (p.denied === true && typeof p.output === 'string') {
+    const reason = p.output.replace(/^Tool execution denied:?\s*/, '');
+    return { type: 'execution-denied', ...(reason !== '' ? { reason } : {}) };
   }
   if (typeof p.output === 'string') return { type: p.isError ? 'error-text' : 'text', value: p.output };
   return { type: p.isError ? 'error-json' : 'json', value: p.output };
 }
 
-function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart {
+function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart | undefined {
   const fw = p.provider?.framework;
   if (fw?.part !== undefined && p.type !== 'image') return fromJsonSafe(fw.part) as ModelPart;
   const po = fw?.providerOptions ?? derivedOptions(p);
@@ -90,9 +118,9 @@ function partToModel(p: Part, callNames: ReadonlyMap<string, string>): ModelPart
             }
       ) as ModelPart;
     case 'opaque':
-      // Only what this adapter read comes back; another dialect's item means nothing to the AI SDK.
-      if (p.source === 'ai-sdk') return fromJsonSafe(p.value) as ModelPart;
-      return { type: 'text', text: `[${p.kind}]` };
+      // Only what this adapter read comes back; another dialect's item means nothing to the AI SDK
+      // (left out, as every adapter leaves out what it cannot express).
+      return p.source === 'ai-sdk' ? (fromJsonSafe(p.value) as ModelPart) : undefined;
   }
 }
 
@@ -106,7 +134,7 @@ export function toModelMessage(m: Message, callNames: ReadonlyMap<string, string
     const text = m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
     if (m.role !== 'tool') return { role: m.role, content: text, ...options } as ModelMessage;
   }
-  const content = m.parts.map((p) => partToModel(p, callNames));
+  const content = m.parts.flatMap((p) => partToModel(p, callNames) ?? []);
   return { role: m.role, content, ...options } as ModelMessage;
 }
 

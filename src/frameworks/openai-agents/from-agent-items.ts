@@ -4,13 +4,23 @@
  * one tool message, and the model's side (reasoning, assistant message, function and hosted calls)
  * one assistant message until the next result or user item. Every part keeps its item (camelCase
  * `providerData` included) in `provider.framework.item`, so an unchanged part comes back as the same
- * item. Reasoning items give the reasoning rules their id and encrypted content. Items the neutral model
- * cannot express (hosted tool, computer, shell and apply_patch calls and outputs, tool search, files,
- * unknown items) become a short stand-in text carrying the item; a `compaction` item becomes a pinned
- * message of its own, which no stage removes.
+ * item. Reasoning items give the reasoning rules their id and encrypted content. A function output that
+ * is more than text (images, files) is a multi-part result, its images counted as images. Items and
+ * content entries the neutral model cannot express (hosted tool, computer, shell, apply_patch and tool
+ * search calls and outputs, a hosted MCP approval, files, images by file id, unknown items) pass
+ * through as opaque parts, kept as they came and counted by their JSON; a `compaction` item becomes a
+ * pinned message of its own, which no stage removes. The SDK keeps function-tool approvals in its run
+ * state, not in items: a rejected call reaches the model as a plain result.
  */
 import type { AgentInputItem } from '@openai/agents';
-import { CtxError, type JsonValue, type Message, type Part } from '../../core/index.ts';
+import {
+  CtxError,
+  contentText,
+  type JsonValue,
+  type Message,
+  type Part,
+  type ResultContentPart,
+} from '../../core/index.ts';
 import { type Bag, isBag, json } from './json.ts';
 import { remember } from './origins.ts';
 
@@ -44,14 +54,37 @@ function parse(args: string): JsonValue {
   }
 }
 
-function resultOutput(o: unknown): string | JsonValue {
-  if (typeof o === 'string') return o;
-  if (isBag(o) && o.type === 'text') return text(o.text);
-  if (Array.isArray(o))
-    return o
-      .map((x) => (isBag(x) && x.type === 'text' ? text(x.text) : `[${isBag(x) ? String(x.type) : 'part'}]`))
-      .join('\n');
-  return json(o as JsonValue);
+/** A content entry of a multi-part tool output as a result part: text, an image by URL or data, else opaque. */
+function outputEntry(c: Bag): ResultContentPart {
+  if ((c.type === 'text' || c.type === 'input_text') && typeof c.text === 'string')
+    return { type: 'text', text: c.text };
+  const image = c.type === 'image' || c.type === 'input_image' ? c.image : undefined;
+  if (typeof image === 'string' && /^(https?:|data:)/.test(image)) return { type: 'image', url: image };
+  if (isBag(image) && typeof image.url === 'string') return { type: 'image', url: image.url };
+  if (isBag(image) && typeof image.data === 'string')
+    return {
+      type: 'image',
+      data: image.data,
+      ...(typeof image.mediaType === 'string' ? { mediaType: image.mediaType } : {}),
+    };
+  // A file, an image by file id: passed through, counted by its JSON.
+  return { type: 'opaque', source: 'openai-agents', kind: String(c.type), value: c };
+}
+
+/** A function output's text, and its parts when it holds more than one text (images, files). */
+function resultOutput(o: unknown): { output: string | JsonValue; content?: ResultContentPart[] } {
+  if (typeof o === 'string') return { output: o };
+  if (isBag(o) && o.type === 'text') return { output: text(o.text) };
+  const entries = Array.isArray(o)
+    ? o
+    : isBag(o) && (o.type === 'image' || o.type === 'file')
+      ? [o]
+      : undefined;
+  if (entries) {
+    const content = entries.map((x) => outputEntry(isBag(x) ? x : {}));
+    return { output: contentText(content), content };
+  }
+  return { output: json(o as JsonValue) };
 }
 
 /** The parts one model-side item gives. */
@@ -142,7 +175,7 @@ export function fromAgentInputItems(
       push({ id, role, parts: modelParts(item) });
     } else if (item.type === 'function_call_result') {
       open = undefined;
-      const output = resultOutput(item.output);
+      const { output, content } = resultOutput(item.output);
       push({
         id,
         role: 'tool',
@@ -152,6 +185,7 @@ export function fromAgentInputItems(
             callId: text(item.callId),
             name: text(item.name),
             output,
+            ...(content ? { content } : {}),
             provider: { framework: { item } },
           },
         ],

@@ -6,7 +6,7 @@
  * item ids, and a made-up one would be rejected.
  */
 import type { AgentInputItem } from '@openai/agents';
-import type { Message, Part } from '../../core/index.ts';
+import { type JsonValue, type Message, type Part, resultContent } from '../../core/index.ts';
 import { fromAgentInputItems } from './from-agent-items.ts';
 import { type Bag, isBag, json, same } from './json.ts';
 import { originOf } from './origins.ts';
@@ -46,6 +46,20 @@ function contentEntry(p: Part, role: string): Bag {
   return { type: role === 'assistant' ? 'output_text' : 'input_text', text: t };
 }
 
+/** A function output for a result: its entries while its parts stand for it, else its text. */
+function resultOutput(p: Extract<Part, { type: 'tool-result' }>): JsonValue {
+  const parts = resultContent(p);
+  if (parts === undefined)
+    return { type: 'text', text: typeof p.output === 'string' ? p.output : JSON.stringify(p.output) };
+  return parts.flatMap((c): JsonValue[] => {
+    if (c.type === 'opaque') return c.source === 'openai-agents' ? [json(c.value)] : [];
+    if (c.type === 'text') return [{ type: 'input_text', text: c.text }];
+    return [
+      { type: 'input_image', image: c.url ?? `data:${c.mediaType ?? 'image/png'};base64,${c.data ?? ''}` },
+    ];
+  });
+}
+
 /** A fresh item for a part that has no item of its own (or whose item no longer says what it says). */
 function freshItem(
   p: Part,
@@ -76,10 +90,7 @@ function freshItem(
         name:
           p.name ??
           (isBag(kept) && typeof kept.name === 'string' ? kept.name : (callNames.get(p.callId) ?? '')),
-        output:
-          typeof p.output === 'string'
-            ? { type: 'text', text: p.output }
-            : { type: 'text', text: JSON.stringify(p.output) },
+        output: resultOutput(p),
       };
     default:
       return role === 'assistant'
@@ -104,6 +115,8 @@ export function toAgentInputItem(
       group = undefined;
       continue;
     }
+    // No item holds an approval (the SDK keeps them in its run state), nor another dialect's part.
+    if (p.type === 'tool-approval' || (p.type === 'opaque' && p.source !== 'openai-agents')) continue;
     const fw = p.provider?.framework;
     const source = isBag(fw?.item) ? fw.item : undefined;
     const at = typeof fw?.at === 'number' ? fw.at : undefined;

@@ -225,4 +225,41 @@ describe('createContext', () => {
       expect(b.send[0]).toBe(history[0]);
     });
   });
+
+  describe('tool approvals', () => {
+    it('gives the model the approved call’s real result, not a made-up one, when the call waited for its approval', async () => {
+      const ctx = createContext({ dialect: 'anthropic' });
+      const history: Message[] = [
+        textMessage('user', 'Delete the build folder.', 'u1'),
+        {
+          id: 'a1',
+          role: 'assistant',
+          parts: [
+            { type: 'tool-call', id: 'c1', name: 'bash', args: { command: 'rm -rf build' } },
+            { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
+          ],
+        },
+      ];
+      await ctx.prepare(history);
+      // The user approves; the framework runs the call and hands over its result on the next call.
+      history.push({
+        id: 't1',
+        role: 'tool',
+        parts: [
+          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'response', approved: true },
+        ],
+      });
+      const waiting = await ctx.prepare(history);
+      expect(waiting.messages.flatMap((m) => m.parts.filter((p) => p.type === 'tool-result'))).toEqual([]);
+      history.push({
+        id: 't2',
+        role: 'tool',
+        parts: [{ type: 'tool-result', callId: 'c1', output: 'removed' }],
+      });
+      const run = await ctx.prepare(history);
+      const results = run.send.flatMap((m) => m.parts.filter((p) => p.type === 'tool-result'));
+      expect(results.map((p) => p.type === 'tool-result' && p.output)).toEqual(['removed']);
+      expect(checkInvariants(run.send, { dialect: 'anthropic' })).toEqual([]);
+    });
+  });
 });
