@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ProviderReply, startFakeProvider } from '../test/support/fake-provider-server.ts';
+import { abortPhase } from './faults-aborts.ts';
 import { killPhase } from './faults-kill.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     burst: { type: 'string', default: '200' },
     'kill-sessions': { type: 'string', default: '6' },
     'kill-calls': { type: 'string', default: '80' },
+    aborts: { type: 'string', default: '32' },
+    phases: { type: 'string', default: 'faults,aborts,burst,kill' },
   },
 });
 
@@ -45,6 +48,14 @@ const TIMEOUT = bounded(values['timeout-ms'], 'timeout-ms', 100, 60_000);
 const BURST = bounded(values.burst, 'burst', 1, 500);
 const KILL_SESSIONS = bounded(values['kill-sessions'], 'kill-sessions', 1, 20);
 const KILL_CALLS = bounded(values['kill-calls'], 'kill-calls', 2, 200);
+const ABORTS = bounded(values.aborts, 'aborts', 1, 200);
+const PHASE_NAMES = ['faults', 'aborts', 'burst', 'kill'] as const;
+const PHASES = new Set(values.phases.split(',').map((p) => p.trim()));
+for (const p of PHASES)
+  if (!(PHASE_NAMES as readonly string[]).includes(p)) {
+    console.error(`bench:faults: --phases takes ${PHASE_NAMES.join(', ')} (comma-separated); not ${p}`);
+    process.exit(2);
+  }
 const BASE = `http://127.0.0.1:${PORT}`;
 const OPENAI = '/v1/proxy/openai/chat/completions';
 
@@ -147,11 +158,13 @@ async function main(): Promise<void> {
     console.log(
       `bench:faults against npm start (timeouts ${TIMEOUT} ms), load ${loadavg()[0]!.toFixed(1)} on ${BASE}`,
     );
-    console.log(
-      '| fault | client saw | ended with | ms | session stored | journal status | provider events after the client left |',
-    );
-    console.log('|---|---|---|---:|---|---|---:|');
-    for (const [i, f] of FAULTS.entries()) {
+    if (PHASES.has('faults')) {
+      console.log(
+        '| fault | client saw | ended with | ms | session stored | journal status | provider events after the client left |',
+      );
+      console.log('|---|---|---|---:|---|---|---:|');
+    }
+    for (const [i, f] of PHASES.has('faults') ? FAULTS.entries() : []) {
       fake.reset();
       fake.script(f.reply, { kind: 'answer', text: 'after the retry' });
       const session = `fault-${i}`;
@@ -225,60 +238,79 @@ async function main(): Promise<void> {
       );
     }
 
+    if (PHASES.has('aborts')) {
+      const a = await abortPhase({ base: BASE, key, fake, count: ABORTS, wave: 16 });
+      console.log(
+        `\naborts: ${a.aborted} streamed calls on one session aborted after their first chunk (16 at once; ` +
+          `${a.refusedOnTheWay} × 429 on the way, each sent again after Retry-After); the next call on the session ` +
+          `served ${a.servedAfterMs.toFixed(0)} ms after the last abort (${a.refusedAfter} × 429 before it); ` +
+          `${a.inFlightAfter} calls in flight then, none ${a.allBackAfterMs.toFixed(0)} ms after the last abort; journal ${Object.entries(
+            a.journal,
+          )
+            .map(([k, n]) => `${n} × ${k}`)
+            .join(', ')}; ${a.upstreamClosed} of ${a.aborted} upstream streams closed early, ` +
+          `${a.eventsWritten} of ${a.aborted * 201} events written (load ${a.load.toFixed(1)})`,
+      );
+    }
+
     // A burst on one key: every answer is JSON, and nothing is lost.
-    fake.reset();
-    const started = performance.now();
-    const burst = await Promise.all(
-      Array.from({ length: BURST }, async (_, i) => {
-        try {
-          const res = await fetch(BASE + OPENAI, {
-            method: 'POST',
-            // The default first-byte timeout (5 min): a burst queues behind workerd's outbound limit.
-            headers: { ...headers(`burst-${i % 10}`), 'x-ctxkit-first-byte-timeout-ms': '300000' },
-            body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `burst ${i}` }] }),
-          });
-          const json = (res.headers.get('content-type') ?? '').startsWith('application/json');
-          await res.text();
-          return { status: res.status, json };
-        } catch {
-          return { status: 0, json: false };
-        }
-      }),
-    );
-    const by = new Map<number, number>();
-    for (const b of burst) by.set(b.status, (by.get(b.status) ?? 0) + 1);
-    console.log(
-      `\nburst: ${BURST} calls on one key over 10 sessions in ${(performance.now() - started).toFixed(0)} ms: ` +
-        `${[...by].map(([s, n]) => `${n} × ${s}`).join(', ')}; not JSON: ${burst.filter((b) => !b.json).length}`,
-    );
+    if (PHASES.has('burst')) {
+      fake.reset();
+      const started = performance.now();
+      const burst = await Promise.all(
+        Array.from({ length: BURST }, async (_, i) => {
+          try {
+            const res = await fetch(BASE + OPENAI, {
+              method: 'POST',
+              // The default first-byte timeout (5 min): a burst queues behind workerd's outbound limit.
+              headers: { ...headers(`burst-${i % 10}`), 'x-ctxkit-first-byte-timeout-ms': '300000' },
+              body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `burst ${i}` }] }),
+            });
+            const json = (res.headers.get('content-type') ?? '').startsWith('application/json');
+            await res.text();
+            return { status: res.status, json };
+          } catch {
+            return { status: 0, json: false };
+          }
+        }),
+      );
+      const by = new Map<number, number>();
+      for (const b of burst) by.set(b.status, (by.get(b.status) ?? 0) + 1);
+      console.log(
+        `\nburst: ${BURST} calls on one key over 10 sessions in ${(performance.now() - started).toFixed(0)} ms: ` +
+          `${[...by].map(([s, n]) => `${n} × ${s}`).join(', ')}; not JSON: ${burst.filter((b) => !b.json).length}`,
+      );
+    }
 
     // kill -9 of the whole npm start tree mid-burst, then a restart on the same state.
-    fake.reset();
-    const total = KILL_SESSIONS * KILL_CALLS;
-    const killed = await killPhase({
-      base: BASE,
-      key,
-      sessions: KILL_SESSIONS,
-      calls: KILL_CALLS,
-      killAt: Math.floor(total / 2),
-      kill: () => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {}
-      },
-      restart: async () => {
-        await new Promise((r) => setTimeout(r, 1000));
-        child = start();
-        await waitForHealth(child, 120_000);
-      },
-    });
-    console.log(
-      `\nkill -9 of npm start after ${Math.floor(total / 2)} of ${KILL_SESSIONS} × ${KILL_CALLS} answered turns, then a restart: ` +
-        `${killed.acknowledged} acknowledged, ${killed.stored} of them stored, ${killed.missing} missing; ` +
-        `${killed.interrupted} calls cut by the kill, ${killed.unacknowledgedStored} of their turns stored; ${killed.answersStored} answers logged; ` +
-        `service ${killed.wentDown ? 'down after the kill' : 'STILL ANSWERING after the kill'} ` +
-        `(load ${killed.load.toFixed(1)} at the start of the phase)`,
-    );
+    if (PHASES.has('kill')) {
+      fake.reset();
+      const total = KILL_SESSIONS * KILL_CALLS;
+      const killed = await killPhase({
+        base: BASE,
+        key,
+        sessions: KILL_SESSIONS,
+        calls: KILL_CALLS,
+        killAt: Math.floor(total / 2),
+        kill: () => {
+          try {
+            process.kill(-child.pid!, 'SIGKILL');
+          } catch {}
+        },
+        restart: async () => {
+          await new Promise((r) => setTimeout(r, 1000));
+          child = start();
+          await waitForHealth(child, 120_000);
+        },
+      });
+      console.log(
+        `\nkill -9 of npm start after ${Math.floor(total / 2)} of ${KILL_SESSIONS} × ${KILL_CALLS} answered turns, then a restart: ` +
+          `${killed.acknowledged} acknowledged, ${killed.stored} of them stored, ${killed.missing} missing; ` +
+          `${killed.interrupted} calls cut by the kill, ${killed.unacknowledgedStored} of their turns stored; ${killed.answersStored} answers logged; ` +
+          `service ${killed.wentDown ? 'down after the kill' : 'STILL ANSWERING after the kill'} ` +
+          `(load ${killed.load.toFixed(1)} at the start of the phase)`,
+      );
+    }
   } finally {
     try {
       process.kill(-child.pid!, 'SIGTERM');

@@ -1,8 +1,10 @@
 /**
  * The relay on its own, over web streams: a client that goes away cancels the upstream (or, asked to,
- * the relay reads on to the end for the log). In workerd a client's disconnect reaches the Worker as
- * the cancel of its response stream, which is what these tests do; Miniflare's local entry does not
- * pass a disconnect on, so test/worker/proxy-faults.test.ts cannot show this part end to end.
+ * the relay reads on to the end for the log). The runtime may report a disconnect as the cancel of the
+ * response stream or the abort of `request.signal`, or not at all (workerd under `npm start` may just
+ * stop reading the stream): the relay then sees the chunk it handed over left untaken (the stall
+ * watch). Each of these ends the relay once. test/worker/tenant-limits.test.ts drives the unreported
+ * case end to end, through a real socket.
  */
 import { describe, expect, it } from 'vitest';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
@@ -30,7 +32,11 @@ function upstream(count: number) {
   return { body, seen };
 }
 
-function relay(body: ReadableStream<Uint8Array>, keepReading: boolean) {
+function relay(
+  body: ReadableStream<Uint8Array>,
+  keepReading: boolean,
+  extra: { client?: AbortSignal; stallMs?: number } = {},
+) {
   const ends: StreamEnd[] = [];
   const waits: Promise<unknown>[] = [];
   const abort = new AbortController();
@@ -42,6 +48,7 @@ function relay(body: ReadableStream<Uint8Array>, keepReading: boolean) {
     keepReading,
     waitUntil: (p) => waits.push(p),
     onEnd: (end) => ends.push(end),
+    ...extra,
   });
   return { stream, ends, waits, abort };
 }
@@ -76,6 +83,65 @@ describe('relayStream', () => {
     expect([seen.made, seen.cancelled]).toEqual([50, false]);
     expect(ends[0]!.outcome).toBe('complete');
     expect((ends[0]!.answer!.parts[0] as { text: string }).text.split(' ')).toHaveLength(51);
+  });
+});
+
+describe('relayStream: a client gone without a word', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('stops the upstream and ends once, partial, when the client stops taking chunks', async () => {
+    const { body, seen } = upstream(1000);
+    const { stream, ends, abort } = relay(body, false, { stallMs: 50 });
+    const reader = stream.getReader();
+    await reader.read();
+    // No cancel, no signal: the reader just stops, as workerd's does when its client left.
+    await sleep(200);
+    expect([seen.cancelled, abort.signal.aborted]).toEqual([true, true]);
+    expect(seen.made).toBeLessThan(5);
+    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
+    expect(ends[0]!.answer).toMatchObject({ meta: { partial: true } });
+    await expect(reader.read()).rejects.toThrow('the client took no chunk for 50 ms');
+  });
+
+  it('does not cut a live reader that takes each chunk within the stall window', async () => {
+    const { body, seen } = upstream(8);
+    const { stream, ends } = relay(body, false, { stallMs: 80 });
+    const reader = stream.getReader();
+    let text = '';
+    const decoder = new TextDecoder();
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      text += decoder.decode(r.value);
+      await sleep(20);
+    }
+    expect([seen.made, seen.cancelled]).toEqual([8, false]);
+    expect(text.trim().endsWith('[DONE]')).toBe(true);
+    expect(ends.map((e) => e.outcome)).toEqual(['complete']);
+  });
+
+  it('ends once when the signal, the cancel and the stall watch all report the same disconnect', async () => {
+    const { body, seen } = upstream(1000);
+    const client = new AbortController();
+    const { stream, ends } = relay(body, false, { client: client.signal, stallMs: 30 });
+    const reader = stream.getReader();
+    await reader.read();
+    client.abort();
+    await reader.cancel();
+    await sleep(100);
+    expect(seen.cancelled).toBe(true);
+    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
+  });
+
+  it('reads on to the end for the log when a client that asked for it stops taking chunks', async () => {
+    const { body, seen } = upstream(30);
+    const { stream, ends, waits } = relay(body, true, { stallMs: 30 });
+    const reader = stream.getReader();
+    await reader.read();
+    await sleep(100);
+    await Promise.all(waits);
+    expect([seen.made, seen.cancelled]).toEqual([30, false]);
+    expect(ends.map((e) => e.outcome)).toEqual(['complete']);
   });
 });
 

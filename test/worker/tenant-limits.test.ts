@@ -1,7 +1,8 @@
 /**
  * Proxied calls in flight per session (1 here) and per tenant (2 here), counted by the tenant's
  * Durable Object and given back on every way a call ends; and the stored-bytes cap per tenant
- * (16 KiB here, counted again every second). Leases last 2 s unless renewed. Driven against the bundled Worker in Miniflare with the
+ * (16 KiB here, counted again every second). Leases last 3 s, renewed every second while a call
+ * runs; a client that leaves mid-stream ends its call within the relay's 2 s stall watch. Driven against the bundled Worker in Miniflare with the
  * fake provider misbehaving on demand; upstream timeouts are 300 ms.
  */
 import { type IncomingMessage, request } from 'node:http';
@@ -160,9 +161,8 @@ describe('withCallLease', () => {
     expect((await post(key, OPENAI, ask('next'), { 'x-ctxkit-session': 's' })).status).toBe(200);
   });
 
-  // Miniflare drops the call's work when its client disconnects (request.signal does not fire there,
-  // unlike on Cloudflare, where the relay ends the call and gives the place back at once): the place
-  // is forgotten when its lease runs out, and the upstream is cancelled with the call.
+  // The lease here (3 s) is longer than the relay's stall watch (2 s): the place comes back with the
+  // call's end, not with the lease (the next describe has a 900 s lease).
   it('forgets the place of a call whose client went away mid-stream within its lease', async () => {
     const key = await w.createKey('leaver');
     // A 10 s stream: the place must come back long before it would have ended.
@@ -186,6 +186,22 @@ describe('withCallLease', () => {
     await until(async () => fake.streams[0]?.closedEarly === true, 'the upstream stream cancelled');
   });
 
+  it('keeps counting a stream that runs longer than its lease, and gives the place back at its end', async () => {
+    const key = await w.createKey('long-stream');
+    // 4.5 s of stream against a 3 s lease, read by a live client.
+    fake.script({
+      kind: 'events',
+      events: [...Array.from({ length: 90 }, (_, i) => chunk(`${i} `)), 'data: [DONE]\n\n'],
+      everyMs: 50,
+    });
+    const res = await post(key, OPENAI, ask('long', true), { 'x-ctxkit-session': 's' });
+    const text = res.text();
+    await new Promise((r) => setTimeout(r, 3800));
+    expect((await usage(key)).inFlight.sessions).toEqual({ s: 1 });
+    expect((await text).trim().endsWith('[DONE]')).toBe(true);
+    await allReleased(key);
+  });
+
   it('keeps the place of a call that waits for its first byte longer than its lease', async () => {
     const key = await w.createKey('long-wait');
     fake.script({ kind: 'delay', ms: 4500, reply: { kind: 'answer', text: 'late' } });
@@ -200,6 +216,89 @@ describe('withCallLease', () => {
   });
 });
 
+/** A streamed call whose client reads the first chunk and then closes its socket. */
+async function leaveAfterFirstChunk(url: URL, key: string, session: string): Promise<string> {
+  const req = request(new URL(OPENAI, url), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'x-ctxkit-session': session,
+    },
+  });
+  req.end(JSON.stringify(ask('long', true)));
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+  });
+  if (res.statusCode !== 200) throw new Error(`a stream answered ${res.statusCode}`);
+  await new Promise((resolve) => res.once('data', resolve));
+  req.destroy();
+  return String(res.headers['x-ctxkit-journal']);
+}
+
+describe('a client that leaves mid-stream, with a lease of 900 s', () => {
+  let long: RunningWorker;
+  beforeAll(async () => {
+    long = await startWorker({
+      bindings: {
+        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+        UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+        MAX_IN_FLIGHT_PER_SESSION: '4',
+        IN_FLIGHT_LEASE_SECONDS: '900',
+      },
+    });
+  });
+  afterAll(async () => {
+    await long?.dispose();
+  });
+
+  it("gives every place back at the call's end, stops each upstream and journals each call as left", async () => {
+    const key = await long.createKey('leavers');
+    // 10 s streams: each place must come back long before its stream would have ended.
+    const events = Array.from({ length: 200 }, (_, i) => chunk(`t${i} `));
+    fake.script(...Array.from({ length: 4 }, () => ({ kind: 'events' as const, events, everyMs: 50 })));
+    const journals = await Promise.all(
+      Array.from({ length: 4 }, () => leaveAfterFirstChunk(long.url, key, 'busy')),
+    );
+    const left = Date.now();
+    // The session's 4 places were all taken: the next call is served once they come back.
+    let status = 0;
+    while (Date.now() - left < 5000) {
+      fake.script({ kind: 'answer', text: 'served' });
+      const res = await long.request(OPENAI, {
+        method: 'POST',
+        key,
+        headers: { 'x-ctxkit-session': 'busy' },
+        json: ask('next'),
+      });
+      await res.text();
+      status = res.status;
+      if (status === 200) break;
+      expect(status).toBe(429);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    expect(Date.now() - left).toBeLessThan(5000);
+    await until(
+      async () => (await client(long, key).get('/v1/usage')).body.inFlight.calls === 0,
+      'all 4 places back',
+    );
+    await until(
+      async () => fake.streams.filter((st) => st.closedEarly).length === 4,
+      'the 4 upstream streams cancelled',
+    );
+    // Far fewer than the 800 events of the 4 streams were written: each provider stopped.
+    expect(fake.streams.reduce((n, st) => n + st.written, 0)).toBeLessThan(400);
+    // Each call journaled as ended by its client (499); what had streamed is logged, marked partial
+    // (the 4 parallel answers of one turn keep one place in the log).
+    for (const link of journals)
+      expect((await client(long, key).get(link)).body.call.upstream).toMatchObject({ status: 499 });
+    const rows = (await client(long, key).get('/v1/sessions/busy/messages')).body.messages as Loose[];
+    expect(rows.some((r) => r.message.role === 'assistant' && r.message.meta?.partial)).toBe(true);
+  });
+});
+
 describe('tenantLimits', () => {
   it('names a variable out of its bounds as a configuration error', () => {
     expect(() => tenantLimits({ MAX_IN_FLIGHT_PER_TENANT: '0' } as never)).toThrow(
@@ -210,6 +309,8 @@ describe('tenantLimits', () => {
       leaseMs: 30_000,
       inFlightPerSession: 16,
     });
+    // A minute by default, renewed while the call runs: a crashed call's place comes back within it.
+    expect(tenantLimits({} as never).leaseMs).toBe(60_000);
   });
 });
 
@@ -291,7 +392,7 @@ describe('TenantObject', () => {
       bindings: {
         UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
         UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-        IN_FLIGHT_LEASE_SECONDS: '4',
+        IN_FLIGHT_LEASE_SECONDS: '8',
         MAX_IN_FLIGHT_PER_SESSION: '1',
       },
     });
@@ -309,7 +410,7 @@ describe('TenantObject', () => {
       bindings: {
         UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
         UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-        IN_FLIGHT_LEASE_SECONDS: '4',
+        IN_FLIGHT_LEASE_SECONDS: '8',
         MAX_IN_FLIGHT_PER_SESSION: '1',
       },
     });
@@ -322,7 +423,7 @@ describe('TenantObject', () => {
       await until(
         async () => (await api.get('/v1/usage')).body.inFlight.calls === 0,
         'the lease expired',
-        8000,
+        12_000,
       );
     } finally {
       await again.dispose();

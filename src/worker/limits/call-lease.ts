@@ -6,13 +6,13 @@
  * work it left running (the log of its answer) settled. Errors, timeouts and aborts end a call like a
  * success does, so each path releases.
  *
- * Until its answer begins, the call renews its lease every third of `IN_FLIGHT_LEASE_SECONDS` (a
- * first byte may take up to the hour `x-ctxkit-first-byte-timeout-ms` allows). From then on the
- * lease runs out on its own: a call whose end is never seen (its isolate crashed) is forgotten at
- * most that long after its answer began, and so is a stream that outlasts it. No timer runs after the
- * answer is handed over: a pending timer keeps workerd from cancelling the stream of a client that
- * went away (under Miniflare, where `request.signal` does not fire, that cancel is how the relay
- * learns of the disconnect), and would hold the place and the upstream open.
+ * The lease is renewed every third of `IN_FLIGHT_LEASE_SECONDS` for as long as the call runs — while
+ * it waits for its first byte and while its stream is relayed — and the renewal stops when the place
+ * is given back. So a stream longer than the lease keeps being counted, and a call whose end is never
+ * seen (its isolate crashed, the runtime dropped its work) is forgotten at most one lease after its
+ * last renewal. A client that leaves mid-stream ends the call at once, whether the runtime reports it
+ * (`request.signal`, the stream's `cancel()`) or not (the relay's stall watch, proxy/relay.ts): the
+ * place comes back then, not when the lease runs out.
  */
 import type { Env } from '../env.ts';
 import { ID_PATTERN } from '../http/context.ts';
@@ -87,10 +87,11 @@ export async function withCallLease<C extends LeaseContext>(
 
   let pending = 0;
   let open = true;
+  let released = false;
   let renewal: ReturnType<typeof setInterval> | undefined;
   const admitted = acquiring.then((got) => {
     if (!got.ok) return refused(path, got, limits.recountMs, session);
-    if (open)
+    if (!released)
       renewal = setInterval(
         () => void stub.renew(lease, limits.leaseMs).catch(() => undefined),
         Math.floor(limits.leaseMs / 3),
@@ -99,10 +100,11 @@ export async function withCallLease<C extends LeaseContext>(
   });
   // A call that ends before it asks (its own 4xx) leaves the answer unread: not an unhandled rejection.
   admitted.catch(() => undefined);
-  let released = false;
+  /** Gives the place back, once, however the call ended. */
   const release = () => {
     if (released) return;
     released = true;
+    clearInterval(renewal);
     ctx.waitUntil(
       acquiring
         .then((got) => (got.ok ? stub.release(lease) : undefined))
@@ -132,7 +134,6 @@ export async function withCallLease<C extends LeaseContext>(
   try {
     return await call(inner);
   } finally {
-    clearInterval(renewal);
     // The answer is sent or its stream handed over: what still runs (the stream's relay and log) was
     // registered through `inner.waitUntil`, and the call ends when that settles.
     end();

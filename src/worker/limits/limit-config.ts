@@ -13,9 +13,9 @@ export interface TenantLimits {
   /** Proxied calls of one tenant at once, over all its sessions and stateless calls. */
   inFlightPerTenant: number;
   /**
-   * How long a call's place outlives its last renewal, in ms (renewed while the call waits for its
-   * answer to begin): a call whose end is never seen (a crashed isolate) is forgotten this long after
-   * its answer began, and a stream running longer stops being counted.
+   * How long a call's place outlives its last renewal, in ms. A running call renews it every third
+   * of this, until it ends; a call whose end is never seen (a crashed isolate) is forgotten at most
+   * this long after its last renewal.
    */
   leaseMs: number;
   /** Bytes a tenant may store (session logs, memories, spilled outputs) before new writes are refused. */
@@ -42,13 +42,13 @@ const BOUNDS = {
 } as const satisfies Record<keyof TenantLimits, Bound>;
 
 /**
- * @default 16 calls per session (an agent with parallel sub-agents), 256 per tenant, a 15-minute
- * lease (a long stream), 1 GiB stored per tenant (a tenth of a D1 database), counted again every 60 s
+ * @default 16 calls per session (an agent with parallel sub-agents), 256 per tenant, a 60-second
+ * lease (renewed every 20 s while the call runs), 1 GiB stored per tenant (a tenth of a D1 database), counted again every 60 s
  */
 export const DEFAULT_LIMITS = {
   inFlightPerSession: 16,
   inFlightPerTenant: 256,
-  leaseMs: 900_000,
+  leaseMs: 60_000,
   storedBytes: 1_073_741_824,
   recountMs: 60_000,
 } as const satisfies TenantLimits;

@@ -118,7 +118,10 @@ export class TenantObject extends DurableObject<Env> {
     return { ok: true };
   }
 
-  /** Keeps a running call's place for another `leaseMs`. */
+  /**
+   * Keeps a running call's place for another `leaseMs`. A lease already dropped as expired (its
+   * renewal came late) is not taken again: the call runs on uncounted rather than over the limit.
+   */
   async renew(lease: string, leaseMs: number): Promise<void> {
     const l = this.leases.get(lease);
     if (l) this.put(lease, { ...l, until: Date.now() + leaseMs });

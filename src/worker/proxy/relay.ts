@@ -5,6 +5,14 @@
  * stream that stalls, breaks or ends before its last event ends the client's stream with the
  * provider's own error event, never a silent close. A client that disconnects mid-stream cancels the
  * upstream (the provider stops generating) unless the call asked to keep reading for the log.
+ *
+ * How the relay learns that the client went away, by what the runtime reports: `request.signal`
+ * aborts, or the runtime cancels the stream it reads (`cancel()`); and when it reports neither —
+ * workerd (under `npm start`) may stop reading a stream whose client left without firing either, and
+ * then drops the call's work once nothing is pending, so nothing of the call would run again — the
+ * relay sees it itself: a stream whose reader has not come back for `stallMs` after a chunk was
+ * handed to it is a client that is gone. A live reader takes each chunk at once (the socket's buffers
+ * hold far more than an answer), so only a reader that stopped leaves the chunk waiting.
  */
 import type { Message } from '../../core/index.ts';
 import type { AnswerAccumulator, Protocol } from './protocol.ts';
@@ -159,9 +167,21 @@ export interface RelayOptions {
   keepReading?: boolean;
   /** The client's request signal: its abort is a disconnect (where the runtime reports one). */
   client?: AbortSignal | undefined;
+  /**
+   * A chunk handed to the client and not taken for this long: the client is gone (the runtime told
+   * nothing). @default CLIENT_STALL_MS
+   */
+  stallMs?: number;
   waitUntil(promise: Promise<unknown>): void;
   onEnd(end: StreamEnd): void;
 }
+
+/**
+ * How long a chunk may wait for the client to take it before the client counts as gone: far above
+ * the microseconds a live reader takes, short enough that a place among the calls in flight comes
+ * back within seconds.
+ */
+export const CLIENT_STALL_MS = 2_000;
 
 /** The stream the client reads: the upstream's bytes as they come, ended by a fault event if needed. */
 export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): ReadableStream<Uint8Array> {
@@ -204,15 +224,55 @@ export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): 
     o.abort.abort();
     reader.cancel().catch(() => undefined);
   };
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  const unwatch = () => {
+    clearTimeout(stall);
+    stall = undefined;
+  };
+  /** The client went away: the upstream is stopped (or read to its end for the log), once. */
+  let left = false;
+  const gone = () => {
+    unwatch();
+    if (left || ended) return;
+    left = true;
+    if (!o.keepReading) {
+      stop();
+      return end('client-abort');
+    }
+    const drain = async () => {
+      for (;;) {
+        const chunk = await next();
+        if (chunk instanceof Uint8Array) continue;
+        if (chunk !== 'done') stop();
+        return end(chunk === 'done' ? (last ? 'complete' : 'truncated') : 'timeout');
+      }
+    };
+    o.waitUntil(drain());
+  };
   o.client?.addEventListener('abort', () => {
-    if (o.keepReading) return;
-    stop();
-    end('client-abort');
+    if (!o.keepReading) gone();
   });
+  const stallMs = o.stallMs ?? CLIENT_STALL_MS;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      unwatch();
       const chunk = await next();
-      if (chunk instanceof Uint8Array) return controller.enqueue(chunk);
+      // Ended meanwhile (the client's signal, or a stall): the upstream was stopped; nothing more to send.
+      if (ended) {
+        try {
+          controller.close();
+        } catch {}
+        return;
+      }
+      if (chunk instanceof Uint8Array) {
+        controller.enqueue(chunk);
+        // Taken at once by a live reader (its next pull clears this); left waiting, the client is gone.
+        stall = setTimeout(() => {
+          gone();
+          controller.error(new Error(`the client took no chunk for ${stallMs} ms`));
+        }, stallMs);
+        return;
+      }
       if (chunk === 'done' && last) {
         controller.close();
         return end('complete');
@@ -229,19 +289,7 @@ export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): 
       end(chunk === 'timeout' ? 'timeout' : 'truncated');
     },
     cancel() {
-      if (!o.keepReading) {
-        stop();
-        return end('client-abort');
-      }
-      const drain = async () => {
-        for (;;) {
-          const chunk = await next();
-          if (chunk instanceof Uint8Array) continue;
-          if (chunk !== 'done') stop();
-          return end(chunk === 'done' ? (last ? 'complete' : 'truncated') : 'timeout');
-        }
-      };
-      o.waitUntil(drain());
+      gone();
     },
   });
 }
