@@ -1,20 +1,105 @@
 /**
- * What the proxy did on each call of a session — appended messages, stage reports, the journal,
- * the upstream's status and usage, overflow recovery — kept in the session object's storage for the
- * last `MAX_CALLS` calls and read back through `GET /v1/proxy/sessions/:session/calls/:call`.
+ * What each call of a session did — the proxy's calls (appended messages, stage reports, the journal,
+ * the upstream's status and usage, overflow recovery) and the `prepare`, `compact` and `overflow`
+ * routes' runs — kept in the session object's storage for the last `MAX_CALLS` calls, with the
+ * messages each call started from and sent as log seqs (`MessageRefs`, bounded), and read back
+ * through `GET /v1/proxy/sessions/:session/calls/:call` and the context view's timeline.
  * Nothing of the request's credentials is ever part of a record.
  */
-import type { JournalEntry, RunEstimate, StageReport, Usage } from '../../core/index.ts';
+import {
+  type JournalEntry,
+  type Message,
+  type RunEstimate,
+  type StageReport,
+  type StoredMessage,
+  sameMessage,
+  type Usage,
+} from '../../core/index.ts';
 import type { ProviderId } from './protocol.ts';
 
 /** @default 100 calls per session */
 export const MAX_CALLS = 100;
 
+/** Entries kept per list of `MessageRefs` (a run of unchanged log rows is one entry). */
+export const MAX_REFS = 2000;
+
+/**
+ * One message of a call's list: `[a, b]` the log rows a..b as the log holds them; `{ seq }` log row
+ * `seq` rewritten (truncated, repaired…; same id, other content); `{ id }` a message ctxkit made
+ * (a summary, a digest) that is in no log row.
+ */
+export type MessageRef = [number, number] | { seq: number } | { id: string };
+
+/** What a call started from and what it sent, message by message, in order. */
+export interface MessageRefs {
+  /** The proxy: the client's history (log rows). The routes: the working context the run started from. */
+  input: MessageRef[];
+  /** What went out (upstream, or back to the caller of `prepare`/`compact`). */
+  output: MessageRef[];
+  /** A list was longer than `MAX_REFS` entries and was cut there. */
+  cut?: true;
+}
+
+/** What kind of call a record is (absent in records written before the routes were recorded: `proxy`). */
+export type CallKind = 'proxy' | 'prepare' | 'compact' | 'overflow';
+
+/** Appends seq `seq` (unchanged) to `refs`, extending the last range when it is contiguous. */
+function pushSeq(refs: MessageRef[], seq: number): void {
+  const last = refs[refs.length - 1];
+  if (Array.isArray(last) && last[1] === seq - 1) last[1] = seq;
+  else refs.push([seq, seq]);
+}
+
+/** Log seqs as refs (contiguous runs as ranges). */
+export function seqRefs(seqs: Iterable<number>): MessageRef[] {
+  const refs: MessageRef[] = [];
+  for (const seq of seqs) pushSeq(refs, seq);
+  return refs;
+}
+
+/** Messages as refs against the log rows they may come from (by id; unchanged or rewritten). */
+export function messageRefs(messages: readonly Message[], rows: readonly StoredMessage[]): MessageRef[] {
+  const byId = new Map<string, StoredMessage>();
+  for (const r of rows) byId.set(r.message.id, r);
+  const refs: MessageRef[] = [];
+  for (const m of messages) {
+    const row = byId.get(m.id);
+    if (!row) refs.push({ id: m.id });
+    else if (sameMessage(row.message, m)) pushSeq(refs, row.seq);
+    else refs.push({ seq: row.seq });
+  }
+  return refs;
+}
+
+/** The two lists, each cut at `MAX_REFS` entries (and `cut` set) so a record stays bounded. */
+export function boundedRefs(input: MessageRef[], output: MessageRef[], max = MAX_REFS): MessageRefs {
+  const cut = input.length > max || output.length > max;
+  return { input: input.slice(0, max), output: output.slice(0, max), ...(cut ? { cut: true as const } : {}) };
+}
+
+/** One message of an expanded list: a log row (as logged, or rewritten) or a message ctxkit made. */
+export type RefItem = { seq: number; changed: boolean } | { id: string };
+
+/** A list message by message (each range expanded). */
+export function expandRefs(refs: readonly MessageRef[]): RefItem[] {
+  const out: RefItem[] = [];
+  for (const r of refs) {
+    if (Array.isArray(r)) for (let seq = r[0]; seq <= r[1]; seq++) out.push({ seq, changed: false });
+    else if ('seq' in r) out.push({ seq: r.seq, changed: true });
+    else out.push({ id: r.id });
+  }
+  return out;
+}
+
 export interface CallRecord {
+  /** Absent: `proxy`. */
+  kind?: CallKind;
   id: string;
   /** Ms since epoch. */
   at: number;
-  provider: ProviderId;
+  /** The proxy's provider; for a route's run, the dialect it answered in (`neutral`, `anthropic`…). */
+  provider: ProviderId | (string & {});
+  /** The proxy's model; `''` for a route's run. */
   model: string;
   stream: boolean;
   /** Messages of the client's history that were new to the log. */
@@ -31,8 +116,12 @@ export interface CallRecord {
     window?: number | undefined;
     estimate: RunEstimate;
     journal: JournalEntry[];
+    /** What the retry sent (absent in older records). */
+    output?: MessageRef[];
   };
   upstream?: { status: number; usage?: Usage; logged: boolean };
+  /** The messages the call started from and sent (absent in records written before they were kept). */
+  messages?: MessageRefs;
 }
 
 /** The part of Durable Object storage the log uses. */

@@ -1,7 +1,8 @@
 /**
  * What the context view of a session draws (`GET /v1/sessions/:session/view` and the page): the
  * window the agent sees now split by category against the levels — the same estimate as `stats` —
- * and the timeline of the proxy's calls with tokens before/after, stage reports and journal sizes.
+ * and the timeline of its calls (the proxy's, and the `prepare`, `compact` and `overflow` routes' runs)
+ * with tokens before/after, stage reports and journal sizes.
  */
 import type { SessionInfo, StageReport } from '../../core/index.ts';
 import { buildContextView, type ContextView } from '../../view/context-model.ts';
@@ -19,11 +20,12 @@ export interface SessionView {
   calls: CallSummary[];
 }
 
-function summarize(r: CallRecord): CallSummary {
+export function summarize(r: CallRecord): CallSummary {
   const changes: Record<string, number> = {};
   for (const j of [...r.journal, ...(r.overflow?.journal ?? [])])
     changes[j.action] = (changes[j.action] ?? 0) + 1;
   return {
+    kind: r.kind ?? 'proxy',
     id: r.id,
     at: r.at,
     provider: r.provider,

@@ -57,7 +57,7 @@ function memories(q){
         return {id:mem?x.source.slice(7):'',source:x.source,title:x.source+' (score '+x.score.toFixed(3)+')',content:x.text,hit:true};}):b.memories;
       status.textContent=list.length+(q?' found for “'+q+'”':' memories');
       list.forEach(function(m){
-        var tr=document.createElement('tr');cell(tr,m.id||'','id');cell(tr,m.type||'');cell(tr,m.title||'');
+        var tr=document.createElement('tr');cell(tr,m.id||'','id wide');cell(tr,m.type||'');cell(tr,m.title||'');
         cell(tr,(m.content||'').slice(0,200),'preview');cell(tr,m.hit?'—':m.pinned?'pinned':'');
         cell(tr,m.hit?'—':m.expiresAt?new Date(m.expiresAt).toISOString().slice(0,10):'never');
         var td=cell(tr,'');
