@@ -337,6 +337,15 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
     });
     await page.waitForSelector('#session-h');
     expect(await page.locator('#ctx-list tbody tr').count()).toBe(1001);
+    // A largest item's number moves to its row in the list (laid out on demand), not to another route.
+    const largest = page.locator('table[aria-label="Largest messages"] a').first();
+    const target = (await largest.getAttribute('href'))!.slice(1);
+    await largest.click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(target);
+    expect(page.url()).toContain('#/sessions/big-1');
+    const top = await page.evaluate((id) => document.getElementById(id)!.getBoundingClientRect().top, target);
+    expect(top).toBeGreaterThanOrEqual(0);
+    expect(top).toBeLessThan(800);
     const load = loadavg()[0]!;
     console.log(
       `test/browser: a 1,001-message session shown in ${cold.toFixed(0)} ms cold, ${warm.toFixed(0)} ms warm (load ${load.toFixed(1)} on ${cpus().length} cores)`,
@@ -367,6 +376,14 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
       true,
     );
     await page.screenshot({ path: join(SHOTS, 'session-phone.png') });
+    // A call at a phone's width: the "get it back" links stay, the page does not widen.
+    await page.goto(`${base}/ui#/sessions/ui-1/calls/${callLink.split('/').at(-1)}`);
+    await page.waitForSelector('#call-h');
+    expect(await page.locator('#call-list a[data-recover]').first().isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(
+      true,
+    );
+    await page.screenshot({ path: join(SHOTS, 'call-phone.png') });
   });
 
   it('is usable by keyboard: search, then open a session with Enter', async () => {

@@ -86,7 +86,11 @@ function recover(a){
 }
 document.addEventListener('click',function(e){
   var a=e.target.closest&&e.target.closest('a[data-recover]');
-  if(a){e.preventDefault();recover(a);}
+  if(a){e.preventDefault();recover(a);return;}
+  // A link to a row of the view (the largest items → the message list) moves there, not to a route.
+  var inner=e.target.closest&&e.target.closest('a[href^="#"]:not([href^="#/"])');
+  if(inner){var t=document.getElementById(decodeURIComponent(inner.getAttribute('href').slice(1)));
+    if(t){e.preventDefault();t.setAttribute('tabindex','-1');t.scrollIntoView({block:'center'});t.focus({preventScroll:true});}}
 });
 document.addEventListener('submit',function(e){
   var f=e.target;
@@ -100,7 +104,7 @@ document.addEventListener('submit',function(e){
   if(r){e.preventDefault();var q=f.q.value.trim();location.hash='#/'+r+(q?'?q='+encodeURIComponent(q):'');}
 });
 out.addEventListener('click',function(){sessionStorage.removeItem(KEY);location.hash='';say('Signed out.');show();});
-window.addEventListener('hashchange',function(){if(key())route();});
+window.addEventListener('hashchange',function(){if(key()&&(location.hash===''||/^#\\//.test(location.hash)))route();});
 show();
 })();
 `;
