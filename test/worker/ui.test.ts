@@ -6,7 +6,15 @@
  * session API's prepares and compactions beside the proxy's calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedRefs, expandRefs, MAX_REFS, messageRefs, seqRefs } from '../../src/worker/proxy/call-log.ts';
+import {
+  boundedRefs,
+  type CallRecord,
+  createCallLog,
+  expandRefs,
+  MAX_REFS,
+  messageRefs,
+  seqRefs,
+} from '../../src/worker/proxy/call-log.ts';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
@@ -189,6 +197,29 @@ describe('a call page: what the client sent beside what went upstream', () => {
     expect(back[0].seq).toBe(earlier[0]!.seq);
   });
 
+  it('shows, for a call retried after a context overflow, what the retry sent upstream', async () => {
+    fake.script({ kind: 'overflow' }, { kind: 'answer', text: 'after the retry' });
+    const res = await w.request(OPENAI, {
+      method: 'POST',
+      key,
+      headers: { 'x-ctxkit-session': 'ui-ovf', 'x-ctxkit-window': '200000' },
+      json: { model: 'gpt-4o', messages: openAIHistory(40, 60) },
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-ctxkit-retried')).toBe('1');
+    const id = res.headers.get('x-ctxkit-journal')!.split('/').at(-1)!;
+    const call = (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose;
+    expect(call.overflow.output.length).toBeGreaterThan(0);
+    const page = (await client(w, key).get(`/v1/ui/sessions/ui-ovf/calls/${id}`)).body as string;
+    expect(page).toContain('Client sent → upstream (the retry)');
+    expect(page).toContain('recovered from a context overflow');
+    // The recovery's removals are on the rows of the messages the client sent.
+    const rows = seqRows(page);
+    expect(rows).toHaveLength(160);
+    expect(rows.filter((r) => r.html.includes('<td>kept</td>')).length).toBeLessThan(160);
+  });
+
   it('records the session API’s prepare and compact runs in the timeline, each with its own page', async () => {
     expect((await client(w, key).post('/v1/sessions/ui-1/prepare', {})).status).toBe(200);
     const compact = await client(w, key).post('/v1/sessions/ui-1/compact', { instructions: 'keep paths' });
@@ -258,5 +289,78 @@ describe('call records’ message lists', () => {
     expect(bounded.output).toHaveLength(MAX_REFS);
     expect(bounded.cut).toBe(true);
     expect(boundedRefs([[1, 2]], [[1, 2]]).cut).toBeUndefined();
+  });
+});
+
+describe('the call log’s timeline', () => {
+  function memoryStorage() {
+    const map = new Map<string, unknown>();
+    const reads: string[] = [];
+    return {
+      map,
+      reads,
+      storage: {
+        async get<T>(key: string) {
+          reads.push(key);
+          return structuredClone(map.get(key)) as T | undefined;
+        },
+        async put<T>(key: string, value: T) {
+          map.set(key, structuredClone(value));
+        },
+        async delete(keys: string[]) {
+          return keys.filter((k) => map.delete(k)).length;
+        },
+      },
+    };
+  }
+  const record = (id: string, kind: CallRecord['kind']): CallRecord => ({
+    ...(kind ? { kind } : {}),
+    id,
+    at: 1,
+    provider: 'neutral',
+    model: '',
+    stream: false,
+    appended: 0,
+    diverged: false,
+    estimate: { before: 10, after: 5, level: 'ok', anchored: false },
+    reports: [],
+    journal: [
+      {
+        stage: 's',
+        action: 'removed',
+        messageId: 'm',
+        tokensBefore: 5,
+        tokensAfter: 0,
+        location: 'session-log',
+        recover: '',
+      },
+    ],
+  });
+
+  it('reads summaries only, keeps them in step with updates and drops them with their records', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage, 2);
+    await log.put(record('a', 'prepare'));
+    await log.put(record('b', 'proxy'));
+    await log.update('b', { upstream: { status: 200, logged: true } });
+    await log.put(record('c', 'compact'));
+    m.reads.length = 0;
+    const summaries = await log.summaries();
+    expect(summaries.map((s) => [s.id, s.kind, s.changes])).toEqual([
+      ['b', 'proxy', { removed: 1 }],
+      ['c', 'compact', { removed: 1 }],
+    ]);
+    expect(summaries[0]!.upstream?.status).toBe(200);
+    // No record (no journal) was read for the timeline, and the dropped call left nothing behind.
+    expect(m.reads.filter((k) => k.startsWith('proxy:call:'))).toEqual([]);
+    expect([...m.map.keys()].filter((k) => k.endsWith(':a'))).toEqual([]);
+  });
+
+  it('summarizes a record kept before summaries were', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage);
+    await log.put(record('old', undefined));
+    m.map.delete('proxy:summary:old');
+    expect((await log.summaries()).map((s) => [s.id, s.kind])).toEqual([['old', 'proxy']]);
   });
 });

@@ -15,6 +15,7 @@ import {
   sameMessage,
   type Usage,
 } from '../../core/index.ts';
+import type { TimelineCall } from '../../view/render-session.ts';
 import type { ProviderId } from './protocol.ts';
 
 /** @default 100 calls per session */
@@ -133,6 +134,35 @@ export interface CallStorage {
 
 const INDEX = 'proxy:calls';
 const callKey = (id: string) => `proxy:call:${id}`;
+/** A record's summary for the timeline, kept beside it so the timeline never reads the journals. */
+const summaryKey = (id: string) => `proxy:summary:${id}`;
+
+/** A record as the timeline shows it: without the journal, its actions counted. */
+export function summarize(r: CallRecord): TimelineCall {
+  const changes: Record<string, number> = {};
+  for (const j of [...r.journal, ...(r.overflow?.journal ?? [])])
+    changes[j.action] = (changes[j.action] ?? 0) + 1;
+  return {
+    kind: r.kind ?? 'proxy',
+    id: r.id,
+    at: r.at,
+    provider: r.provider,
+    model: r.model,
+    stream: r.stream,
+    appended: r.appended,
+    diverged: r.diverged,
+    estimate: r.estimate,
+    reports: r.reports,
+    changes,
+    compacted: r.journal.some((j) => j.action === 'summarized') || r.reports.some(isCompaction),
+    overflow: r.overflow !== undefined,
+    ...(r.upstream ? { upstream: r.upstream } : {}),
+  };
+}
+
+function isCompaction(s: StageReport): boolean {
+  return s.status === 'applied' && /compact|summar/i.test(s.stage);
+}
 
 export interface CallLog {
   put(record: CallRecord): Promise<void>;
@@ -140,6 +170,8 @@ export interface CallLog {
   get(id: string): Promise<CallRecord | undefined>;
   /** The kept records, oldest first. */
   list(): Promise<CallRecord[]>;
+  /** The kept records' summaries, oldest first (no journal is read, but a record's older than them). */
+  summaries(): Promise<TimelineCall[]>;
 }
 
 const ABANDONED = 'proxy:abandoned';
@@ -164,24 +196,39 @@ export function createProxyStorage(storage: CallStorage) {
 }
 
 export function createCallLog(storage: CallStorage, max = MAX_CALLS): CallLog {
+  const save = async (record: CallRecord) => {
+    await storage.put(callKey(record.id), record);
+    await storage.put(summaryKey(record.id), summarize(record));
+  };
+  const index = async () => (await storage.get<string[]>(INDEX)) ?? [];
   return {
     async put(record) {
-      const index = (await storage.get<string[]>(INDEX)) ?? [];
-      const next = [...index.filter((id) => id !== record.id), record.id];
+      const next = [...(await index()).filter((id) => id !== record.id), record.id];
       const dropped = next.splice(0, Math.max(0, next.length - max));
-      await storage.put(callKey(record.id), record);
+      await save(record);
       await storage.put(INDEX, next);
-      if (dropped.length > 0) await storage.delete(dropped.map(callKey));
+      if (dropped.length > 0) await storage.delete(dropped.flatMap((id) => [callKey(id), summaryKey(id)]));
     },
     async update(id, patch) {
       const record = await storage.get<CallRecord>(callKey(id));
-      if (record) await storage.put(callKey(id), { ...record, ...patch });
+      if (record) await save({ ...record, ...patch });
     },
     get: (id) => storage.get<CallRecord>(callKey(id)),
     async list() {
-      const index = (await storage.get<string[]>(INDEX)) ?? [];
-      const records = await Promise.all(index.map((id) => storage.get<CallRecord>(callKey(id))));
+      const records = await Promise.all((await index()).map((id) => storage.get<CallRecord>(callKey(id))));
       return records.filter((r): r is CallRecord => r !== undefined);
+    },
+    async summaries() {
+      const all = await Promise.all(
+        (await index()).map(async (id) => {
+          const kept = await storage.get<TimelineCall>(summaryKey(id));
+          if (kept) return kept;
+          // A record written before summaries were kept.
+          const record = await storage.get<CallRecord>(callKey(id));
+          return record && summarize(record);
+        }),
+      );
+      return all.filter((s): s is TimelineCall => s !== undefined);
     },
   };
 }
