@@ -21,7 +21,8 @@ import { type RunningWorker, startWorker } from './support/harness.ts';
 import { openAIHistory, SPILLED_OUTPUT, spilledTurn } from './support/proxy-history.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
-const FAKE_PORT = Number(process.env.UI_TEST_PORT ?? 8833);
+// Any free port unless one is asked (a fixed one collides with another run of this file on the machine).
+const FAKE_PORT = Number(process.env.UI_TEST_PORT ?? 0);
 
 let w: RunningWorker;
 let fake: FakeProvider;
