@@ -116,6 +116,28 @@ function labelOf(m: Message, names: ReadonlyMap<string, string>): string {
   return m.meta?.kind && m.meta.kind !== m.role ? `${m.role} [${m.meta.kind}]` : m.role;
 }
 
+/** A message's readable content: text and reasoning, tool calls as `name args`, tool results' output. */
+export function messageContent(m: Message): string {
+  return m.parts
+    .map((p) =>
+      p.type === 'text' || p.type === 'reasoning'
+        ? p.text
+        : p.type === 'tool-result'
+          ? outputText(p.output)
+          : p.type === 'tool-call'
+            ? `${p.name} ${JSON.stringify(p.args)}`
+            : '',
+    )
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+/** The first `length` characters of a text on one line. */
+export function flatPreview(text: string, length = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > length ? `${flat.slice(0, length)}…` : flat;
+}
+
 function previewOf(m: Message, length = 120): string {
   const p = m.parts.find((q) => q.type !== 'image');
   const text = !p

@@ -3,7 +3,7 @@
  * block marks, a legend table with the same numbers, the largest items and the message-by-message list.
  */
 import type { ContextView, MessageRow } from './context-model.ts';
-import { CATEGORY_COLOURS, esc, fmt, pct } from './html.ts';
+import { CATEGORY_COLOURS, chunkedTable, esc, fmt, pct } from './html.ts';
 
 function windowPicture(v: ContextView, id: string): string {
   const { budget } = v;
@@ -38,14 +38,16 @@ function windowPicture(v: ContextView, id: string): string {
 }
 
 function row(r: MessageRow, id: string, anchor: boolean): string {
-  const idCell = anchor
-    ? `<td class="id" id="${esc(`${id}-m-${r.index}`)}">${esc(r.id)}</td>`
-    : `<td class="id"><a href="#${esc(`${id}-m-${r.index}`)}">${esc(r.id)}</a></td>`;
-  return `<tr data-kind="${r.category}"${r.change ? ' class="changed"' : ''}><td class="num">${r.index + 1}</td>${idCell}<td>${esc(r.label)}</td><td><span class="swatch" style="background:${CATEGORY_COLOURS[r.category]}" aria-hidden="true"></span>${esc(r.category)}${r.change ? ` · <strong>${esc(r.change)}</strong>` : ''}</td><td class="num">${fmt(r.tokens)}</td><td class="preview">${esc(r.preview)}</td></tr>`;
+  // The list's row is the anchor; the largest items link to it from their number (shown at any width).
+  const target = `${id}-m-${r.index}`;
+  const n = anchor
+    ? `<td class="num">${r.index + 1}</td>`
+    : `<td class="num"><a href="#${esc(target)}" aria-label="${esc(`message ${r.index + 1} in the list`)}">${r.index + 1}</a></td>`;
+  return `<tr data-kind="${r.category}"${anchor ? ` id="${esc(target)}"` : ''}${r.change ? ' class="changed"' : ''}>${n}<td class="id wide">${esc(r.id)}</td><td>${esc(r.label)}</td><td><span class="swatch k-${r.category}" aria-hidden="true"></span>${esc(r.category)}${r.change ? ` · <strong>${esc(r.change)}</strong>` : ''}</td><td class="num">${fmt(r.tokens)}</td><td class="preview">${esc(r.preview)}</td></tr>`;
 }
 
 const HEAD =
-  '<thead><tr><th scope="col" class="num">#</th><th scope="col" class="id">id</th><th scope="col">message</th><th scope="col">kind</th><th scope="col" class="num">tokens</th><th scope="col" class="preview">preview</th></tr></thead>';
+  '<thead><tr><th scope="col" class="num">#</th><th scope="col" class="id wide">id</th><th scope="col">message</th><th scope="col">kind</th><th scope="col" class="num">tokens</th><th scope="col" class="preview">preview</th></tr></thead>';
 
 function largestItems(v: ContextView, id: string): string {
   return `<section aria-labelledby="${id}-largest">
@@ -63,7 +65,12 @@ function messageList(v: ContextView, id: string): string {
 <label>Kind<select name="kind"><option value="">all</option>${kinds.map((k) => `<option>${esc(k)}</option>`).join('')}</select></label>
 <output aria-live="polite"></output>
 </form>
-<div class="scroll long"><table id="${id}-list" aria-label="Messages in order">${HEAD}<tbody>${v.rows.map((r) => row(r, id, true)).join('')}</tbody></table></div>
+${chunkedTable(
+  `${id}-list`,
+  'Messages in order',
+  HEAD,
+  v.rows.map((r) => row(r, id, true)),
+)}
 </section>`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The service's session pages as HTML fragments: the list of a tenant's sessions (size, level, last
- * activity) and one session — its context view and the timeline of proxy calls with tokens before and
- * after and each stage's report. Links are `#/…` routes of the page script, never URLs with a key.
+ * activity) and one session — its context view and the timeline of its calls (prepares, compactions,
+ * overflow recoveries and proxy calls) with tokens before and after and each stage's report. Links are `#/…` routes of the page script, never URLs with a key.
  */
 
 import type { Usage } from '../core/messages/types.ts';
@@ -23,8 +23,12 @@ export interface SessionListRow {
   level?: string;
 }
 
-/** A proxy call of the session's timeline (`GET /v1/sessions/:id/view` → `calls`). */
+/**
+ * A call of the session's timeline (`GET /v1/sessions/:id/view` → `calls`): a proxy call, or a run of
+ * the session API's `prepare`, `compact` or `overflow` route.
+ */
 export interface TimelineCall {
+  kind: 'proxy' | 'prepare' | 'compact' | 'overflow';
   id: string;
   at: number;
   provider: string;
@@ -48,7 +52,7 @@ export function renderSessionList(rows: readonly SessionListRow[], query: string
   const body = rows
     .map(
       (r) =>
-        `<tr><td class="id"><a href="${esc(route('sessions', r.id))}">${esc(r.id)}</a></td><td>${esc(r.title ?? '')}</td><td>${esc(r.project)}</td><td class="num">${fmt(r.messages)}</td><td class="num">${r.tokens === undefined ? '—' : `${fmt(r.tokens)} / ${fmt(r.usable ?? 0)}`}</td><td>${r.level ? `<span class="level-${esc(r.level)}">${esc(r.level)}</span>` : '—'}</td><td>${esc(when(r.lastActive))}</td></tr>`,
+        `<tr><td class="id"><a href="${esc(route('sessions', r.id))}">${esc(r.id)}</a></td><td>${esc(r.title ?? '')}</td><td class="wide">${esc(r.project)}</td><td class="num wide">${fmt(r.messages)}</td><td class="num">${r.tokens === undefined ? '—' : `${fmt(r.tokens)} / ${fmt(r.usable ?? 0)}`}</td><td>${r.level ? `<span class="level-${esc(r.level)}">${esc(r.level)}</span>` : '—'}</td><td class="wide">${esc(when(r.lastActive))}</td></tr>`,
     )
     .join('');
   const shown = query
@@ -59,7 +63,7 @@ export function renderSessionList(rows: readonly SessionListRow[], query: string
 <label>Session id or title<input type="search" name="q" value="${esc(query)}" autocomplete="off"></label><button type="submit">Search</button>
 </form>
 <p class="summary" aria-live="polite">${shown} (newest activity first)</p>
-<div class="scroll"><table aria-label="Sessions"><thead><tr><th scope="col" class="id">session</th><th scope="col">title</th><th scope="col">project</th><th scope="col" class="num">log rows</th><th scope="col" class="num">tokens / usable</th><th scope="col">level</th><th scope="col">last activity (UTC)</th></tr></thead>
+<div class="scroll"><table aria-label="Sessions"><thead><tr><th scope="col" class="id">session</th><th scope="col">title</th><th scope="col" class="wide">project</th><th scope="col" class="num wide">log rows</th><th scope="col" class="num">tokens / usable</th><th scope="col">level</th><th scope="col" class="wide">last activity (UTC)</th></tr></thead>
 <tbody>${body || '<tr><td colspan="7">No session yet.</td></tr>'}</tbody></table></div></section>`;
 }
 
@@ -72,9 +76,25 @@ function reportList(c: TimelineCall): string {
     .join('');
 }
 
+const KIND_LABEL: Record<TimelineCall['kind'], string> = {
+  proxy: 'proxy call',
+  prepare: 'prepare',
+  compact: 'compact',
+  overflow: 'overflow recovery',
+};
+
 export function renderTimeline(sessionId: string, calls: readonly TimelineCall[]): string {
   if (calls.length === 0)
-    return '<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2><p>No proxy call yet (the proxy keeps the last 100 calls of a session).</p></section>';
+    return '<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2><p>No call yet: no prepare, compaction or proxy call (the session keeps its last 100).</p></section>';
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  const tally = (['proxy', 'prepare', 'compact', 'overflow'] as const)
+    .filter((k) => counts.has(k))
+    .map(
+      (k) =>
+        `${fmt(counts.get(k)!)} ${KIND_LABEL[k]}${counts.get(k)! > 1 ? (k === 'overflow' ? ' runs' : 's') : ''}`,
+    )
+    .join(', ');
   const rows = [...calls]
     .reverse()
     .map((c) => {
@@ -82,18 +102,29 @@ export function renderTimeline(sessionId: string, calls: readonly TimelineCall[]
         .map(([action, n]) => `${esc(action)} ${fmt(n)}`)
         .join(', ');
       const kind = [
-        c.compacted ? 'compaction' : 'call',
+        KIND_LABEL[c.kind],
+        c.compacted && c.kind !== 'compact' ? 'compaction' : '',
         c.overflow ? 'overflow recovery' : '',
         c.diverged ? 'diverged' : '',
       ]
         .filter(Boolean)
         .join(' · ');
+      const how =
+        c.kind === 'proxy'
+          ? `${c.provider} ${c.model}${c.stream ? ' (stream)' : ''}`
+          : `session API, ${c.provider} dialect`;
       const usage = c.upstream?.usage?.inputTokens;
-      return `<tr${c.compacted ? ' class="changed"' : ''}><td>${esc(when(c.at))}</td><td><a href="${esc(route('sessions', sessionId, 'calls', c.id))}">${esc(kind)}</a><br><span class="summary">${esc(`${c.provider} ${c.model}${c.stream ? ' (stream)' : ''}`)}</span></td><td class="num">${fmt(c.appended)}</td><td class="num">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span></td><td class="num">${c.upstream ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}` : '—'}</td><td>${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;
+      const upstream =
+        c.kind !== 'proxy'
+          ? '<span class="summary">returned to the caller</span>'
+          : c.upstream
+            ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}`
+            : '—';
+      return `<tr data-kind="${esc(c.kind)}"${c.compacted ? ' class="changed"' : ''}><td>${esc(when(c.at))}</td><td><a href="${esc(route('sessions', sessionId, 'calls', c.id))}" aria-label="${esc(`${kind} at ${when(c.at)}`)}">${esc(kind)}</a><br><span class="summary">${esc(how)}</span></td><td class="num">${c.kind === 'proxy' ? fmt(c.appended) : '—'}</td><td class="num">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span></td><td class="num">${upstream}</td><td>${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;
     })
     .join('');
-  return `<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline (${fmt(calls.length)} proxy calls, newest first)</h2>
-<div class="scroll"><table aria-label="Proxy calls"><thead><tr><th scope="col">at (UTC)</th><th scope="col">call</th><th scope="col" class="num">new messages</th><th scope="col" class="num">tokens before → after</th><th scope="col">level</th><th scope="col" class="num">upstream</th><th scope="col">journal and stages</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
+  return `<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline (${tally}; newest first)</h2>
+<div class="scroll"><table aria-label="Calls"><thead><tr><th scope="col">at (UTC)</th><th scope="col">call</th><th scope="col" class="num">new messages</th><th scope="col" class="num">tokens before → after</th><th scope="col">level</th><th scope="col" class="num">upstream</th><th scope="col">journal and stages</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
 export interface SessionPageInput {

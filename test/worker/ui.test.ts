@@ -1,16 +1,28 @@
 /**
  * The context view's routes in workerd: the public page holds no data, the fragments and the view's
- * JSON need the key and are the tenant's own, the window's total is the `stats` route's, and a spilled
- * tool result's "get it back" link is a blob route that returns its bytes.
+ * JSON need the key and are the tenant's own, the window's total is the `stats` route's, a spilled
+ * tool result's "get it back" link is a blob route that returns its bytes, a call's page lists what the
+ * client sent (not what was logged after) beside what went upstream, and the timeline holds the
+ * session API's prepares and compactions beside the proxy's calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  boundedRefs,
+  type CallRecord,
+  createCallLog,
+  expandRefs,
+  MAX_REFS,
+  messageRefs,
+  seqRefs,
+} from '../../src/worker/proxy/call-log.ts';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
 import { openAIHistory, SPILLED_OUTPUT, spilledTurn } from './support/proxy-history.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
-const FAKE_PORT = Number(process.env.UI_TEST_PORT ?? 8833);
+// Any free port unless one is asked (a fixed one collides with another run of this file on the machine).
+const FAKE_PORT = Number(process.env.UI_TEST_PORT ?? 0);
 
 let w: RunningWorker;
 let fake: FakeProvider;
@@ -110,5 +122,246 @@ describe('uiRoutes', () => {
     expect((await client(w, other).get('/v1/sessions/ui-1/view')).status).toBe(404);
     expect((await client(w, other).get(`/v1/ui/sessions/ui-1/calls/${id}`)).status).toBe(404);
     expect((await client(w, other).get('/v1/ui/sessions')).body).not.toContain('ui-1');
+  });
+});
+
+/** The `<tr>` rows of a call page's message table that carry a log seq. */
+function seqRows(page: string): Array<{ seq: number; html: string }> {
+  return [...page.matchAll(/<tr data-seq="(\d+)"[^>]*>(.*?)<\/tr>/g)].map((m) => ({
+    seq: Number(m[1]),
+    html: m[2]!,
+  }));
+}
+
+describe('a call page: what the client sent beside what went upstream', () => {
+  const firstHistory = () => [
+    ...openAIHistory(30, 400),
+    ...spilledTurn(),
+    { role: 'user', content: 'Summarize.' },
+  ];
+
+  it('lists the client’s messages of that call only, each kept or changed with its journal entry', async () => {
+    const id = callLink.split('/').at(-1)!;
+    const page = (await client(w, key).get(`/v1/ui/sessions/ui-1/calls/${id}`)).body as string;
+    const rows = seqRows(page);
+    // Every message the client sent, in order, and not the answer logged after the call.
+    expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: firstHistory().length }, (_, i) => i + 1));
+    const log = (await client(w, key).get('/v1/sessions/ui-1/messages')).body.messages as Loose[];
+    expect(log).toHaveLength(firstHistory().length + 1);
+    expect(page).not.toContain(`data-seq="${log.at(-1).seq}"`);
+    const call = (await client(w, key).get(callLink)).body.call as Loose;
+    const logged = new Set(log.map((r) => r.message.id));
+    // Each change to a message of the log is on its row (the others are messages ctxkit made).
+    for (const j of call.journal.filter((e: Loose) => logged.has(e.messageId))) {
+      const row = rows.find((r) => r.html.includes(`>${j.messageId}<`));
+      expect(row, j.messageId).toBeDefined();
+      expect(row!.html).toContain(`<strong>${j.action}</strong> by ${j.stage}`);
+      expect(row!.html).toContain('data-recover');
+    }
+    // Every session-log link names a message the log holds (a digest ctxkit made has no row to link).
+    const links = [...page.matchAll(/href="([^"]*messages[^"]*)" data-recover="([^"]+)"/g)];
+    expect(links.length).toBeGreaterThan(0);
+    for (const l of links) expect(logged.has(l[2]!), l[2]).toBe(true);
+    // Messages that went upstream as the client sent them say so.
+    expect(rows.filter((r) => r.html.includes('<td>kept</td>')).length).toBeGreaterThan(0);
+  });
+
+  it('names, on a later call, the messages an earlier call left out, with a log link that gets them back', async () => {
+    fake.script({ kind: 'answer', text: 'again' });
+    const res = await w.request(OPENAI, {
+      method: 'POST',
+      key,
+      headers: { 'x-ctxkit-session': 'ui-1', 'x-ctxkit-window': '16384' },
+      json: {
+        model: 'gpt-4o',
+        messages: [
+          ...firstHistory(),
+          { role: 'assistant', content: 'done' },
+          { role: 'user', content: 'And now?' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const second = res.headers.get('x-ctxkit-journal')!.split('/').at(-1)!;
+    const page = (await client(w, key).get(`/v1/ui/sessions/ui-1/calls/${second}`)).body as string;
+    const rows = seqRows(page);
+    expect(rows).toHaveLength(firstHistory().length + 2);
+    const earlier = rows.filter((r) => r.html.includes('left out by an earlier call'));
+    expect(earlier.length).toBeGreaterThan(0);
+    const link = /href="([^"]+)" data-recover="([^"]+)"/.exec(earlier[0]!.html)!;
+    const href = link[1]!.replaceAll('&#47;', '/');
+    const [path, messageId] = href.split('#');
+    expect(path).toMatch(/^\/v1\/sessions\/ui-1\/messages\?after=\d+$/);
+    const back = (await client(w, key).get(path!)).body.messages as Loose[];
+    expect(back[0].message.id).toBe(decodeURIComponent(messageId!));
+    expect(back[0].seq).toBe(earlier[0]!.seq);
+  });
+
+  it('shows, for a call retried after a context overflow, what the retry sent upstream', async () => {
+    fake.script({ kind: 'overflow' }, { kind: 'answer', text: 'after the retry' });
+    const res = await w.request(OPENAI, {
+      method: 'POST',
+      key,
+      headers: { 'x-ctxkit-session': 'ui-ovf', 'x-ctxkit-window': '200000' },
+      json: { model: 'gpt-4o', messages: openAIHistory(40, 60) },
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-ctxkit-retried')).toBe('1');
+    const id = res.headers.get('x-ctxkit-journal')!.split('/').at(-1)!;
+    const call = (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose;
+    expect(call.overflow.output.length).toBeGreaterThan(0);
+    const page = (await client(w, key).get(`/v1/ui/sessions/ui-ovf/calls/${id}`)).body as string;
+    expect(page).toContain('Client sent → upstream (the retry)');
+    expect(page).toContain('recovered from a context overflow');
+    // The recovery's removals are on the rows of the messages the client sent.
+    const rows = seqRows(page);
+    expect(rows).toHaveLength(160);
+    expect(rows.filter((r) => r.html.includes('<td>kept</td>')).length).toBeLessThan(160);
+  });
+
+  it('records the session API’s prepare and compact runs in the timeline, each with its own page', async () => {
+    expect((await client(w, key).post('/v1/sessions/ui-1/prepare', {})).status).toBe(200);
+    const compact = await client(w, key).post('/v1/sessions/ui-1/compact', { instructions: 'keep paths' });
+    expect(compact.status).toBe(200);
+    const overflow = await client(w, key).post('/v1/sessions/ui-1/overflow', {
+      error: 'prompt is too long: 20000 tokens > 16384 maximum',
+    });
+    expect(overflow.status).toBe(200);
+    const view = (await client(w, key).get('/v1/sessions/ui-1/view')).body as Loose;
+    expect(view.calls.map((c: Loose) => c.kind)).toEqual([
+      'proxy',
+      'proxy',
+      'prepare',
+      'compact',
+      'overflow',
+    ]);
+    const run = view.calls[3];
+    expect(run.estimate).toEqual(compact.body.estimate);
+    expect(run.reports.map((r: Loose) => r.stage)).toEqual(compact.body.reports.map((r: Loose) => r.stage));
+    const session = (await client(w, key).get('/v1/ui/sessions/ui-1')).body as string;
+    expect(session).toContain(
+      'Timeline (2 proxy calls, 1 prepare, 1 compact, 1 overflow recovery; newest first)',
+    );
+    expect(session).toContain('>overflow recovery</a>');
+    expect(session).toContain(`href="#&#47;sessions&#47;ui-1&#47;calls&#47;${run.id}"`);
+    const page = (await client(w, key).get(`/v1/ui/sessions/ui-1/calls/${run.id}`)).body as string;
+    expect(page).toContain(`Compaction ${run.id}`);
+    expect(page).toContain('Context before → returned');
+    // The context the run started from, message by message: as many rows as the working context held.
+    const before = view.calls[2].estimate;
+    expect(before).toBeDefined();
+    expect(seqRows(page).length).toBeGreaterThan(0);
+    for (const j of compact.body.journal.filter((e: Loose) => e.action !== 'inserted'))
+      expect(page).toContain(`<strong>${j.action}</strong> by ${j.stage}`);
+  });
+});
+
+describe('call records’ message lists', () => {
+  const m = (id: string) => ({ id, role: 'user' as const, parts: [{ type: 'text' as const, text: id }] });
+  const rows = ['a', 'b', 'c', 'd'].map((id, i) => ({
+    seq: i + 1,
+    message: m(id),
+    createdAt: 0,
+    compacted: false,
+  }));
+
+  it('keeps runs of log rows as ranges, rewritten rows by seq and ctxkit’s messages by id', () => {
+    const rewritten = { ...m('c'), parts: [{ type: 'text' as const, text: 'cut' }] };
+    const refs = messageRefs([rows[0]!.message, rows[1]!.message, m('summary'), rewritten], rows);
+    expect(refs).toEqual([[1, 2], { id: 'summary' }, { seq: 3 }]);
+    expect(expandRefs(refs)).toEqual([
+      { seq: 1, changed: false },
+      { seq: 2, changed: false },
+      { id: 'summary' },
+      { seq: 3, changed: true },
+    ]);
+    expect(seqRefs([1, 2, 3, 7, 8, 10])).toEqual([
+      [1, 3],
+      [7, 8],
+      [10, 10],
+    ]);
+  });
+
+  it('cuts a list at its bound and says so', () => {
+    const many = Array.from({ length: MAX_REFS + 5 }, (_, i) => ({ id: `x${i}` }));
+    const bounded = boundedRefs(seqRefs([1, 2]), many);
+    expect(bounded.output).toHaveLength(MAX_REFS);
+    expect(bounded.cut).toBe(true);
+    expect(boundedRefs([[1, 2]], [[1, 2]]).cut).toBeUndefined();
+  });
+});
+
+describe('the call log’s timeline', () => {
+  function memoryStorage() {
+    const map = new Map<string, unknown>();
+    const reads: string[] = [];
+    return {
+      map,
+      reads,
+      storage: {
+        async get<T>(key: string) {
+          reads.push(key);
+          return structuredClone(map.get(key)) as T | undefined;
+        },
+        async put<T>(key: string, value: T) {
+          map.set(key, structuredClone(value));
+        },
+        async delete(keys: string[]) {
+          return keys.filter((k) => map.delete(k)).length;
+        },
+      },
+    };
+  }
+  const record = (id: string, kind: CallRecord['kind']): CallRecord => ({
+    ...(kind ? { kind } : {}),
+    id,
+    at: 1,
+    provider: 'neutral',
+    model: '',
+    stream: false,
+    appended: 0,
+    diverged: false,
+    estimate: { before: 10, after: 5, level: 'ok', anchored: false },
+    reports: [],
+    journal: [
+      {
+        stage: 's',
+        action: 'removed',
+        messageId: 'm',
+        tokensBefore: 5,
+        tokensAfter: 0,
+        location: 'session-log',
+        recover: '',
+      },
+    ],
+  });
+
+  it('reads summaries only, keeps them in step with updates and drops them with their records', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage, 2);
+    await log.put(record('a', 'prepare'));
+    await log.put(record('b', 'proxy'));
+    await log.update('b', { upstream: { status: 200, logged: true } });
+    await log.put(record('c', 'compact'));
+    m.reads.length = 0;
+    const summaries = await log.summaries();
+    expect(summaries.map((s) => [s.id, s.kind, s.changes])).toEqual([
+      ['b', 'proxy', { removed: 1 }],
+      ['c', 'compact', { removed: 1 }],
+    ]);
+    expect(summaries[0]!.upstream?.status).toBe(200);
+    // No record (no journal) was read for the timeline, and the dropped call left nothing behind.
+    expect(m.reads.filter((k) => k.startsWith('proxy:call:'))).toEqual([]);
+    expect([...m.map.keys()].filter((k) => k.endsWith(':a'))).toEqual([]);
+  });
+
+  it('summarizes a record kept before summaries were', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage);
+    await log.put(record('old', undefined));
+    m.map.delete('proxy:summary:old');
+    expect((await log.summaries()).map((s) => [s.id, s.kind])).toEqual([['old', 'proxy']]);
   });
 });

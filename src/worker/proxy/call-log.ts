@@ -1,20 +1,106 @@
 /**
- * What the proxy did on each call of a session — appended messages, stage reports, the journal,
- * the upstream's status and usage, overflow recovery — kept in the session object's storage for the
- * last `MAX_CALLS` calls and read back through `GET /v1/proxy/sessions/:session/calls/:call`.
+ * What each call of a session did — the proxy's calls (appended messages, stage reports, the journal,
+ * the upstream's status and usage, overflow recovery) and the `prepare`, `compact` and `overflow`
+ * routes' runs — kept in the session object's storage for the last `MAX_CALLS` calls, with the
+ * messages each call started from and sent as log seqs (`MessageRefs`, bounded), and read back
+ * through `GET /v1/proxy/sessions/:session/calls/:call` and the context view's timeline.
  * Nothing of the request's credentials is ever part of a record.
  */
-import type { JournalEntry, RunEstimate, StageReport, Usage } from '../../core/index.ts';
+import {
+  type JournalEntry,
+  type Message,
+  type RunEstimate,
+  type StageReport,
+  type StoredMessage,
+  sameMessage,
+  type Usage,
+} from '../../core/index.ts';
+import type { TimelineCall } from '../../view/render-session.ts';
 import type { ProviderId } from './protocol.ts';
 
 /** @default 100 calls per session */
 export const MAX_CALLS = 100;
 
+/** Entries kept per list of `MessageRefs` (a run of unchanged log rows is one entry). */
+export const MAX_REFS = 2000;
+
+/**
+ * One message of a call's list: `[a, b]` the log rows a..b as the log holds them; `{ seq }` log row
+ * `seq` rewritten (truncated, repaired…; same id, other content); `{ id }` a message ctxkit made
+ * (a summary, a digest) that is in no log row.
+ */
+export type MessageRef = [number, number] | { seq: number } | { id: string };
+
+/** What a call started from and what it sent, message by message, in order. */
+export interface MessageRefs {
+  /** The proxy: the client's history (log rows). The routes: the working context the run started from. */
+  input: MessageRef[];
+  /** What went out (upstream, or back to the caller of `prepare`/`compact`). */
+  output: MessageRef[];
+  /** A list was longer than `MAX_REFS` entries and was cut there. */
+  cut?: true;
+}
+
+/** What kind of call a record is (absent in records written before the routes were recorded: `proxy`). */
+export type CallKind = 'proxy' | 'prepare' | 'compact' | 'overflow';
+
+/** Appends seq `seq` (unchanged) to `refs`, extending the last range when it is contiguous. */
+function pushSeq(refs: MessageRef[], seq: number): void {
+  const last = refs[refs.length - 1];
+  if (Array.isArray(last) && last[1] === seq - 1) last[1] = seq;
+  else refs.push([seq, seq]);
+}
+
+/** Log seqs as refs (contiguous runs as ranges). */
+export function seqRefs(seqs: Iterable<number>): MessageRef[] {
+  const refs: MessageRef[] = [];
+  for (const seq of seqs) pushSeq(refs, seq);
+  return refs;
+}
+
+/** Messages as refs against the log rows they may come from (by id; unchanged or rewritten). */
+export function messageRefs(messages: readonly Message[], rows: readonly StoredMessage[]): MessageRef[] {
+  const byId = new Map<string, StoredMessage>();
+  for (const r of rows) byId.set(r.message.id, r);
+  const refs: MessageRef[] = [];
+  for (const m of messages) {
+    const row = byId.get(m.id);
+    if (!row) refs.push({ id: m.id });
+    else if (sameMessage(row.message, m)) pushSeq(refs, row.seq);
+    else refs.push({ seq: row.seq });
+  }
+  return refs;
+}
+
+/** The two lists, each cut at `MAX_REFS` entries (and `cut` set) so a record stays bounded. */
+export function boundedRefs(input: MessageRef[], output: MessageRef[], max = MAX_REFS): MessageRefs {
+  const cut = input.length > max || output.length > max;
+  return { input: input.slice(0, max), output: output.slice(0, max), ...(cut ? { cut: true as const } : {}) };
+}
+
+/** One message of an expanded list: a log row (as logged, or rewritten) or a message ctxkit made. */
+export type RefItem = { seq: number; changed: boolean } | { id: string };
+
+/** A list message by message (each range expanded). */
+export function expandRefs(refs: readonly MessageRef[]): RefItem[] {
+  const out: RefItem[] = [];
+  for (const r of refs) {
+    if (Array.isArray(r)) for (let seq = r[0]; seq <= r[1]; seq++) out.push({ seq, changed: false });
+    else if ('seq' in r) out.push({ seq: r.seq, changed: true });
+    else out.push({ id: r.id });
+  }
+  return out;
+}
+
 export interface CallRecord {
+  /** Absent: `proxy`. */
+  kind?: CallKind;
   id: string;
   /** Ms since epoch. */
   at: number;
-  provider: ProviderId;
+  /** The proxy's provider; for a route's run, the dialect it answered in (`neutral`, `anthropic`…). */
+  provider: ProviderId | (string & {});
+  /** The proxy's model; `''` for a route's run. */
   model: string;
   stream: boolean;
   /** Messages of the client's history that were new to the log. */
@@ -31,8 +117,12 @@ export interface CallRecord {
     window?: number | undefined;
     estimate: RunEstimate;
     journal: JournalEntry[];
+    /** What the retry sent (absent in older records). */
+    output?: MessageRef[];
   };
   upstream?: { status: number; usage?: Usage; logged: boolean };
+  /** The messages the call started from and sent (absent in records written before they were kept). */
+  messages?: MessageRefs;
 }
 
 /** The part of Durable Object storage the log uses. */
@@ -44,6 +134,35 @@ export interface CallStorage {
 
 const INDEX = 'proxy:calls';
 const callKey = (id: string) => `proxy:call:${id}`;
+/** A record's summary for the timeline, kept beside it so the timeline never reads the journals. */
+const summaryKey = (id: string) => `proxy:summary:${id}`;
+
+/** A record as the timeline shows it: without the journal, its actions counted. */
+export function summarize(r: CallRecord): TimelineCall {
+  const changes: Record<string, number> = {};
+  for (const j of [...r.journal, ...(r.overflow?.journal ?? [])])
+    changes[j.action] = (changes[j.action] ?? 0) + 1;
+  return {
+    kind: r.kind ?? 'proxy',
+    id: r.id,
+    at: r.at,
+    provider: r.provider,
+    model: r.model,
+    stream: r.stream,
+    appended: r.appended,
+    diverged: r.diverged,
+    estimate: r.estimate,
+    reports: r.reports,
+    changes,
+    compacted: r.journal.some((j) => j.action === 'summarized') || r.reports.some(isCompaction),
+    overflow: r.overflow !== undefined,
+    ...(r.upstream ? { upstream: r.upstream } : {}),
+  };
+}
+
+function isCompaction(s: StageReport): boolean {
+  return s.status === 'applied' && /compact|summar/i.test(s.stage);
+}
 
 export interface CallLog {
   put(record: CallRecord): Promise<void>;
@@ -51,6 +170,8 @@ export interface CallLog {
   get(id: string): Promise<CallRecord | undefined>;
   /** The kept records, oldest first. */
   list(): Promise<CallRecord[]>;
+  /** The kept records' summaries, oldest first (no journal is read, but a record's older than them). */
+  summaries(): Promise<TimelineCall[]>;
 }
 
 const ABANDONED = 'proxy:abandoned';
@@ -75,24 +196,39 @@ export function createProxyStorage(storage: CallStorage) {
 }
 
 export function createCallLog(storage: CallStorage, max = MAX_CALLS): CallLog {
+  const save = async (record: CallRecord) => {
+    await storage.put(callKey(record.id), record);
+    await storage.put(summaryKey(record.id), summarize(record));
+  };
+  const index = async () => (await storage.get<string[]>(INDEX)) ?? [];
   return {
     async put(record) {
-      const index = (await storage.get<string[]>(INDEX)) ?? [];
-      const next = [...index.filter((id) => id !== record.id), record.id];
+      const next = [...(await index()).filter((id) => id !== record.id), record.id];
       const dropped = next.splice(0, Math.max(0, next.length - max));
-      await storage.put(callKey(record.id), record);
+      await save(record);
       await storage.put(INDEX, next);
-      if (dropped.length > 0) await storage.delete(dropped.map(callKey));
+      if (dropped.length > 0) await storage.delete(dropped.flatMap((id) => [callKey(id), summaryKey(id)]));
     },
     async update(id, patch) {
       const record = await storage.get<CallRecord>(callKey(id));
-      if (record) await storage.put(callKey(id), { ...record, ...patch });
+      if (record) await save({ ...record, ...patch });
     },
     get: (id) => storage.get<CallRecord>(callKey(id)),
     async list() {
-      const index = (await storage.get<string[]>(INDEX)) ?? [];
-      const records = await Promise.all(index.map((id) => storage.get<CallRecord>(callKey(id))));
+      const records = await Promise.all((await index()).map((id) => storage.get<CallRecord>(callKey(id))));
       return records.filter((r): r is CallRecord => r !== undefined);
+    },
+    async summaries() {
+      const all = await Promise.all(
+        (await index()).map(async (id) => {
+          const kept = await storage.get<TimelineCall>(summaryKey(id));
+          if (kept) return kept;
+          // A record written before summaries were kept.
+          const record = await storage.get<CallRecord>(callKey(id));
+          return record && summarize(record);
+        }),
+      );
+      return all.filter((s): s is TimelineCall => s !== undefined);
     },
   };
 }

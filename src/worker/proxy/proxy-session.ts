@@ -36,7 +36,7 @@ import {
   stateAfterRun,
 } from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
-import type { CallLog, CallRecord } from './call-log.ts';
+import { boundedRefs, type CallLog, type CallRecord, MAX_REFS, messageRefs, seqRefs } from './call-log.ts';
 import { messageDigest, storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { phaseTimer } from './timing.ts';
@@ -269,6 +269,7 @@ export async function proxyTurn(
   timer.mark('state');
   const afterSeq = staged ? staged.afterSeq + staged.messages.length : base.info.lastSeq;
   const record: CallRecord = {
+    kind: 'proxy',
     ...input.call,
     appended: fresh.length,
     diverged,
@@ -300,6 +301,11 @@ export async function proxyTurn(
     w.mark('write.d1');
     await saveRunMemory(deps, key, loaded, state, run);
     w.mark('write.memory');
+    // What the client sent (the log rows its history matched, then the rows it appended) and what
+    // went upstream, by log seq: the call view draws them side by side.
+    const client = path.slice(0, from).map((r) => r.seq);
+    for (let i = 0; i < (staged?.messages.length ?? 0); i++) client.push(staged!.afterSeq + 1 + i);
+    record.messages = boundedRefs(seqRefs(client), messageRefs(run.send, loaded.rows));
     await storage.calls.put(record);
     w.mark('write.record');
     return w.on ? { timing: w.phases } : {};
@@ -366,6 +372,7 @@ export async function proxyRecover(
       ...(input.learned ? { window: input.window } : {}),
       estimate: run.estimate,
       journal: run.journal,
+      output: messageRefs(run.send, loaded.rows).slice(0, MAX_REFS),
     },
   });
   return { send: run.send, memory, estimate: run.estimate, retry: run.retry };

@@ -240,7 +240,9 @@ export class SessionObject extends DurableObject<Env> {
 
   async prepare(key: SessionKey, input: ContextInput): Promise<Outcome<ContextResult>> {
     return this.afterAnswer(
-      await outcome(() => this.serial(async () => prepareContext(await this.deps(key), key, input))),
+      await outcome(() =>
+        this.serial(async () => prepareContext(await this.deps(key), key, input, this.proxy().calls)),
+      ),
     );
   }
 
@@ -260,7 +262,7 @@ export class SessionObject extends DurableObject<Env> {
           this.once(idem, async () => {
             await this.ctx.storage.put(COMPACTING, Date.now());
             try {
-              const result = await compactContext(await this.deps(key), key, input);
+              const result = await compactContext(await this.deps(key), key, input, this.proxy().calls);
               await this.ctx.storage.delete(INTERRUPTED);
               return result;
             } finally {
@@ -278,7 +280,9 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     input: ContextInput & { error: string },
   ): Promise<Outcome<ContextResult & { retry: boolean; cleared: boolean }>> {
-    return outcome(() => this.serial(async () => recoverOverflow(await this.deps(key), key, input)));
+    return outcome(() =>
+      this.serial(async () => recoverOverflow(await this.deps(key), key, input, this.proxy().calls)),
+    );
   }
 
   async clear(key: SessionKey, input: { purge?: boolean | undefined }): Promise<Outcome<{ cleared: true }>> {

@@ -25,6 +25,7 @@ import {
   sameSessionState,
   toWorkingContext,
 } from '../../core/index.ts';
+import { boundedRefs, type CallKind, type CallLog, messageRefs } from '../proxy/call-log.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
 import type { DocumentAppender } from './memory-documents.ts';
 import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
@@ -146,6 +147,36 @@ export async function saveRunMemory(
   return memories;
 }
 
+/** Where a route's run is recorded for the context view's timeline, and as what. */
+export interface RunLog {
+  calls: CallLog;
+  kind: Exclude<CallKind, 'proxy'>;
+}
+
+/** A route's run in the session's call log: its reports, journal and messages before and after. */
+async function recordRun(
+  deps: SessionDeps,
+  loaded: Loaded,
+  input: ContextInput,
+  run: PipelineRun,
+  log: RunLog,
+): Promise<void> {
+  await log.calls.put({
+    kind: log.kind,
+    id: crypto.randomUUID(),
+    at: deps.clock.now(),
+    provider: input.dialect ?? 'neutral',
+    model: '',
+    stream: false,
+    appended: 0,
+    diverged: false,
+    estimate: run.estimate,
+    reports: run.reports,
+    journal: run.journal,
+    messages: boundedRefs(messageRefs(loaded.messages, loaded.rows), messageRefs(run.send, loaded.rows)),
+  });
+}
+
 export async function finish(
   deps: SessionDeps,
   key: SessionKey,
@@ -154,9 +185,11 @@ export async function finish(
   system: string,
   input: ContextInput,
   run: PipelineRun,
+  log?: RunLog,
 ): Promise<ContextResult> {
   await persistRun(deps, key, loaded, state, run);
   const memories = await saveRunMemory(deps, key, loaded, state, run);
+  if (log) await recordRun(deps, loaded, input, run, log);
   return {
     ...renderMessages(run.send, system, input.dialect),
     dialect: input.dialect ?? 'neutral',
@@ -180,6 +213,7 @@ export async function prepareContext(
   deps: SessionDeps,
   key: SessionKey,
   input: ContextInput,
+  calls?: CallLog,
 ): Promise<ContextResult> {
   const loaded = await load(deps, key);
   const { state, block } = await withMemoryBlock(deps, key, loaded);
@@ -191,7 +225,7 @@ export async function prepareContext(
     state: state.pipeline,
     ...(toDialect(input.dialect) ? { dialect: toDialect(input.dialect)! } : {}),
   });
-  return finish(deps, key, loaded, state, system, input, run);
+  return finish(deps, key, loaded, state, system, input, run, calls && { calls, kind: 'prepare' });
 }
 
 /** Manual compaction with optional focus instructions. */
@@ -199,6 +233,7 @@ export async function compactContext(
   deps: SessionDeps,
   key: SessionKey,
   input: ContextInput & { instructions?: string | undefined },
+  calls?: CallLog,
 ): Promise<ContextResult> {
   const loaded = await load(deps, key);
   const system = joinSystem(input.system, loaded.state.memoryBlock?.text);
@@ -210,7 +245,7 @@ export async function compactContext(
     ...(input.instructions ? { instructions: input.instructions } : {}),
     ...(toDialect(input.dialect) ? { dialect: toDialect(input.dialect)! } : {}),
   });
-  return finish(deps, key, loaded, loaded.state, system, input, run);
+  return finish(deps, key, loaded, loaded.state, system, input, run, calls && { calls, kind: 'compact' });
 }
 
 /** The provider said "context too long": recover, and say whether to retry. */
@@ -218,6 +253,7 @@ export async function recoverOverflow(
   deps: SessionDeps,
   key: SessionKey,
   input: ContextInput & { error: string },
+  calls?: CallLog,
 ): Promise<ContextResult & { retry: boolean; cleared: boolean }> {
   const loaded = await load(deps, key);
   const system = joinSystem(input.system, loaded.state.memoryBlock?.text);
@@ -229,6 +265,15 @@ export async function recoverOverflow(
     state: loaded.state.pipeline,
     ...(toDialect(input.dialect) ? { dialect: toDialect(input.dialect)! } : {}),
   });
-  const result = await finish(deps, key, loaded, loaded.state, system, input, run);
+  const result = await finish(
+    deps,
+    key,
+    loaded,
+    loaded.state,
+    system,
+    input,
+    run,
+    calls && { calls, kind: 'overflow' },
+  );
   return { ...result, retry: run.retry, cleared: run.cleared === true };
 }

@@ -1,12 +1,13 @@
 /**
  * What the context view of a session draws (`GET /v1/sessions/:session/view` and the page): the
  * window the agent sees now split by category against the levels — the same estimate as `stats` —
- * and the timeline of the proxy's calls with tokens before/after, stage reports and journal sizes.
+ * and the timeline of its calls (the proxy's, and the `prepare`, `compact` and `overflow` routes' runs)
+ * with tokens before/after, stage reports and journal sizes.
  */
-import type { SessionInfo, StageReport } from '../../core/index.ts';
+import type { SessionInfo } from '../../core/index.ts';
 import { buildContextView, type ContextView } from '../../view/context-model.ts';
 import type { TimelineCall } from '../../view/render-session.ts';
-import type { CallLog, CallRecord } from '../proxy/call-log.ts';
+import type { CallLog } from '../proxy/call-log.ts';
 import { load, type SessionDeps } from './session-service.ts';
 import type { SessionKey } from './wire.ts';
 
@@ -17,31 +18,6 @@ export interface SessionView {
   session: SessionInfo;
   view: ContextView;
   calls: CallSummary[];
-}
-
-function summarize(r: CallRecord): CallSummary {
-  const changes: Record<string, number> = {};
-  for (const j of [...r.journal, ...(r.overflow?.journal ?? [])])
-    changes[j.action] = (changes[j.action] ?? 0) + 1;
-  return {
-    id: r.id,
-    at: r.at,
-    provider: r.provider,
-    model: r.model,
-    stream: r.stream,
-    appended: r.appended,
-    diverged: r.diverged,
-    estimate: r.estimate,
-    reports: r.reports,
-    changes,
-    compacted: r.journal.some((j) => j.action === 'summarized') || r.reports.some(isCompaction),
-    overflow: r.overflow !== undefined,
-    ...(r.upstream ? { upstream: r.upstream } : {}),
-  };
-}
-
-function isCompaction(s: StageReport): boolean {
-  return s.status === 'applied' && /compact|summar/i.test(s.stage);
 }
 
 export async function sessionView(deps: SessionDeps, key: SessionKey, calls: CallLog): Promise<SessionView> {
@@ -69,6 +45,5 @@ export async function sessionView(deps: SessionDeps, key: SessionKey, calls: Cal
     level: estimate.level,
     ...(memory ? { memoryTokens: counter.countText(memory) } : {}),
   });
-  const records = await calls.list();
-  return { session: loaded.info, view, calls: records.map(summarize) };
+  return { session: loaded.info, view, calls: await calls.summaries() };
 }

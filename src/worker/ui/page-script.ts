@@ -57,7 +57,7 @@ function memories(q){
         return {id:mem?x.source.slice(7):'',source:x.source,title:x.source+' (score '+x.score.toFixed(3)+')',content:x.text,hit:true};}):b.memories;
       status.textContent=list.length+(q?' found for “'+q+'”':' memories');
       list.forEach(function(m){
-        var tr=document.createElement('tr');cell(tr,m.id||'','id');cell(tr,m.type||'');cell(tr,m.title||'');
+        var tr=document.createElement('tr');cell(tr,m.id||'','id wide');cell(tr,m.type||'');cell(tr,m.title||'');
         cell(tr,(m.content||'').slice(0,200),'preview');cell(tr,m.hit?'—':m.pinned?'pinned':'');
         cell(tr,m.hit?'—':m.expiresAt?new Date(m.expiresAt).toISOString().slice(0,10):'never');
         var td=cell(tr,'');
@@ -86,7 +86,11 @@ function recover(a){
 }
 document.addEventListener('click',function(e){
   var a=e.target.closest&&e.target.closest('a[data-recover]');
-  if(a){e.preventDefault();recover(a);}
+  if(a){e.preventDefault();recover(a);return;}
+  // A link to a row of the view (the largest items → the message list) moves there, not to a route.
+  var inner=e.target.closest&&e.target.closest('a[href^="#"]:not([href^="#/"])');
+  if(inner){var t=document.getElementById(decodeURIComponent(inner.getAttribute('href').slice(1)));
+    if(t){e.preventDefault();t.setAttribute('tabindex','-1');t.scrollIntoView({block:'center'});t.focus({preventScroll:true});}}
 });
 document.addEventListener('submit',function(e){
   var f=e.target;
@@ -100,7 +104,7 @@ document.addEventListener('submit',function(e){
   if(r){e.preventDefault();var q=f.q.value.trim();location.hash='#/'+r+(q?'?q='+encodeURIComponent(q):'');}
 });
 out.addEventListener('click',function(){sessionStorage.removeItem(KEY);location.hash='';say('Signed out.');show();});
-window.addEventListener('hashchange',function(){if(key())route();});
+window.addEventListener('hashchange',function(){if(key()&&(location.hash===''||/^#\\//.test(location.hash)))route();});
 show();
 })();
 `;
