@@ -29,13 +29,13 @@ let fake: FakeProvider;
 let key: string;
 let callLink: string;
 const BIG = SPILLED_OUTPUT;
-let logs = '';
+let _logs = '';
 
 beforeAll(async () => {
   fake = await startFakeProvider({ port: FAKE_PORT });
   w = await startWorker({
     onLog: (t) => {
-      logs += t;
+      _logs += t;
     },
     bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase, UPSTREAM_OPENAI_API_KEY: 'sk-x' },
   });

@@ -18,7 +18,7 @@ import {
   type ToolResultPart,
   type Usage,
 } from '../../core/index.ts';
-import { type Bag, blockToPart, isBag, json, said, same } from './blocks.ts';
+import { type Bag, blockToPart, isBag, json, same } from './blocks.ts';
 import { remember } from './origins.ts';
 
 const ROLES: Record<string, Role> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' };

@@ -119,7 +119,7 @@ export function pinnedSection(
   // Over the cap: the oldest weak match first, then the oldest of the others.
   while (kept.length > 0 && size() > maxTokens) {
     const weak = kept.findIndex(isWeakInstruction);
-    dropped.push(kept.splice(weak >= 0 ? weak : 0, 1)[0]!);
+    dropped.push(kept.splice(Math.max(weak, 0), 1)[0]!);
   }
   if (kept.length === 0) return { message: undefined, journal: [], kept, dropped };
   const message: Message = {
