@@ -21,7 +21,8 @@
  * p50, p99 and the worst call in ms of wall-clock time, and p50 and p99 of the process's CPU time per
  * call (user + system: on a shared machine the wall clock also counts the time the process waited for a
  * core); `npm run bench:context` — env BENCH_DATA, BENCH_LENGTH,
- * BENCH_WINDOWS (default 32000,128000), BENCH_ROUNDS (default 200), BENCH_BEFORE.
+ * BENCH_WINDOWS (default 32000,128000), BENCH_ROUNDS (default 1000: ~333 calls per history, so that the
+ * p99 is not the first call of each fresh context), BENCH_BEFORE.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -35,7 +36,7 @@ const DATA =
   process.env.BENCH_DATA ?? join(import.meta.dirname, '..', '..', 'shared', 'data', 'trajectories');
 const LENGTH = Number(process.env.BENCH_LENGTH ?? 300);
 const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1000);
 const BEFORE = process.env.BENCH_BEFORE;
 
 type Create = typeof createContext;
