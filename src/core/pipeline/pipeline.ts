@@ -166,9 +166,10 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   if (aheadMode !== 'off' && aheadMode !== 'auto')
     throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
   const local = options.summarizer === undefined || options.summarizer.name === 'deterministic';
-  const aheadLimit = options.aheadLimit ?? (local ? Number.POSITIVE_INFINITY : 3);
-  if (!(Number.isInteger(aheadLimit) && aheadLimit >= 1 && aheadLimit <= 1000) && aheadLimit !== Infinity)
+  const given = options.aheadLimit;
+  if (given !== undefined && !(Number.isInteger(given) && given >= 1 && given <= 1000))
     throw new CtxError('invalid_config', 'expected an integer from 1 to 1000', { path: 'aheadLimit' });
+  const aheadLimit = given ?? (local ? Number.POSITIVE_INFINITY : 3);
   const slot: AheadSlot = {
     active: aheadMode === 'auto',
     auto: aheadMode === 'auto',

@@ -228,6 +228,8 @@ describe('pipeline.ahead', () => {
     expect(() => createPipeline({ ahead: 'sometimes' as 'auto' })).toThrow(/ahead/);
     expect(() => createPipeline({ aheadLimit: 0 })).toThrow(/aheadLimit/);
     expect(() => createPipeline({ aheadLimit: 2.5 })).toThrow(/aheadLimit/);
+    expect(() => createPipeline({ aheadLimit: Number.POSITIVE_INFINITY })).toThrow(/aheadLimit/);
+    expect(() => createPipeline({ aheadLimit: 1001 })).toThrow(/aheadLimit/);
   });
 
   it('starts no more than aheadLimit preparations before a compaction is due, one more when it is, then compacts inline', async () => {
