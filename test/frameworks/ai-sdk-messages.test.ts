@@ -13,6 +13,7 @@ import {
 } from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
+import { foreignHistory } from '../support/foreign-history.ts';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'trajectories');
 
@@ -306,43 +307,15 @@ describe('fromModelMessages / toModelMessages', () => {
   });
 
   it('gives multi-part results, denials and approvals from elsewhere their AI SDK parts, and leaves foreign items out', () => {
-    const [user, call, tool] = fromOpenAI([
-      { role: 'user', content: 'shoot' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
-      },
-      {
-        role: 'tool',
-        tool_call_id: 'c1',
-        content: [
-          { type: 'text', text: 'the page' },
-          { type: 'image_url', image_url: { url: 'https://x.test/p.png' } },
-          { type: 'file', file: { file_id: 'file-1' } },
-        ],
-      },
-    ]);
+    const { user, call, tool } = foreignHistory();
     const out = toModelMessages([
-      user!,
+      user,
+      call,
       {
-        ...call!,
-        parts: [
-          ...call!.parts,
-          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
-          {
-            type: 'opaque',
-            source: 'responses',
-            kind: 'web_search_call',
-            value: { type: 'web_search_call' },
-          },
-        ],
-      },
-      {
-        ...tool!,
+        ...tool,
         parts: [
           { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'response', approved: true },
-          ...tool!.parts,
+          ...tool.parts,
         ],
       },
       {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkInvariants, createChars4Counter, fromOpenAI, type Message } from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromAgentInputItems, toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
+import { foreignHistory } from '../support/foreign-history.ts';
 import { HAVE_TRAJECTORIES, loadTrajectories, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 /** What items can hold of a neutral message: role and parts, without the adapter's own bag or isError. */
@@ -163,40 +164,8 @@ describe('fromAgentInputItems / toAgentInputItems', () => {
   });
 
   it('writes a multi-part result from another adapter as input entries, and leaves approvals and foreign items out', () => {
-    const [user, call, tool] = fromOpenAI([
-      { role: 'user', content: 'shoot' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'shot', arguments: '{}' } }],
-      },
-      {
-        role: 'tool',
-        tool_call_id: 'c1',
-        content: [
-          { type: 'text', text: 'the page' },
-          { type: 'image_url', image_url: { url: 'https://x.test/p.png' } },
-          { type: 'file', file: { file_id: 'file-1' } },
-        ],
-      },
-    ]);
-    const out = toAgentInputItems([
-      user!,
-      {
-        ...call!,
-        parts: [
-          ...call!.parts,
-          { type: 'tool-approval', callId: 'c1', approvalId: 'ap1', phase: 'request' },
-          {
-            type: 'opaque',
-            source: 'responses',
-            kind: 'web_search_call',
-            value: { type: 'web_search_call' },
-          },
-        ],
-      },
-      tool!,
-    ]);
+    const { user, call, tool } = foreignHistory();
+    const out = toAgentInputItems([user, call, tool]);
     expect(out).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'shoot' }] },
       { type: 'function_call', status: 'completed', callId: 'c1', name: 'shot', arguments: '{}' },
