@@ -1,7 +1,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, createChars4Counter, fromOpenAI, type Message } from '../../src/core/index.ts';
+import { checkInvariants, createChars4Counter, type Message } from '../../src/core/index.ts';
 import { verifiedKey } from '../../src/core/invariants/reasoning.ts';
 import { fromAgentInputItems, toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
 import { foreignHistory } from '../support/foreign-history.ts';
