@@ -18,20 +18,36 @@ export function toModelView(messages: readonly Message[]): Message[] {
   }
   const out: Message[] = [];
   for (const m of messages) {
-    if (m.meta?.agentVisible !== false) {
-      out.push(m);
-      continue;
+    if (m.meta?.agentVisible !== false) out.push(m);
+    else if (m.role === 'tool') {
+      const stub = stubOf(m, visibleCalls);
+      if (stub) out.push(stub);
     }
-    if (m.role !== 'tool') continue;
-    const stubs: Part[] = [];
-    for (const p of m.parts)
-      if (p.type === 'tool-result' && visibleCalls.has(p.callId)) {
-        const stub: Part = { type: 'tool-result', callId: p.callId, output: ARCHIVED_RESULT_STUB };
-        if (p.name) stub.name = p.name;
-        stubs.push(stub);
-      }
-    if (stubs.length > 0)
-      out.push({ id: m.id, role: 'tool', parts: stubs, meta: { kind: 'tool_result_stub' } });
   }
   return out;
+}
+
+/**
+ * The stub of an archived tool message, one object per archived message and set of visible calls:
+ * the send of every later pre-flight holds the same stub object, so its count, digest and the
+ * repair of the send's unchanged prefix are not computed again.
+ */
+const stubs = new WeakMap<Message, { key: string; stub: Message }>();
+
+function stubOf(m: Message, visibleCalls: ReadonlySet<string>): Message | undefined {
+  const kept = m.parts.filter((p) => p.type === 'tool-result' && visibleCalls.has(p.callId));
+  if (kept.length === 0) return undefined;
+  const key = kept.map((p) => (p.type === 'tool-result' ? p.callId : '')).join('\u0000');
+  const hit = stubs.get(m);
+  if (hit?.key === key) return hit.stub;
+  const parts: Part[] = [];
+  for (const p of kept)
+    if (p.type === 'tool-result') {
+      const part: Part = { type: 'tool-result', callId: p.callId, output: ARCHIVED_RESULT_STUB };
+      if (p.name) part.name = p.name;
+      parts.push(part);
+    }
+  const stub: Message = { id: m.id, role: 'tool', parts, meta: { kind: 'tool_result_stub' } };
+  stubs.set(m, { key, stub });
+  return stub;
 }
