@@ -248,3 +248,97 @@ export function parseMessages(input: unknown, basePath: readonly PropertyKey[] =
 export function parseMessage(input: unknown, basePath: readonly PropertyKey[] = ['message']): Message {
   return parseWith(messageSchema, input, basePath) as Message;
 }
+
+/** `jsonValueSchema` in a plain loop (finite numbers, plain objects), for `quickValidMessage`. */
+function isJson(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v !== 'object' || depth > 256) return false;
+  if (Array.isArray(v)) return v.every((x) => isJson(x, depth + 1));
+  // zod's record refuses symbol keys.
+  return (
+    isPlain(v) &&
+    Object.getOwnPropertySymbols(v).length === 0 &&
+    Object.values(v).every((x) => isJson(x, depth + 1))
+  );
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+type Check = (v: unknown) => boolean;
+const str: Check = (v) => typeof v === 'string';
+const optStr: Check = (v) => v === undefined || str(v);
+const optBool: Check = (v) => v === undefined || typeof v === 'boolean';
+const filled: Check = (v) => str(v) && v !== '';
+const int: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
+const optInt: Check = (v) => v === undefined || int(v);
+const bag: Check = (v) => v === undefined || (isPlain(v) && isJson(v));
+
+/** `o` is a plain object with only the keys of `fields`, each passing its check (absent is `undefined`). */
+function fits(o: unknown, fields: Record<string, Check>): boolean {
+  if (!isPlain(o)) return false;
+  for (const k in o) if (Object.hasOwn(o, k) && !Object.hasOwn(fields, k)) return false;
+  for (const k in fields) if (!fields[k]!(o[k])) return false;
+  return true;
+}
+
+/** The part types the quick check reads, with `provider` data left to zod. */
+const PARTS: Record<string, Record<string, Check>> = {
+  text: { type: str, text: str, extra: bag },
+  reasoning: { type: str, text: str, signature: optStr, redacted: optBool, extra: bag },
+  'tool-call': { type: str, id: filled, name: filled, args: (v) => isJson(v), argsText: optStr, extra: bag },
+  'tool-result': {
+    type: str,
+    callId: filled,
+    name: optStr,
+    output: (v) => isJson(v),
+    isError: optBool,
+    denied: optBool,
+    extra: bag,
+  },
+};
+const FLAGS = new Set(['agentVisible', 'userVisible', 'pinned']);
+const MESSAGE: Record<string, Check> = {
+  id: filled,
+  role: (v) => v === 'user' || v === 'assistant' || v === 'tool' || v === 'system',
+  parts: (v) => Array.isArray(v) && v.every((p) => isPlain(p) && fits(p, PARTS[p.type as string] ?? {})),
+  meta: (v) =>
+    v === undefined ||
+    (isPlain(v) &&
+      Object.entries(v).every(([k, x]) =>
+        k === 'kind' || k === 'createdAt'
+          ? optStr(x)
+          : FLAGS.has(k)
+            ? optBool(x)
+            : x !== undefined && isJson(x),
+      )),
+  usage: (v) =>
+    v === undefined ||
+    fits(v, {
+      inputTokens: int,
+      outputTokens: int,
+      totalTokens: optInt,
+      cacheReadTokens: optInt,
+      cacheWriteTokens: optInt,
+      reasoningTokens: optInt,
+      stopReason: optStr,
+    }),
+  model: optStr,
+  name: optStr,
+  extra: bag,
+};
+
+/**
+ * A quick check of a message in plain loops, for the shapes messages usually have (text, reasoning,
+ * tool calls and results): `true` only for a message `messageSchema` accepts; `false` means "ask
+ * zod", which accepts the rarer shapes (images, opaque parts, approvals, result content, provider
+ * data) or names what is wrong. Every new message of every pre-flight is checked; zod took 15–25 µs
+ * a message.
+ */
+export function quickValidMessage(m: unknown): m is Message {
+  return fits(m, MESSAGE);
+}

@@ -13,7 +13,7 @@
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
-import { findUsageAnchor, usageTotal } from '../tokens/context.ts';
+import { findUsageAnchor, toolsJson, usageTotal } from '../tokens/context.ts';
 import { answersSent, plausibleUsage, type SentRecord } from './sent.ts';
 
 /** The prompt side of a usage: what the provider counted of the request (input and cache). */
@@ -84,8 +84,7 @@ function indexOfId(messages: readonly Message[], id: string, hint: number): numb
 export function createEstimator(options: EstimatorOptions): Estimator {
   const { counter, budget, input } = options;
   const system = options.system ? counter.countText(options.system) : 0;
-  const tools =
-    options.tools && options.tools.length > 0 ? counter.countText(JSON.stringify(options.tools)) : 0;
+  const tools = options.tools && options.tools.length > 0 ? counter.countText(toolsJson(options.tools)) : 0;
   let anchor: Anchor | undefined;
   let anchorIndex = -1;
   const mode = options.anchor === true ? 'reported' : (options.anchor ?? 'sent');

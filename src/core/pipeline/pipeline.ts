@@ -6,7 +6,7 @@
 import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
 import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
-import { messageSchema, parseWith } from '../messages/schema.ts';
+import { messageSchema, parseWith, quickValidMessage } from '../messages/schema.ts';
 import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
 import {
   type BlobStore,
@@ -19,6 +19,7 @@ import {
 } from '../ports.ts';
 import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
 import { conservativeCounter } from '../tokens/conservative.ts';
+import { toolsJson } from '../tokens/context.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { type AheadReport, captureCompactionInput, createAheadRunner } from './ahead.ts';
 import { createEstimator } from './estimate.ts';
@@ -191,7 +192,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     const seen = new Map<string, number>();
     input.messages.forEach((m, i) => {
       if (!validated.has(m)) {
-        parseWith(messageSchema, m, ['messages', i]);
+        if (!quickValidMessage(m)) parseWith(messageSchema, m, ['messages', i]);
         validated.add(m);
       }
       const first = seen.get(m.id);
@@ -227,7 +228,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   /** The run with what it sent recorded in its state, so that the usage answering it can anchor the next. */
   const remember = <R extends PipelineRun>(run: R, input: PrepareInput): R => {
     let tokens = input.system ? counter.countText(input.system) : 0;
-    if (input.tools && input.tools.length > 0) tokens += counter.countText(JSON.stringify(input.tools));
+    if (input.tools && input.tools.length > 0) tokens += counter.countText(toolsJson(input.tools));
     for (const m of run.send) tokens += counter.countMessage(m);
     run.state = { ...run.state, sent: recordSent(run.messages, run.send, input.system, input.tools, tokens) };
     return run;

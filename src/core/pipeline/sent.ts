@@ -14,6 +14,7 @@
  */
 import { messageDigest as digestOf, hashText } from '../messages/digest.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
+import { toolsJson } from '../tokens/context.ts';
 
 /** Fingerprint of one run's output, kept in `PipelineState.sent`. */
 export interface SentRecord {
@@ -52,11 +53,20 @@ export function chainDigest(messages: readonly Message[], count = messages.lengt
   return hashText(parts.join('|'));
 }
 
+/** The last overhead digest: a session passes the same system prompt and tools on every call. */
+let lastOverhead: { system: string; tools: string; digest: string } | undefined;
+
 export function overheadDigest(
   system: string | undefined,
   tools: readonly ToolDefinition[] | undefined,
 ): string {
-  return hashText(JSON.stringify([system ?? '', tools ?? []]));
+  const text = system ?? '';
+  // The JSON of `[system, tools]`, the tools' JSON kept per array (toolsJson).
+  const json = tools ? toolsJson(tools) : '[]';
+  if (lastOverhead?.system === text && lastOverhead.tools === json) return lastOverhead.digest;
+  const digest = hashText(`[${JSON.stringify(text)},${json}]`);
+  lastOverhead = { system: text, tools: json, digest };
+  return digest;
 }
 
 export function recordSent(

@@ -5,6 +5,20 @@
 import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
 import type { TokenCounter } from '../ports.ts';
 
+const toolTexts = new WeakMap<readonly ToolDefinition[], { items: ToolDefinition[]; json: string }>();
+
+/**
+ * `JSON.stringify(tools)`, kept per tools array while it holds the same tool objects: a caller
+ * passes its tool schemas (often tens of KB) on every call, and every estimate counts them.
+ */
+export function toolsJson(tools: readonly ToolDefinition[]): string {
+  const hit = toolTexts.get(tools);
+  if (hit && hit.items.length === tools.length && hit.items.every((t, i) => t === tools[i])) return hit.json;
+  const json = JSON.stringify(tools);
+  toolTexts.set(tools, { items: [...tools], json });
+  return json;
+}
+
 export interface ContextInput {
   system?: string;
   /** Tool schemas as sent to the provider; counted as their JSON. */
@@ -55,7 +69,7 @@ export function estimateContext(
   options: EstimateOptions = {},
 ): ContextEstimate {
   const system = input.system ? counter.countText(input.system) : 0;
-  const tools = input.tools && input.tools.length > 0 ? counter.countText(JSON.stringify(input.tools)) : 0;
+  const tools = input.tools && input.tools.length > 0 ? counter.countText(toolsJson(input.tools)) : 0;
   const anchor = options.anchor === false ? -1 : findUsageAnchor(input.messages);
   let messages = 0;
   if (anchor >= 0) {

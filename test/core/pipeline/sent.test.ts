@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { hashText, messageDigest } from '../../../src/core/messages/digest.ts';
+import type { Message } from '../../../src/core/messages/types.ts';
+import { chainDigest, overheadDigest } from '../../../src/core/pipeline/sent.ts';
+
+const msg = (id: string, text: string): Message => ({ id, role: 'user', parts: [{ type: 'text', text }] });
+/** The chain as it is defined: the message digests joined by `|`, hashed once. */
+const reference = (ms: readonly Message[], count = ms.length) =>
+  hashText(
+    ms
+      .slice(0, count)
+      .map((m) => messageDigest(m))
+      .join('|'),
+  );
+
+describe('chainDigest', () => {
+  const a = msg('a', 'first');
+  const b = msg('b', 'second');
+  const c = msg('c', 'third');
+
+  it('is the hash of the joined message digests, for every prefix', () => {
+    const ms = [a, b, c];
+    for (let n = 0; n <= ms.length; n++) expect(chainDigest(ms, n)).toBe(reference(ms, n));
+  });
+
+  it('tells apart chains that differ in one message or in order', () => {
+    expect(chainDigest([a, b, c])).not.toBe(chainDigest([a, c, b]));
+    expect(chainDigest([a, b])).not.toBe(chainDigest([a, b, c]));
+  });
+});
+
+describe('overheadDigest', () => {
+  it('is the hash of the JSON of [system, tools], whatever was asked before', () => {
+    const tools = [{ name: 'bash', description: 'run', parameters: { type: 'object' } }];
+    const cases: Array<[string | undefined, typeof tools | undefined]> = [
+      ['sys', tools],
+      ['sys', tools],
+      [undefined, undefined],
+      ['sys', [...tools]],
+      ['other', tools],
+      ['sys', []],
+    ];
+    for (const [system, t] of cases)
+      expect(overheadDigest(system, t)).toBe(hashText(JSON.stringify([system ?? '', t ?? []])));
+    // A tool replaced in the same array is seen.
+    const mutable = [...tools];
+    const before = overheadDigest('sys', mutable);
+    mutable[0] = { ...tools[0]!, description: 'changed' };
+    expect(overheadDigest('sys', mutable)).not.toBe(before);
+  });
+});
