@@ -116,6 +116,13 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
     countMessage(message) {
       const hit = byObject.get(message);
       if (hit && unchanged(message, hit.seen)) return hit.count;
+      if (message.meta?.agentVisible === false) {
+        // Hidden (an archived result): every built-in counter answers 0 without reading the content,
+        // so its content is not copied into a key either.
+        const n = counter.countMessage(message);
+        byObject.set(message, { count: n, seen: picture(message) });
+        return n;
+      }
       const key = JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
       let n = messages.get(key);
       if (n === undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashText, messageDigest } from '../../../src/core/messages/digest.ts';
+import { canonicalMessage, hashText, messageDigest } from '../../../src/core/messages/digest.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { chainDigest, overheadDigest } from '../../../src/core/pipeline/sent.ts';
 
@@ -47,5 +47,20 @@ describe('overheadDigest', () => {
     const before = overheadDigest('sys', mutable);
     mutable[0] = { ...tools[0]!, description: 'changed' };
     expect(overheadDigest('sys', mutable)).not.toBe(before);
+  });
+});
+
+describe('messageDigest of a copy', () => {
+  it('is the original’s for a copy with the same parts (an archived result), and not for another role', () => {
+    const original: Message = {
+      id: 't1',
+      role: 'tool',
+      parts: [{ type: 'tool-result', callId: 'c1', output: 'x'.repeat(50) }],
+    };
+    const archived: Message = { ...original, meta: { agentVisible: false, kind: 'tool_result_archived' } };
+    const asUser: Message = { ...original, role: 'user' };
+    expect(messageDigest(archived)).toBe(messageDigest(original));
+    expect(messageDigest(asUser)).not.toBe(messageDigest(original));
+    expect(messageDigest(asUser)).toBe(hashText(canonicalMessage(asUser)));
   });
 });

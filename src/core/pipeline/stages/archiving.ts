@@ -229,12 +229,13 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
         return noop(name, messages, ctx, 'only pinned or excluded results are visible');
       const usage = { inputTokens: 0, outputTokens: 0 };
 
+      // The request is built only for the LLM strategy (its clipped copies cost a pass over each output).
       const ask = async (
-        request: Omit<SummarizeRequest, 'preset' | 'signal'>,
+        build: () => Omit<SummarizeRequest, 'preset' | 'signal'>,
       ): Promise<string | undefined> => {
         if (strategy !== 'llm') return undefined;
         try {
-          const full: SummarizeRequest = { ...request, preset: ctx.preset };
+          const full: SummarizeRequest = { ...build(), preset: ctx.preset };
           if (ctx.signal) full.signal = ctx.signal;
           const result = await withTimeout(ctx.summarizer.summarize(full), timeoutMs);
           if (result.usage) {
@@ -261,21 +262,21 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
         let text: string;
         if (variant === 'sync') {
           const item = items[0]!;
-          const llm = await ask({
+          const llm = await ask(() => ({
             purpose: 'tool-result',
             messages: [clippedCopy(messages[group[0]!]!, item, d.llmInputRunes)],
             maxOutputChars: d.llmOutputRunes,
-          });
+          }));
           text = toolSummaryText(
             item,
             llm !== undefined ? trimRunes(llm, d.llmOutputRunes) : heuristicToolSummary(item),
           );
         } else {
-          const llm = await ask({
+          const llm = await ask(() => ({
             purpose: 'tool-batch',
             messages: group.map((i, k) => clippedCopy(messages[i]!, items[k]!, d.batchItemRunes)),
             maxOutputChars: d.batchOutputRunes,
-          });
+          }));
           text = toolBatchSummaryText(
             items,
             llm !== undefined ? trimRunes(llm, d.batchOutputRunes) : heuristicBatchSummary(items),
