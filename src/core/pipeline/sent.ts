@@ -46,11 +46,26 @@ export function plausibleUsage(reported: number, counted: number): boolean {
   return reported <= counted * factor + margin && reported * factor + margin >= counted;
 }
 
+/**
+ * The last chains taken, with the message objects they were taken of (a copy of the references, so
+ * that an array changed in place since is not taken for the same chain): a pre-flight digests its
+ * working context and its send, and the next one the same messages as the prefix its anchor answers.
+ */
+const recentChains: Array<{ refs: readonly Message[]; digest: string }> = [];
+
 /** One digest for `messages[0..count)`, order-sensitive. */
 export function chainDigest(messages: readonly Message[], count = messages.length): string {
+  search: for (const c of recentChains) {
+    if (c.refs.length !== count) continue;
+    for (let i = count - 1; i >= 0; i--) if (c.refs[i] !== messages[i]) continue search;
+    return c.digest;
+  }
   const parts = new Array<string>(count);
   for (let i = 0; i < count; i++) parts[i] = digestOf(messages[i]!);
-  return hashText(parts.join('|'));
+  const digest = hashText(parts.join('|'));
+  recentChains.unshift({ refs: messages.slice(0, count), digest });
+  if (recentChains.length > 4) recentChains.pop();
+  return digest;
 }
 
 /** The last overhead digest: a session passes the same system prompt and tools on every call. */
@@ -81,7 +96,7 @@ export function recordSent(
     workingCount: working.length,
     working: chainDigest(working),
     sendCount: send.length,
-    send: send === working ? chainDigest(working) : chainDigest(send),
+    send: chainDigest(send),
     overhead: overheadDigest(system, tools),
   };
 }

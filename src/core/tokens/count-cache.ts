@@ -116,18 +116,16 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
     countMessage(message) {
       const hit = byObject.get(message);
       if (hit && unchanged(message, hit.seen)) return hit.count;
-      if (message.meta?.agentVisible === false) {
-        // Hidden (an archived result): every built-in counter answers 0 without reading the content,
-        // so its content is not copied into a key either.
-        const n = counter.countMessage(message);
-        byObject.set(message, { count: n, seen: picture(message) });
-        return n;
-      }
-      const key = JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
-      let n = messages.get(key);
+      // Hidden (an archived result): every built-in counter answers 0 without reading the content,
+      // so its content is not copied into a key either.
+      const key =
+        message.meta?.agentVisible === false
+          ? undefined
+          : JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      let n = key === undefined ? undefined : messages.get(key);
       if (n === undefined) {
         n = counter.countMessage(message);
-        messages.set(key, n);
+        if (key !== undefined) messages.set(key, n);
       }
       byObject.set(message, { count: n, seen: picture(message) });
       return n;

@@ -64,3 +64,15 @@ describe('messageDigest of a copy', () => {
     expect(messageDigest(asUser)).toBe(hashText(canonicalMessage(asUser)));
   });
 });
+
+describe('chainDigest over the same messages again', () => {
+  it('sees a message replaced in place in an array it digested before', () => {
+    const ms = [msg('a', 'one'), msg('b', 'two'), msg('c', 'three')];
+    const before = chainDigest(ms);
+    expect(chainDigest(ms)).toBe(before);
+    ms[1] = msg('b', 'edited');
+    expect(chainDigest(ms)).toBe(reference(ms));
+    expect(chainDigest(ms)).not.toBe(before);
+    expect(chainDigest(ms, 1)).toBe(reference(ms, 1));
+  });
+});
