@@ -15,7 +15,9 @@
  * compaction and the steps that waited for an LLM summary, outside the blocking level and at it.
  *
  * Env: BENCH_CLOCK=cpu (CPU time instead of elapsed; the LLM rows stay elapsed), BENCH_DATA, BENCH_WINDOWS (default 32000,128000), BENCH_IDLE_MS, BENCH_LLM_MS, BENCH_NO_LLM=1,
- * BENCH_AHEAD_LIMIT (the pipeline's `aheadLimit`; default: the pipeline's own — unlimited offline, 3 with the LLM).
+ * BENCH_AHEAD_LIMIT (the pipeline's `aheadLimit`; default: the pipeline's own — unlimited offline, 3 with the LLM),
+ * BENCH_PASSES=n (1–20: n measured passes of the offline rows, each on its own parse; every step keeps
+ * its cheapest, as `npm run bench:pipeline` does).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +36,8 @@ const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Num
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 const LLM_MS = Number(process.env.BENCH_LLM_MS ?? 2000);
 const AHEAD_LIMIT = process.env.BENCH_AHEAD_LIMIT ? Number(process.env.BENCH_AHEAD_LIMIT) : undefined;
+/** Measured passes of the offline rows (each step keeps its cheapest); 1 by default. */
+const PASSES = Math.max(1, Math.min(20, Number(process.env.BENCH_PASSES ?? 1) || 1));
 /** `cpu`: this process's CPU time (user + system), which other processes on a loaded machine do not inflate. */
 const CLOCK = process.env.BENCH_CLOCK === 'cpu' ? 'cpu' : 'wall';
 const now =
@@ -210,6 +214,16 @@ for (const mode of ['back to back', 'idle'] as const)
   for (const w of WINDOWS) {
     const steps: Step[] = [];
     for (const s of sessions) steps.push(...(await replay(s, w, mode, defaultSummarizer)));
+    // More passes, each on its own parse (no cache keyed by message object is warm): every step keeps
+    // its cheapest, its own cost without what other processes and the collector add here and there.
+    for (let pass = 1; pass < PASSES; pass++) {
+      const again: Step[] = [];
+      for (const s of loadReplaySessions(DATA, ['claude-code']))
+        again.push(...(await replay(s, w, mode, defaultSummarizer)));
+      again.forEach((x, i) => {
+        if (steps[i] && x.ms < steps[i].ms) steps[i].ms = x.ms;
+      });
+    }
     const times = steps.map((x) => x.ms);
     const compactions = steps.filter((x) => x.compacted);
     const count = (src: string) => steps.filter((x) => x.source === src).length;
@@ -280,7 +294,7 @@ console.log('| goal | measured | met |');
 console.log('|---|---:|---|');
 for (const [g, v, ok] of goals) console.log(`| ${g} | ${v} | ${ok ? 'yes' : 'NO'} |`);
 console.log(
-  `\n${CLOCK === 'cpu' ? 'CPU time (user + system) of this process' : 'Elapsed time'}; Node ${process.version}; load average ${loadavg()
+  `\n${CLOCK === 'cpu' ? 'CPU time (user + system) of this process' : 'Elapsed time'}${PASSES > 1 ? `, each step's cheapest of ${PASSES} passes (offline rows)` : ''}; Node ${process.version}; load average ${loadavg()
     .map((x) => x.toFixed(1))
     .join(' ')} on ${availableParallelism()} CPUs; \`npm run bench:pipeline:idle\``,
 );
