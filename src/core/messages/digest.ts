@@ -54,19 +54,15 @@ export function hashText(text: string): string {
   return `${hex(a)}${hex(b)}-${text.length.toString(36)}`;
 }
 
-// Messages are immutable once handed over: a message object's digest is taken once. A copy that
-// keeps the parts array (an archived result: new meta, same parts) has the same digest as its original.
+// Messages are immutable once handed over: a message object's digest is taken once.
 const digests = new WeakMap<Message, string>();
-const byParts = new WeakMap<Message['parts'], { role: string; name: string | undefined; digest: string }>();
 
 /** The content digest of a message (see the file's head for what it covers); cached per object. */
 export function messageDigest(m: Message): string {
   let d = digests.get(m);
   if (d === undefined) {
-    const same = byParts.get(m.parts);
-    d = same && same.role === m.role && same.name === m.name ? same.digest : hashText(canonicalMessage(m));
+    d = hashText(canonicalMessage(m));
     digests.set(m, d);
-    byParts.set(m.parts, { role: m.role, name: m.name, digest: d });
   }
   return d;
 }

@@ -264,8 +264,7 @@ function isJson(v: unknown, depth = 0): boolean {
 }
 
 function isPlain(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
+  const proto = typeof v === 'object' && v !== null && Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
 
@@ -286,22 +285,21 @@ function fits(o: unknown, fields: Record<string, Check>): boolean {
   return true;
 }
 
-/** The part types the quick check reads, with `provider` data left to zod. */
+/** The part types the quick check reads, with `provider` data (and redacted reasoning) left to zod. */
+const part = (fields: Record<string, Check>) => ({ type: str, extra: bag, ...fields });
 const PARTS: Record<string, Record<string, Check>> = {
-  text: { type: str, text: str, extra: bag },
-  reasoning: { type: str, text: str, signature: optStr, redacted: optBool, extra: bag },
-  'tool-call': { type: str, id: filled, name: filled, args: (v) => isJson(v), argsText: optStr, extra: bag },
-  'tool-result': {
-    type: str,
+  text: part({ text: str }),
+  reasoning: part({ text: str, signature: optStr }),
+  'tool-call': part({ id: filled, name: filled, args: isJson, argsText: optStr }),
+  'tool-result': part({
     callId: filled,
     name: optStr,
-    output: (v) => isJson(v),
+    output: isJson,
     isError: optBool,
     denied: optBool,
-    extra: bag,
-  },
+  }),
 };
-const FLAGS = new Set(['agentVisible', 'userVisible', 'pinned']);
+
 const MESSAGE: Record<string, Check> = {
   id: filled,
   role: (v) => v === 'user' || v === 'assistant' || v === 'tool' || v === 'system',
@@ -312,7 +310,7 @@ const MESSAGE: Record<string, Check> = {
       Object.entries(v).every(([k, x]) =>
         k === 'kind' || k === 'createdAt'
           ? optStr(x)
-          : FLAGS.has(k)
+          : k === 'agentVisible' || k === 'userVisible' || k === 'pinned'
             ? optBool(x)
             : x !== undefined && isJson(x),
       )),

@@ -184,26 +184,41 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     : resolved.stages.preflight;
   const runner = compactionStage?.prepare ? createAheadRunner(slot, compactionStage) : undefined;
   const validated = new WeakSet<Message>();
+  /** The last history checked (a copy of its references) and its ids, by position. */
+  let checked: Message[] | undefined;
+  const ids = new Map<string, number>();
   const repair = createRepairMemo();
 
   const checkInput = (input: { messages: readonly Message[]; state?: PipelineState }) => {
     if (!Array.isArray(input.messages))
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'messages' });
-    const seen = new Map<string, number>();
-    input.messages.forEach((m, i) => {
+    const messages = input.messages;
+    // A history that begins with the objects of the last one checked is checked in its new messages
+    // (`checked` is cleared while a check runs, so that one that throws leaves nothing half-done).
+    const last = checked ?? [];
+    checked = undefined;
+    let from = 0;
+    while (from < last.length && last[from] === messages[from]) from++;
+    if (from < last.length || from === 0) {
+      from = 0;
+      ids.clear();
+    }
+    for (let i = from; i < messages.length; i++) {
+      const m = messages[i]!;
       if (!validated.has(m)) {
         if (!quickValidMessage(m)) parseWith(messageSchema, m, ['messages', i]);
         validated.add(m);
       }
-      const first = seen.get(m.id);
+      const first = ids.get(m.id);
       if (first !== undefined)
         throw new CtxError(
           'invalid_input',
           `duplicate message id "${m.id}" at messages[${first}] and messages[${i}] (ids must be unique in a history; adapters take a start: fromOpenAI(batch, { start }))`,
           { path: `messages[${i}].id` },
         );
-      seen.set(m.id, i);
-    });
+      ids.set(m.id, i);
+    }
+    checked = messages.slice();
     const s = input.state;
     if (
       s !== undefined &&

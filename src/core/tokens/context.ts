@@ -13,7 +13,7 @@ const toolTexts = new WeakMap<readonly ToolDefinition[], { items: ToolDefinition
  */
 export function toolsJson(tools: readonly ToolDefinition[]): string {
   const hit = toolTexts.get(tools);
-  if (hit && hit.items.length === tools.length && hit.items.every((t, i) => t === tools[i])) return hit.json;
+  if (hit?.items.length === tools.length && hit.items.every((t, i) => t === tools[i])) return hit.json;
   const json = JSON.stringify(tools);
   toolTexts.set(tools, { items: [...tools], json });
   return json;

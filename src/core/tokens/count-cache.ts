@@ -116,16 +116,11 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
     countMessage(message) {
       const hit = byObject.get(message);
       if (hit && unchanged(message, hit.seen)) return hit.count;
-      // Hidden (an archived result): every built-in counter answers 0 without reading the content,
-      // so its content is not copied into a key either.
-      const key =
-        message.meta?.agentVisible === false
-          ? undefined
-          : JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
-      let n = key === undefined ? undefined : messages.get(key);
+      const key = JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      let n = messages.get(key);
       if (n === undefined) {
         n = counter.countMessage(message);
-        if (key !== undefined) messages.set(key, n);
+        messages.set(key, n);
       }
       byObject.set(message, { count: n, seen: picture(message) });
       return n;
