@@ -45,6 +45,30 @@ describe('memoizeCounter', () => {
     expect(inner.calls).toBe(1);
   });
 
+  it('keys a hidden message by object only, and gives the wrapped counter’s count for it', () => {
+    // A custom counter may count hidden messages; the memo must give what it says, not 0.
+    const counts = { calls: 0 };
+    const visibleOrNot: TokenCounter = {
+      name: 'counts-hidden',
+      countText: (t) => t.length,
+      countMessage: (m) => {
+        counts.calls++;
+        return m.meta?.agentVisible === false ? 7 : 3;
+      },
+    };
+    const c = memoizeCounter(visibleOrNot);
+    const big = 'x'.repeat(50_000);
+    const hidden = (): Message => ({ ...user(big, { id: 'h' }), meta: { agentVisible: false } });
+    const a = hidden();
+    expect(c.countMessage(a)).toBe(7);
+    expect(c.countMessage(a)).toBe(7);
+    expect(counts.calls).toBe(1);
+    // A rebuilt hidden copy is counted again (its JSON is not taken), still 7.
+    expect(c.countMessage(hidden())).toBe(7);
+    expect(counts.calls).toBe(2);
+    expect(c.countMessage(user(big, { id: 'h' }))).toBe(3);
+  });
+
   it('counts again a message whose text was changed in place', () => {
     const c = memoizeCounter(probe());
     const m = user('short');

@@ -42,29 +42,43 @@ export function canonicalMessage(m: Message): string {
  * (a 200-message history of 378 KiB hashes in about 2 ms).
  */
 export function hashText(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
+  return hashEnd(hashMore(HASH_START, text));
+}
+
+/** A hash taken so far: both states and the length hashed (`hashMore` continues it, `hashEnd` writes it). */
+export type HashState = readonly [a: number, b: number, length: number];
+
+export const HASH_START: HashState = [0x811c9dc5, 0x9747b28c, 0];
+
+/** `state` continued over `text`: hashing `x` then `y` this way is hashing `x + y`. */
+export function hashMore(state: HashState, text: string): HashState {
+  let [a, b] = state;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
-  return `${hex(a)}${hex(b)}-${text.length.toString(36)}`;
+  return [a, b, state[2] + text.length];
 }
 
-// Messages are immutable once handed over: a message object's digest is taken once.
-const digests = new WeakMap<Message, string>();
+export function hashEnd([a, b, length]: HashState): string {
+  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
+  return `${hex(a)}${hex(b)}-${length.toString(36)}`;
+}
 
-/** The content digest of a message (see the file's head for what it covers); cached per object. */
+// Messages are immutable once handed over: a digest is taken once per parts array, with the role
+// and name it was taken with. A copy that shares the parts (an archived result, a message given new
+// meta) has the original's digest without hashing its content again.
+const digests = new WeakMap<Message['parts'], { role: string; name: string | undefined; digest: string }>();
+
+/** The content digest of a message (see the file's head for what it covers); cached per parts array. */
 export function messageDigest(m: Message): string {
-  let d = digests.get(m);
-  if (d === undefined) {
-    d = hashText(canonicalMessage(m));
-    digests.set(m, d);
-  }
-  return d;
+  const hit = digests.get(m.parts);
+  if (hit && hit.role === m.role && hit.name === m.name) return hit.digest;
+  const digest = hashText(canonicalMessage(m));
+  digests.set(m.parts, { role: m.role, name: m.name, digest });
+  return digest;
 }
 
 /** Deep equality of two JSON values (key order ignored), in plain loops: it runs on every message of a rebuilt history. */

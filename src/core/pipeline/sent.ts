@@ -12,7 +12,14 @@
  * is exactly one of the two, and the usage is a plausible count of that send (`plausibleUsage`): a
  * replayed transcript answers ctxkit's compacted send with the usage of the original, larger request.
  */
-import { messageDigest as digestOf, hashText } from '../messages/digest.ts';
+import {
+  messageDigest as digestOf,
+  HASH_START,
+  type HashState,
+  hashEnd,
+  hashMore,
+  hashText,
+} from '../messages/digest.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 import { toolsJson } from '../tokens/context.ts';
 
@@ -48,24 +55,29 @@ export function plausibleUsage(reported: number, counted: number): boolean {
 
 /**
  * The last chains taken, with the message objects they were taken of (a copy of the references, so
- * that an array changed in place since is not taken for the same chain): a pre-flight digests its
- * working context and its send, and the next one the same messages as the prefix its anchor answers.
+ * that an array changed in place since is not taken for the same chain) and the hash state after
+ * them: a pre-flight digests its working context and its send, and the next one the same messages as
+ * the prefix its anchor answers, or a history that extends one of them (hashed from where it ends).
  */
-const recentChains: Array<{ refs: readonly Message[]; digest: string }> = [];
+const recentChains: Array<{ refs: readonly Message[]; hash: HashState }> = [];
 
-/** One digest for `messages[0..count)`, order-sensitive. */
+/** One digest for `messages[0..count)`, order-sensitive: the hash of their digests joined by `|`. */
 export function chainDigest(messages: readonly Message[], count = messages.length): string {
+  let from: (typeof recentChains)[number] | undefined;
   search: for (const c of recentChains) {
-    if (c.refs.length !== count) continue;
-    for (let i = count - 1; i >= 0; i--) if (c.refs[i] !== messages[i]) continue search;
-    return c.digest;
+    const n = c.refs.length;
+    if (n > count || (from && n <= from.refs.length)) continue;
+    for (let i = n - 1; i >= 0; i--) if (c.refs[i] !== messages[i]) continue search;
+    from = c;
   }
-  const parts = new Array<string>(count);
-  for (let i = 0; i < count; i++) parts[i] = digestOf(messages[i]!);
-  const digest = hashText(parts.join('|'));
-  recentChains.unshift({ refs: messages.slice(0, count), digest });
-  if (recentChains.length > 4) recentChains.pop();
-  return digest;
+  let hash = from?.hash ?? HASH_START;
+  for (let i = from?.refs.length ?? 0; i < count; i++)
+    hash = hashMore(hash, i > 0 ? `|${digestOf(messages[i]!)}` : digestOf(messages[i]!));
+  if (from?.refs.length !== count) {
+    recentChains.unshift({ refs: messages.slice(0, count), hash });
+    if (recentChains.length > 4) recentChains.pop();
+  }
+  return hashEnd(hash);
 }
 
 /** The last overhead digest: a session passes the same system prompt and tools on every call. */

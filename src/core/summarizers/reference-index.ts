@@ -42,13 +42,14 @@ export interface RankOptions {
 
 /**
  * What a message gives the index: its source text (its text, tool-call arguments and tool outputs) and
- * the references read from it, per message object. A compaction ranks what it folds twice (the
+ * the references read from it, kept per parts array. A compaction ranks what it folds twice (the
  * summarizer, then the index under the summary): the second pass reads nothing again, and builds no text.
  * A hit needs the same picture of what the source was built from — the parts array, its length, and per
  * part the part, its type and its content field (`text`, `args`, `output`), all compared with `===` — so
  * a message edited in place (a text or an output replaced, a part added) is read again. Not seen: a value
  * changed in place inside a tool call's `args` object (stages build new messages, never edit in place).
- * The entry lives as long as the message does.
+ * The source is built from the parts alone, so a copy sharing them (an archived result, a message
+ * given new meta) is not read again. The entry lives as long as the parts array does.
  */
 interface Read {
   parts: Message['parts'];
@@ -56,7 +57,7 @@ interface Read {
   source: string;
   refs: ReadonlyMap<string, ReferenceKind>;
 }
-const extracted = new WeakMap<Message, Read>();
+const extracted = new WeakMap<Message['parts'], Read>();
 
 function contentOf(p: Message['parts'][number]): unknown {
   return p.type === 'text'
@@ -119,11 +120,11 @@ function referencesOf(source: string): ReadonlyMap<string, ReferenceKind> {
 }
 
 function readMessage(m: Message): Read {
-  const hit = extracted.get(m);
+  const hit = extracted.get(m.parts);
   if (hit && same(hit, m)) return hit;
   const source = sourceOf(m);
   const read: Read = { parts: m.parts, picture: picture(m), source, refs: referencesOf(source) };
-  extracted.set(m, read);
+  extracted.set(m.parts, read);
   return read;
 }
 

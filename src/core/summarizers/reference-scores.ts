@@ -18,7 +18,6 @@ import {
   REFERENCE_TASK_BONUS,
   type ReferenceKind,
   type ScoredReference,
-  scoreReferences,
 } from '../text/references.ts';
 
 const MAX_REFS = 200_000;
@@ -67,10 +66,13 @@ function numberOf(ref: string): number {
   return id;
 }
 
+/** Set while a call numbers its references again in a new generation: no second start-over. */
+let holding = false;
+
 function numberAll(refs: ReadonlyMap<string, ReferenceKind>): Numbered {
   const hit = numbered.get(refs);
   if (hit && hit.generation === generation) return hit;
-  if (names.length + refs.size > MAX_REFS || chars > MAX_CHARS) {
+  if (!holding && (names.length + refs.size > MAX_REFS || chars > MAX_CHARS)) {
     numbers = new Map();
     names = [];
     chars = 0;
@@ -100,14 +102,15 @@ export interface ScoredSource {
 
 /** `scoreReferences(sources, (_, i) => sources[i].refs)`, exactly. */
 export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[] {
-  // Numbers first, all in one generation (a new generation mid-way would orphan the earlier ones);
-  // a call with more references than the bound is scored the plain way.
-  let g = generation;
+  // Numbers first, all in one generation (a new generation mid-way would orphan the earlier ones):
+  // when one started, all are numbered again in it, past the bound if this call alone holds more
+  // (the next call starts over).
+  const g = generation;
   let all = sources.map((s) => numberAll(s.refs));
   if (generation !== g) {
-    g = generation;
+    holding = true;
     all = sources.map((s) => numberAll(s.refs));
-    if (generation !== g) return scoreReferences(sources, (_, i) => sources[i]!.refs);
+    holding = false;
   }
   call++;
   const touched: number[] = [];

@@ -5,8 +5,10 @@
  * picture of what it was computed from (role, name, `meta.agentVisible`, the parts array and each
  * part's type, name and content field), checked on every hit, so a message changed in place (a part's
  * text or output replaced, a part added, the message hidden) is counted again. Not seen: a value
- * changed inside a tool call's `args` object (ctxkit never edits in place; stages build new messages). Per content (a bounded map keyed by the message's JSON): a message rebuilt with the
- * same content (a stage's copy, a new run's input parsed again) is not counted again. Texts
+ * changed inside a tool call's `args` object (ctxkit never edits in place; stages build new
+ * messages). Per content (a bounded map keyed by the message's JSON): a message rebuilt with the
+ * same content (a stage's copy, a new run's input parsed again) is not counted again; a hidden
+ * message (`agentVisible: false`, counted 0 by every built-in counter) is cached per object only. Texts
  * (`countText`: system prompts, tool schemas, summaries) are cached by content the same way.
  *
  * Safe because a counter's count is a function of what the key holds: the role, name, meta and parts
@@ -116,11 +118,17 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
     countMessage(message) {
       const hit = byObject.get(message);
       if (hit && unchanged(message, hit.seen)) return hit.count;
-      const key = JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
-      let n = messages.get(key);
+      // A hidden message (an archived result) is not keyed by its content: the counters count it 0
+      // at once, and its JSON would cost what counting the visible original did.
+      let n: number | undefined;
+      const key =
+        message.meta?.agentVisible === false
+          ? ''
+          : JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      if (key) n = messages.get(key);
       if (n === undefined) {
         n = counter.countMessage(message);
-        messages.set(key, n);
+        if (key) messages.set(key, n);
       }
       byObject.set(message, { count: n, seen: picture(message) });
       return n;

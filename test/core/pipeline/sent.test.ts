@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalMessage, hashText, messageDigest } from '../../../src/core/messages/digest.ts';
+import {
+  canonicalMessage,
+  HASH_START,
+  hashEnd,
+  hashMore,
+  hashText,
+  messageDigest,
+} from '../../../src/core/messages/digest.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { chainDigest, overheadDigest } from '../../../src/core/pipeline/sent.ts';
 
@@ -65,6 +72,32 @@ describe('messageDigest of a copy', () => {
   });
 });
 
+describe('messageDigest is taken once per parts array', () => {
+  it('does not read the content of a copy that shares the parts again', () => {
+    let reads = 0;
+    // JSON.stringify calls toJSON each time the canonical text is built.
+    const output = {
+      toJSON: () => {
+        reads++;
+        return 'y'.repeat(20);
+      },
+    } as unknown as string;
+    const original: Message = {
+      id: 't2',
+      role: 'tool',
+      parts: [{ type: 'tool-result', callId: 'c2', output }],
+    };
+    const first = messageDigest(original);
+    expect(reads).toBe(1);
+    expect(messageDigest({ ...original, meta: { agentVisible: false } })).toBe(first);
+    expect(messageDigest({ ...original, id: 'other' })).toBe(first);
+    expect(reads).toBe(1);
+    // Another role or name over the same parts is digested afresh.
+    expect(messageDigest({ ...original, name: 'n' })).not.toBe(first);
+    expect(reads).toBe(2);
+  });
+});
+
 describe('chainDigest over the same messages again', () => {
   it('sees a message replaced in place in an array it digested before', () => {
     const ms = [msg('a', 'one'), msg('b', 'two'), msg('c', 'three')];
@@ -74,5 +107,30 @@ describe('chainDigest over the same messages again', () => {
     expect(chainDigest(ms)).toBe(reference(ms));
     expect(chainDigest(ms)).not.toBe(before);
     expect(chainDigest(ms, 1)).toBe(reference(ms, 1));
+  });
+});
+
+describe('chainDigest continued from an earlier chain', () => {
+  it('equals the chain taken afresh when a history extends, shrinks or branches from one digested before', () => {
+    const base = Array.from({ length: 6 }, (_, i) => msg(`m${i}`, `text ${i}`));
+    chainDigest(base);
+    // Extends the digested chain (the next step's history), in a new array.
+    const longer = [...base, msg('m6', 'six'), msg('m7', 'seven')];
+    expect(chainDigest(longer)).toBe(reference(longer));
+    // A prefix of it, and a branch that shares only the first messages.
+    expect(chainDigest(longer, 3)).toBe(reference(longer, 3));
+    const branch = [...base.slice(0, 4), msg('x', 'other'), ...base.slice(5)];
+    expect(chainDigest(branch)).toBe(reference(branch));
+    // The digested array changed in place after its chain was taken: not continued from the old chain.
+    longer[2] = msg('m2', 'edited');
+    longer.push(msg('m8', 'eight'));
+    expect(chainDigest(longer)).toBe(reference(longer));
+  });
+
+  it('continues a hash exactly: hashing x then y is hashing x + y', () => {
+    const x = 'abc|déf|🙂';
+    const y = '|ghi\njkl';
+    expect(hashEnd(hashMore(hashMore(HASH_START, x), y))).toBe(hashText(x + y));
+    expect(hashText('')).toBe(hashEnd(HASH_START));
   });
 });

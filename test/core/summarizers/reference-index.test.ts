@@ -284,4 +284,23 @@ describe('scoreSources (references numbered once, statistics in typed arrays)', 
       { numRuns: 500 },
     );
   });
+
+  it('equals scoreReferences for a call holding more references than its bound (200,000), and after it', () => {
+    // Three sources of 90,000 references each, two sharing half of theirs: numbering starts over in
+    // the middle of the call, which then numbers everything again past the bound.
+    const refsOf = (from: number) =>
+      new Map(Array.from({ length: 90_000 }, (_, i) => [`ref_${from + i}`, 'identifier' as const]));
+    const sources = [0, 45_000, 180_000].map((from, i) => ({
+      text: '',
+      refs: refsOf(from),
+      at: i,
+      agent: i === 1,
+      task: false,
+    }));
+    expect(scoreSources(sources)).toEqual(scoreReferences(sources, (_, i) => sources[i]!.refs));
+    const small = [
+      { text: 'see `src/a.ts`', refs: extractReferences('see src/a.ts'), at: 0, agent: true, task: true },
+    ];
+    expect(scoreSources(small)).toEqual(scoreReferences(small, (_, i) => small[i]!.refs));
+  }, 30_000);
 });
