@@ -114,6 +114,18 @@ export function startsTurn(message: Message): boolean {
   return text;
 }
 
+/**
+ * A user's request: a turn start that ctxkit did not write itself. A digest of archived tool output
+ * (`kind: 'tool_summary'`), a pinned standing-instructions section and a summary are user-role text a
+ * stage inserted, not something the user asked: a summary must not call one "the last request".
+ */
+export function isRequest(message: Message): boolean {
+  const kind = message.meta?.kind;
+  return (
+    startsTurn(message) && kind !== 'tool_summary' && kind !== 'standing-instructions' && kind !== 'summary'
+  );
+}
+
 /** Returns a copy of `message` with `patch` merged into its meta. */
 export function withMeta(message: Message, patch: Message['meta']): Message {
   return { ...message, meta: { ...message.meta, ...patch } };

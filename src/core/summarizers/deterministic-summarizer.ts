@@ -12,7 +12,7 @@
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
-import { messageText, outputText, startsTurn } from '../messages/text.ts';
+import { isRequest, messageText, outputText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
@@ -108,18 +108,25 @@ function extract(
   const now = empty();
   const earlier: Sections[] = [];
   const requests: string[] = [];
+  // Whether an assistant message follows the last request (what comes after it may be tool output
+  // and digests of it, which answer nothing).
+  let answered = false;
   for (const m of messages) {
     if (isSummaryMessage(m)) {
       earlier.push(parseSummary(messageText(m)));
       continue;
     }
     const text = messageText(m);
-    if (startsTurn(m)) {
+    if (isRequest(m)) {
       const request = memo.requestOf(m, text);
       requests.push(request.line);
       pushRecent(now.constraints, ...request.constraints);
+      answered = false;
     }
-    if (m.role === 'assistant') pushRecent(now.decisions, ...memo.decisionsOf(m, text));
+    if (m.role === 'assistant') {
+      answered = true;
+      pushRecent(now.decisions, ...memo.decisionsOf(m, text));
+    }
   }
   // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
   const { pairs } = pairToolCalls(messages);
@@ -149,7 +156,6 @@ function extract(
   if (requests[0] !== undefined) now.goal.push(requests[0]);
   const last = requests.at(-1);
   if (last !== undefined) {
-    const answered = messages.at(-1)?.role !== 'user';
     now.inProgress.unshift(`Last request${answered ? '' : ' (unanswered)'}: ${last}`);
   }
   const lastAssistant = [...messages]
@@ -232,7 +238,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
         if (readAhead.get(m) === m.parts) continue;
         readAhead.set(m, m.parts);
         if (isSummaryMessage(m)) continue;
-        if (startsTurn(m)) memo.requestOf(m, messageText(m));
+        if (isRequest(m)) memo.requestOf(m, messageText(m));
         if (m.role === 'assistant') memo.decisionsOf(m, messageText(m));
       }
     },

@@ -5,7 +5,7 @@
  * so that the exact names an agent reaches for next survive a paraphrase.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
-import { messageText, outputText, startsTurn } from '../messages/text.ts';
+import { isRequest, messageText, outputText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import { extractReferences, type ReferenceKind, type ScoredReference } from '../text/references.ts';
 import { createNameIndex, type NameIndex, textPositions, trigram, trigramStep } from './name-index.ts';
@@ -155,7 +155,7 @@ export function rankMessageReferences(
       skipped = true;
       continue;
     }
-    const request = startsTurn(m);
+    const request = isRequest(m);
     if (request) requests++;
     const task = request && requests === 1 && !skipped;
     const { source, refs } = readMessage(m);

@@ -95,6 +95,35 @@ describe('createDeterministicSummarizer', () => {
     expect(section(summary, 'In Progress')).toEqual(['- Last request: Now document it in docs/budget.md']);
   });
 
+  it('takes no message ctxkit inserted for a request: archive digests and pinned instructions', async () => {
+    const digest = (text: string): Message => ({
+      ...user(`[Tool output summary]\nTool: bash\nCall ID: c9\nStatus: ok\n${text}`),
+      meta: { kind: 'tool_summary', agentVisible: true, userVisible: false },
+    });
+    const pinned: Message = {
+      ...user('[Standing instructions from the user]\n- never touch migrations/'),
+      meta: { kind: 'standing-instructions', pinned: true },
+    };
+    const { summary } = await s.summarize({
+      purpose: 'compaction',
+      preset: 'default',
+      messages: [
+        pinned,
+        digest('You must not rerun it. Output: 3 passed'),
+        user('Run the tests in test/unit'),
+        assistant('', [toolCall('c9', 'bash', { command: 'npm test' })]),
+        toolResult('c9', 'bash', '3 passed'),
+        // What archiving leaves after the step: a digest, after the answer.
+        digest('Tool "bash" finished with status ok.'),
+      ],
+    });
+    expect(section(summary, 'Goal')).toEqual(['Run the tests in test/unit']);
+    // Answered by the assistant's call: the digest after it is no new, unanswered request.
+    expect(section(summary, 'In Progress')).not.toContainEqual(expect.stringMatching(/Last request/));
+    expect(summary).not.toContain('Tool output summary');
+    expect(section(summary, 'User Constraints')).toEqual([]);
+  });
+
   it('merges an earlier summary message found among the messages', async () => {
     const first = await s.summarize({ purpose: 'compaction', preset: 'default', messages: session });
     const { summary } = await s.summarize({
