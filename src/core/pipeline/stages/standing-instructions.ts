@@ -6,7 +6,7 @@
  * matches go first (a mid-sentence "instead of" / "use X instead", which reports pasted by the user
  * also contain), then the oldest, each with a journal entry.
  */
-import { messageText } from '../../messages/text.ts';
+import { isRequest, messageText } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
 import type { JournalEntry } from '../types.ts';
@@ -52,9 +52,8 @@ const memo = new WeakMap<Message, readonly string[]>();
 
 /** The constraint sentences of one message, verbatim, in order (memoized per message). */
 export function findInstructions(message: Message): readonly string[] {
-  if (message.role !== 'user') return [];
-  if (message.meta?.isMeta === true || message.meta?.kind === 'summary') return [];
-  if (message.parts.some((p) => p.type === 'tool-result')) return [];
+  // A user's own request only: not a digest of tool output, a summary or a section ctxkit wrote.
+  if (!isRequest(message) || message.meta?.isMeta === true) return [];
   const known = memo.get(message);
   if (known) return known;
   const text = messageText(message).replace(HARNESS_BLOCK, ' ');
