@@ -272,7 +272,7 @@ describe('runCompactionBench', () => {
 
   // The same rules on cuts they were not tuned on (runs from 40 messages, sub-agent transcripts).
   // Met for mini-swe-agent; the Claude Code sub-agent misses at ≥ 95% (an exploration whose final report
-  // cites ~90 of the ~280 references it read), and τ-bench's system prompt alone is 15–40% of every
+  // cites ~90 of the ~280 references it read), and τ-bench's system prompt alone is 17–60% of every
   // prefix, so its ≥ 80% and ≥ 95% bands are unreachable for any strategy that keeps it.
   it.skipIf(!existsSync(DATA))(
     'holds the goals on the held-out mini-swe-agent cuts and reports the unreachable ones',
