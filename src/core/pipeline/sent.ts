@@ -72,7 +72,7 @@ export function chainDigest(messages: readonly Message[], count = messages.lengt
   }
   let hash = from?.hash ?? HASH_START;
   for (let i = from?.refs.length ?? 0; i < count; i++)
-    hash = hashMore(hash, i > 0 ? `|${digestOf(messages[i]!)}` : digestOf(messages[i]!));
+    hash = hashMore(hash, (i > 0 ? '|' : '') + digestOf(messages[i]!));
   if (from?.refs.length !== count) {
     recentChains.unshift({ refs: messages.slice(0, count), hash });
     if (recentChains.length > 4) recentChains.pop();

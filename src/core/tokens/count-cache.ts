@@ -120,12 +120,10 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
       if (hit && unchanged(message, hit.seen)) return hit.count;
       // A hidden message (an archived result) is not keyed by its content: the counters count it 0
       // at once, and its JSON would cost what counting the visible original did.
-      let n: number | undefined;
       const key =
-        message.meta?.agentVisible === false
-          ? ''
-          : JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
-      if (key) n = messages.get(key);
+        message.meta?.agentVisible !== false &&
+        JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      let n = key ? messages.get(key) : undefined;
       if (n === undefined) {
         n = counter.countMessage(message);
         if (key) messages.set(key, n);

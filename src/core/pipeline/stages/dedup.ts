@@ -15,6 +15,7 @@
  * one file are not unified. Pass `normalizePath` / `isDirectory` to plug in a real file system.
  */
 import * as z from 'zod/mini';
+import { hashText } from '../../messages/digest.ts';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import type { PrefixWatch } from '../incremental.ts';
@@ -127,27 +128,16 @@ export function isClearedResult(text: string): boolean {
   return text.startsWith('[Superseded') || text.startsWith('[Old ');
 }
 
-/** cyrb53: a fast 53-bit string hash (equality is confirmed on the text itself before superseding). */
-function hash53(text: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** Output text and its hash key per result part; parts are never mutated, so a pre-flight re-hashes only new ones. */
+/**
+ * Output text and its hash key (`hashText`; equality is confirmed on the text itself before
+ * superseding) per result part; parts are never mutated, so a pre-flight re-hashes only new ones.
+ */
 const digests = new WeakMap<ToolResultPart, { text: string; key: string }>();
 function digest(part: ToolResultPart): { text: string; key: string } {
   let d = digests.get(part);
   if (!d) {
     const text = outputText(part.output);
-    d = { text, key: `${text.length}:${hash53(text)}` };
+    d = { text, key: hashText(text) };
     digests.set(part, d);
   }
   return d;
