@@ -91,12 +91,22 @@ export function createAheadRunner(slot: AheadSlot, stage: Stage): AheadRunner {
     | { messages: readonly Message[]; ctx: StageContext; done: (r: Promise<AheadReport>) => void }
     | undefined;
 
-  /** The kept result still applies to `messages`: its prefix unchanged and, with what came since, under the guard. */
+  /**
+   * The kept result still applies to `messages`: its prefix unchanged and, with what came since, under
+   * the guard's line. When preparations cost nothing but idle time (no `aheadLimit`: the offline
+   * summarizer), with room for as much again: past that it is prepared anew, so that the step that
+   * reaches the level does not find it too old after one more such stretch and compact inline. A paid
+   * summarizer is asked again only when the kept one no longer applies.
+   */
   const stillApplies = (messages: readonly Message[], ctx: StageContext): boolean => {
     const ready = slot.ready;
     if (ready === undefined) return false;
     const a = align(ready, messages, ctx);
-    return typeof a !== 'string' && contextTokens(onInput(ready, messages, a), ctx) <= ready.guardLine;
+    if (typeof a === 'string') return false;
+    const now = contextTokens(onInput(ready, messages, a), ctx);
+    // Unlimited: `aheadLimit` is at most 1,000 when set.
+    const again = slot.limit > 1000 ? now - contextTokens(ready.result.messages, ctx) : 0;
+    return now + again <= ready.guardLine;
   };
   const covers = (c: AheadCover | undefined, messages: readonly Message[], ctx: StageContext) =>
     c !== undefined && c.covers.length === messages.length && staleness(c, messages, ctx) === undefined;

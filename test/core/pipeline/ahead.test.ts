@@ -117,6 +117,42 @@ describe('pipeline.ahead', () => {
     expect(p.budget.level(step.estimate.after)).toBe('ok');
   });
 
+  /** Statuses of `ahead` after each step from warning to the compaction level, and the last run. */
+  async function aheadStatuses(summarizer: Summarizer) {
+    // A wide warning band (warning at 2,000 tokens, compaction at 4,000): the kept result grows by
+    // more than the guard line leaves it before the compaction level.
+    const p = pipelineWith(summarizer, { budget: { ...BUDGET, warningBuffer: 3000 } });
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    let run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    const statuses = [(await p.ahead({ messages: run.messages, state: run.state })).status];
+    let next = warm.next;
+    while (p.budget.level(run.estimate.after) === 'warn') {
+      run = await p.prepare({ messages: run.messages.concat(turn(next++)), state: run.state });
+      if (p.budget.level(run.estimate.before) !== 'warn') break;
+      statuses.push((await p.ahead({ messages: run.messages, state: run.state })).status);
+    }
+    return { statuses, run };
+  }
+
+  it('prepares again (offline) once what arrived since, as much again, would take the kept result over the guard line', async () => {
+    const s = countingSummarizer();
+    // Named as the offline summarizer: preparations are unlimited, they cost only idle time.
+    const { statuses, run } = await aheadStatuses({ ...s.summarizer, name: 'deterministic' });
+    expect(statuses[0]).toBe('prepared');
+    expect(statuses).toContain('ready');
+    expect(statuses.slice(1)).toContain('prepared');
+    expect(s.calls).toBe(statuses.filter((x) => x === 'prepared').length);
+    expect(sources(run).map((e) => e.source)).toEqual(['ahead']);
+  });
+
+  it('asks a paid summarizer again only when the kept result no longer applies', async () => {
+    const s = countingSummarizer();
+    const { statuses, run } = await aheadStatuses(s.summarizer);
+    expect(statuses).toEqual(['prepared', ...statuses.slice(1).map(() => 'ready')]);
+    expect(s.calls).toBe(1);
+    expect(sources(run).map((e) => e.source)).toEqual(['ahead']);
+  });
+
   it('discards the prepared summary and compacts inline when an old message was edited since', async () => {
     const s = countingSummarizer();
     const p = pipelineWith(s.summarizer);
