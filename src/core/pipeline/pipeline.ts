@@ -302,8 +302,10 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start(input);
       const captured = await captureCompactionInput(r, FLOWS[preset], preflight, resolved.guards);
       if (typeof captured === 'string') return { status: 'skipped', detail: captured };
-      // From the first preparation on, compaction reports say which summary they used.
+      // From the first preparation on, compaction reports say which summary they used, and the
+      // messages a compaction will read are read here, in the idle time, not in the steps.
       slot.active = true;
+      compactionStage!.ahead?.(captured.messages, captured.ctx);
       return runner.prepare(captured.messages, captured.ctx);
     },
     async admitToolResult(message, input = {}) {

@@ -153,6 +153,29 @@ describe('pipeline.ahead', () => {
     expect(sources(run).map((e) => e.source)).toEqual(['ahead']);
   });
 
+  it('reads the messages ahead between steps once preparations run there, and no longer in the steps', async () => {
+    let phase = 'step';
+    const reads: string[] = [];
+    const inner = createDeterministicSummarizer();
+    const summarizer: Summarizer = {
+      name: 'deterministic',
+      summarize: (request) => inner.summarize(request),
+      ahead: () => void reads.push(phase),
+    };
+    const p = pipelineWith(summarizer);
+    const warm = await growTo(p, 'warn', { messages: [], next: 0 });
+    let run = await p.prepare({ messages: warm.input, ...(warm.state ? { state: warm.state } : {}) });
+    // Above warning, with nothing prepared between steps: the step reads what arrived.
+    expect(reads).toEqual(['step']);
+    phase = 'idle';
+    await p.ahead({ messages: run.messages, state: run.state });
+    expect(reads).toEqual(['step', 'idle']);
+    phase = 'step';
+    run = await p.prepare({ messages: run.messages.concat(turn(warm.next)), state: run.state });
+    expect(p.budget.level(run.estimate.before)).toBe('warn');
+    expect(reads).toEqual(['step', 'idle']);
+  });
+
   it('discards the prepared summary and compacts inline when an old message was edited since', async () => {
     const s = countingSummarizer();
     const p = pipelineWith(s.summarizer);

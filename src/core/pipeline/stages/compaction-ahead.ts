@@ -304,7 +304,8 @@ export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
       );
     },
   };
-  if (stage.ahead) wrapped.ahead = stage.ahead.bind(stage);
+  // Reading ahead is left to the preparations once they run between steps (`pipeline.ahead`).
+  if (stage.ahead) wrapped.ahead = (messages, ctx) => slot.active || stage.ahead!(messages, ctx);
   if (stage.prepare) wrapped.prepare = stage.prepare.bind(stage);
   return wrapped;
 }
