@@ -104,8 +104,8 @@ try {
       [
         'tarball',
         `${files.length} files, ${(tarballBytes / 1024).toFixed(0)} KiB: ${topLevel.join(', ')}`,
-        'dist, README, LICENSE only',
-        topLevel.every((t) => ['dist', 'README.md', 'LICENSE', 'package.json'].includes(t)),
+        'dist, CHANGELOG, README, LICENSE only',
+        topLevel.every((t) => ['dist', 'CHANGELOG.md', 'README.md', 'LICENSE', 'package.json'].includes(t)),
       ],
     ];
     console.log(`ctxkit package figures (${process.version}, from the installed tarball)\n`);
