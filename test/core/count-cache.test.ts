@@ -69,6 +69,27 @@ describe('memoizeCounter', () => {
     expect(c.countMessage(user(big, { id: 'h' }))).toBe(3);
   });
 
+  it('counts another message on the same parts once, and an archived copy and its original once each', () => {
+    const inner = probe();
+    // Content keys off (the content is larger than an eighth of maxChars): only the object and parts
+    // layers can spare a count here.
+    const c = memoizeCounter(inner, { maxChars: 8 });
+    const m = toolResult('c1', 'read', 'x'.repeat(2_000), { id: 't1', meta: { kind: 'tool_result' } });
+    const n = c.countMessage(m);
+    expect(c.countMessage({ ...m, id: 'other', meta: { kind: 'tool_result' } })).toBe(n);
+    expect(inner.calls).toBe(1);
+    const archived: Message = { ...m, meta: { kind: 'tool_result_archived', agentVisible: false } };
+    for (let i = 0; i < 3; i++) {
+      expect(c.countMessage(archived)).toBe(0);
+      expect(c.countMessage(m)).toBe(n);
+    }
+    expect(inner.calls).toBe(2);
+    // Another role, name or meta entry on the same parts is counted on its own.
+    c.countMessage({ ...m, meta: { kind: 'tool_result', pinned: true } });
+    c.countMessage({ ...m, name: 'x' });
+    expect(inner.calls).toBe(4);
+  });
+
   it('counts again a message whose text was changed in place', () => {
     const c = memoizeCounter(probe());
     const m = user('short');

@@ -1,10 +1,13 @@
 /**
  * The counter every pipeline counts with: a count is computed once per content, not once per object.
  *
- * Two layers. Per message object (a `WeakMap`, gone with the message): the count with a shallow
- * picture of what it was computed from (role, name, `meta.agentVisible`, the parts array and each
- * part's type, name and content field), checked on every hit, so a message changed in place (a part's
- * text or output replaced, a part added, the message hidden) is counted again. Not seen: a value
+ * Two layers. Per message object, then per parts array (`WeakMap`s, gone with them): the count with a
+ * shallow picture of what it was computed from (role, name, meta and `meta.agentVisible`, the parts
+ * array and each part's type, name and content field), checked on every hit, so a message changed in
+ * place (a part's text or output replaced, a part added, the message hidden) is counted again.
+ * Another message object on the same parts (a stage's copy, a digest a later run hands out again)
+ * hits when its role, name and meta entries are the same; an archived copy and its original, which
+ * share their parts, keep one entry each per object. Not seen: a value
  * changed inside a tool call's `args` object (ctxkit never edits in place; stages build new
  * messages). Per content (a bounded map keyed by the message's JSON): a message rebuilt with the
  * same content (a stage's copy, a new run's input parsed again) is not counted again; a hidden
@@ -53,13 +56,29 @@ function picture(m: Message): unknown[] {
   return out;
 }
 
-/** `picture(m)` equals `seen`, without building it. */
+/** Same keys holding the same values (`===`): two meta objects a counter cannot tell apart. */
+function sameMeta(a: Message['meta'], b: Message['meta']): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+/**
+ * `picture(m)` equals `seen`, without building it; `seen` may be the picture of another message on
+ * the same parts array, whose meta is another object with the same entries.
+ */
 function unchanged(m: Message, seen: readonly unknown[]): boolean {
   const parts = m.parts;
   if (
     seen[0] !== m.role ||
     seen[1] !== m.name ||
-    seen[2] !== m.meta ||
+    !sameMeta(seen[2] as Message['meta'], m.meta) ||
     seen[3] !== m.meta?.agentVisible ||
     seen[4] !== parts ||
     seen[5] !== parts.length
@@ -102,6 +121,7 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
   if ((counter as { memoized?: boolean }).memoized) return counter;
   const maxChars = options.maxChars ?? 4_000_000;
   const byObject = new WeakMap<Message, { count: number; seen: unknown[] }>();
+  const byParts = new WeakMap<Message['parts'], { count: number; seen: unknown[] }>();
   const messages = contentMap(maxChars);
   const texts = contentMap(maxChars);
   return {
@@ -118,6 +138,13 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
     countMessage(message) {
       const hit = byObject.get(message);
       if (hit && unchanged(message, hit.seen)) return hit.count;
+      // Another message object on the same parts (a stage's copy, a digest a later run hands out
+      // again): the same count when its role, name and meta entries are the same too.
+      const shared = byParts.get(message.parts);
+      if (shared && unchanged(message, shared.seen)) {
+        byObject.set(message, shared);
+        return shared.count;
+      }
       // A hidden message (an archived result) is not keyed by its content: the counters count it 0
       // at once, and its JSON would cost what counting the visible original did.
       const key =
@@ -128,7 +155,9 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
         n = counter.countMessage(message);
         if (key) messages.set(key, n);
       }
-      byObject.set(message, { count: n, seen: picture(message) });
+      const entry = { count: n, seen: picture(message) };
+      byObject.set(message, entry);
+      byParts.set(message.parts, entry);
       return n;
     },
   } as TokenCounter;

@@ -53,6 +53,34 @@ describe('createToolArchiving (sync, heuristic)', () => {
     ]);
   });
 
+  it('hands out the same archived copy and summary parts when a later run archives the same result', async () => {
+    // The default preset can refuse an archiving (it grew the context) and run it again next step, and
+    // a preparation between steps runs it on the context the step extends: the work is done once.
+    const input = history(12);
+    const first = await stage.run(input, makeCtx());
+    const again = await stage.run([...input, user('next', { id: 'u1' })], makeCtx());
+    expect(again.messages[2]).toBe(first.messages[2]);
+    const summaries = (r: typeof first) => r.messages.filter((m) => m.meta?.kind === 'tool_summary');
+    expect(summaries(again).map((m) => m.parts)).toEqual(summaries(first).map((m) => m.parts));
+    summaries(again).forEach((m, i) => {
+      expect(m.parts).toBe(summaries(first)[i]!.parts);
+    });
+    // The same result (no name of its own) answering a call now named otherwise is summarized anew.
+    const t1: Message = {
+      id: 't1',
+      role: 'tool',
+      parts: [{ type: 'tool-result', callId: 'c1', output: 'x' }],
+    };
+    const named = (name: string) =>
+      input.map((m) =>
+        m.id === 'a1' ? assistant('', [toolCall('c1', name)], { id: 'a1' }) : m.id === 't1' ? t1 : m,
+      );
+    for (const name of ['bash', 'sh'])
+      expect(messageText(summaries(await stage.run(named(name), makeCtx()))[0]!)).toContain(
+        `Tool: ${name}\n`,
+      );
+  });
+
   it('keeps userVisible as it was', async () => {
     const r = await stage.run(history(11, undefined, { 1: { userVisible: false } }), makeCtx());
     expect(r.messages[2]!.meta).toEqual({

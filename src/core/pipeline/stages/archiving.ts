@@ -126,16 +126,29 @@ function archivable(
   return true;
 }
 
-/** The archived copy: hidden from the agent, userVisible unchanged. */
+// A result is archived by many pre-flights: the default preset's growth refusal throws an archiving
+// away and the next step runs it again, and a preparation between steps (`pipeline.ahead`) runs it on
+// the context the step will extend. Messages are immutable once handed over, so the archived copy is
+// made once per message and the heuristic summary once per message and tool name: later runs hand out
+// the same objects, whose counts and digests are kept.
+const archivedCopies = new WeakMap<Message, Message>();
+const heuristicParts = new WeakMap<Message, { name: string; parts: Message['parts'] }>();
+
+/** The archived copy: hidden from the agent, userVisible unchanged (one object per message). */
 export function archiveToolResult(m: Message): Message {
-  return { ...m, meta: { ...m.meta, agentVisible: false, kind: 'tool_result_archived' } };
+  let copy = archivedCopies.get(m);
+  if (!copy) {
+    copy = { ...m, meta: { ...m.meta, agentVisible: false, kind: 'tool_result_archived' } };
+    archivedCopies.set(m, copy);
+  }
+  return copy;
 }
 
-function summaryMessage(id: string, text: string): Message {
+function summaryMessage(id: string, text: string | Message['parts']): Message {
   return {
     id,
     role: 'user',
-    parts: [{ type: 'text', text }],
+    parts: typeof text === 'string' ? [{ type: 'text', text }] : text,
     meta: { kind: 'tool_summary', agentVisible: true, userVisible: false },
   };
 }
@@ -259,7 +272,7 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
 
       for (const group of groups) {
         const items = group.map((i) => itemOf(messages[i]!, calls));
-        let text: string;
+        let text: string | Message['parts'];
         if (variant === 'sync') {
           const item = items[0]!;
           const llm = await ask(() => ({
@@ -267,10 +280,19 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
             messages: [clippedCopy(messages[group[0]!]!, item, d.llmInputRunes)],
             maxOutputChars: d.llmOutputRunes,
           }));
-          text = toolSummaryText(
-            item,
-            llm !== undefined ? trimRunes(llm, d.llmOutputRunes) : heuristicToolSummary(item),
-          );
+          if (llm !== undefined) text = toolSummaryText(item, trimRunes(llm, d.llmOutputRunes));
+          else {
+            const m = messages[group[0]!]!;
+            let kept = heuristicParts.get(m);
+            if (kept?.name !== item.name) {
+              kept = {
+                name: item.name,
+                parts: [{ type: 'text', text: toolSummaryText(item, heuristicToolSummary(item)) }],
+              };
+              heuristicParts.set(m, kept);
+            }
+            text = kept.parts;
+          }
         } else {
           const llm = await ask(() => ({
             purpose: 'tool-batch',
