@@ -71,8 +71,10 @@ export function chainDigest(messages: readonly Message[], count = messages.lengt
     from = c;
   }
   let hash = from?.hash ?? HASH_START;
+  // The separator and the digest hashed one after the other: the same hash as their concatenation,
+  // without a short-lived joined string per message.
   for (let i = from?.refs.length ?? 0; i < count; i++)
-    hash = hashMore(hash, (i > 0 ? '|' : '') + digestOf(messages[i]!));
+    hash = hashMore(i > 0 ? hashMore(hash, '|') : hash, digestOf(messages[i]!));
   if (from?.refs.length !== count) {
     recentChains.unshift({ refs: messages.slice(0, count), hash });
     if (recentChains.length > 4) recentChains.pop();
