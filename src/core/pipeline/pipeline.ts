@@ -6,10 +6,8 @@
 import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import { CtxError } from '../errors.ts';
 import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
-import { messageDigest } from '../messages/digest.ts';
 import { messageSchema, parseWith, quickValidMessage } from '../messages/schema.ts';
 import type { Dialect, Message, ToolDefinition } from '../messages/types.ts';
-import { toModelView } from '../messages/visibility.ts';
 import {
   type BlobStore,
   type Clock,
@@ -308,12 +306,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       // messages a compaction will read are read here, in the idle time, not in the steps.
       slot.active = true;
       compactionStage!.ahead?.(captured.messages, captured.ctx);
-      // What the next step will send of these messages (archived results' stubs, digests the warning
-      // stages wrote) is counted and digested here too: the step finds both kept.
-      for (const m of toModelView(captured.messages)) {
-        counter.countMessage(m);
-        messageDigest(m);
-      }
+      preflight.archiving?.ahead?.(captured.messages, captured.ctx);
       return runner.prepare(captured.messages, captured.ctx);
     },
     async admitToolResult(message, input = {}) {

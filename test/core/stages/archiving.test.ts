@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createKosmokratorCounter, memoizeCounter } from '../../../src/core/index.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import { messageText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
@@ -79,6 +80,31 @@ describe('createToolArchiving (sync, heuristic)', () => {
       expect(messageText(summaries(await stage.run(named(name), makeCtx()))[0]!)).toContain(
         `Tool: ${name}\n`,
       );
+  });
+
+  it('makes, counts and digests ahead what archiving will hand out: the step counts none of it again', async () => {
+    let calls = 0;
+    const inner = createKosmokratorCounter();
+    const counter = memoizeCounter({
+      ...inner,
+      countMessage: (m) => {
+        calls++;
+        return inner.countMessage(m);
+      },
+    });
+    const ctx = makeCtx({ counter });
+    const input = history(14);
+    for (const m of input) counter.countMessage(m);
+    stage.ahead!(input.slice(0, -4), ctx); // between steps, before the last two calls and results
+    const afterAhead = calls;
+    const r = await stage.run(input, ctx);
+    for (const m of toModelView(r.messages)) counter.countMessage(m);
+    // The four oldest results are archived: their copies, summaries and stubs were all made ahead.
+    expect(r.messages.filter((m) => m.meta?.kind === 'tool_result_archived')).toHaveLength(4);
+    expect(calls).toBe(afterAhead);
+    const off = createToolArchiving({ strategy: 'heuristic', cutoff: 10, variant: 'batch' });
+    off.ahead!(input, ctx);
+    expect(calls).toBe(afterAhead);
   });
 
   it('keeps userVisible as it was', async () => {

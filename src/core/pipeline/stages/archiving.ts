@@ -11,8 +11,10 @@
  * Also exports 003 §5.6's `compactToolResultsInRecent` digest, used by compaction.
  */
 import * as z from 'zod/mini';
+import { messageDigest } from '../../messages/digest.ts';
 import { outputText } from '../../messages/text.ts';
 import type { Message, ToolCallPart } from '../../messages/types.ts';
+import { toModelView } from '../../messages/visibility.ts';
 import type { IdGenerator, SummarizeRequest } from '../../ports.ts';
 import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
 import { LIMITS } from '../limits.ts';
@@ -144,6 +146,19 @@ export function archiveToolResult(m: Message): Message {
   return copy;
 }
 
+/** The heuristic summary of `m` as the parts of its summary message (one array per message and tool name). */
+function summaryParts(m: Message, item: ToolItem): Message['parts'] {
+  let kept = heuristicParts.get(m);
+  if (kept?.name !== item.name) {
+    kept = {
+      name: item.name,
+      parts: [{ type: 'text', text: toolSummaryText(item, heuristicToolSummary(item)) }],
+    };
+    heuristicParts.set(m, kept);
+  }
+  return kept.parts;
+}
+
 function summaryMessage(id: string, text: string | Message['parts']): Message {
   return {
     id,
@@ -225,6 +240,26 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
 
   return {
     name,
+    // Between steps (`pipeline.ahead`): what archiving any visible result will hand out — its archived
+    // copy, its summary (heuristic, one per result) and the stub sent in its place — made, counted and
+    // digested now, so that the step that archives dozens of results at once finds them all kept.
+    ahead(messages, ctx) {
+      if (cutoff <= 0 || strategy !== 'heuristic' || variant !== 'sync') return;
+      const calls = indexToolCalls(messages);
+      const view = messages.map((m) => {
+        if (!visibleTool(m) || !archivable(m, calls, ctx.excludeTools)) return m;
+        const summary = summaryMessage('', summaryParts(m, itemOf(m, calls)));
+        const copy = archiveToolResult(m);
+        ctx.counter.countMessage(summary);
+        ctx.counter.countMessage(copy);
+        messageDigest(summary);
+        return copy;
+      });
+      for (const m of toModelView(view)) {
+        ctx.counter.countMessage(m);
+        messageDigest(m);
+      }
+    },
     async run(messages: readonly Message[], ctx: StageContext): Promise<StageResult> {
       if (cutoff <= 0 || strategy === 'off') return noop(name, messages, ctx, 'disabled');
       let visible = 0;
@@ -280,19 +315,10 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
             messages: [clippedCopy(messages[group[0]!]!, item, d.llmInputRunes)],
             maxOutputChars: d.llmOutputRunes,
           }));
-          if (llm !== undefined) text = toolSummaryText(item, trimRunes(llm, d.llmOutputRunes));
-          else {
-            const m = messages[group[0]!]!;
-            let kept = heuristicParts.get(m);
-            if (kept?.name !== item.name) {
-              kept = {
-                name: item.name,
-                parts: [{ type: 'text', text: toolSummaryText(item, heuristicToolSummary(item)) }],
-              };
-              heuristicParts.set(m, kept);
-            }
-            text = kept.parts;
-          }
+          text =
+            llm !== undefined
+              ? toolSummaryText(item, trimRunes(llm, d.llmOutputRunes))
+              : summaryParts(messages[group[0]!]!, item);
         } else {
           const llm = await ask(() => ({
             purpose: 'tool-batch',
