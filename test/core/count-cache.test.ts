@@ -90,6 +90,55 @@ describe('memoizeCounter', () => {
     expect(inner.calls).toBe(4);
   });
 
+  it('keys large content apart from the rest of the message, without two contents sharing a key', () => {
+    // A counter whose count is a hash of the message's JSON: any two contents count differently.
+    let calls = 0;
+    const byJson: TokenCounter = {
+      name: 'json-hash',
+      countText: (t) => t.length,
+      countMessage: (m) => {
+        calls++;
+        const json = JSON.stringify([m.role, m.name, m.meta, m.parts]);
+        let h = 0;
+        for (let i = 0; i < json.length; i++) h = (Math.imul(h, 31) + json.charCodeAt(i)) >>> 0;
+        return h;
+      },
+    };
+    const c = memoizeCounter(byJson);
+    const big = 'line\n'.repeat(400);
+    const result = (callId: string, output: string, extra: Part[] = []): Message => ({
+      id: 'm',
+      role: 'tool',
+      parts: [...extra, { type: 'tool-result', callId, output }],
+    });
+    const variants: Message[] = [
+      result('a', big),
+      result('ab', big),
+      result('a', `${big}x`),
+      result('a', big, [{ type: 'text', text: 'note' }]),
+      result('a', 'short', [{ type: 'text', text: big }]),
+      { ...result('a', big), meta: { kind: 'tool_result' } },
+      { id: 'm', role: 'user', parts: [{ type: 'text', text: big }] },
+      { id: 'm', role: 'user', parts: [{ type: 'reasoning', text: big }] },
+      { id: 'm', role: 'user', parts: [{ type: 'image', data: big, mediaType: 'image/png' }] },
+      { id: 'm', role: 'user', parts: [{ type: 'image', url: big }] },
+      // The same parts but for which one holds the large output (the other holds null).
+      result('b', big, [{ type: 'tool-result', callId: 'a', output: null }]),
+      {
+        ...result('b', null as unknown as string),
+        parts: [
+          { type: 'tool-result', callId: 'a', output: big },
+          { type: 'tool-result', callId: 'b', output: null },
+        ],
+      },
+    ];
+    for (const m of variants) expect(c.countMessage(m)).toBe(byJson.countMessage(m));
+    // Each rebuilt copy is found by its content: no count past the first of each.
+    calls = 0;
+    for (const m of variants) expect(c.countMessage(structuredClone(m))).toBe(byJson.countMessage(m));
+    expect(calls).toBe(variants.length);
+  });
+
   it('counts again a message whose text was changed in place', () => {
     const c = memoizeCounter(probe());
     const m = user('short');

@@ -45,6 +45,47 @@ function content(p: Part): unknown {
   }
 }
 
+/** The name of the field `content` reads. */
+function contentField(p: Part): string {
+  switch (p.type) {
+    case 'text':
+    case 'reasoning':
+      return 'text';
+    case 'tool-result':
+      return 'output';
+    case 'opaque':
+      return 'value';
+    case 'image':
+      return p.data === undefined ? 'url' : 'data';
+    default:
+      return '';
+  }
+}
+
+/**
+ * A message's content key: its JSON, except that the longest string it holds (a large tool output),
+ * when it has 1,024 characters or more, is left out of the JSON (`null` in its place, its part's
+ * index after the parts) and appended after a NUL as it is. Serializing such a string (escaping every
+ * line break of a 70 KB output) costs more than joining it; the key still holds the whole content, and
+ * a JSON text ends where its brackets close, so no two contents share a key.
+ */
+function contentKey(m: Message): string {
+  let at = -1;
+  let longest = '';
+  m.parts.forEach((p, i) => {
+    const c = (p as unknown as Record<string, unknown>)[contentField(p)];
+    if (typeof c === 'string' && c.length > longest.length) {
+      longest = c;
+      at = i;
+    }
+  });
+  const head = [m.role, m.name ?? null, m.meta ?? null];
+  if (longest.length < 1024) return JSON.stringify([...head, m.parts]);
+  const parts: unknown[] = m.parts.slice();
+  parts[at] = { ...m.parts[at], [contentField(m.parts[at]!)]: null };
+  return `${JSON.stringify([...head, parts, at])}\u0000${longest}`;
+}
+
 /**
  * What a message's count was computed from, flattened in a fixed order and compared with `===`: the
  * role, name, meta object and its `agentVisible`, the parts array, its length, and per part the part,
@@ -147,9 +188,7 @@ export function memoizeCounter(counter: TokenCounter, options: CountCacheOptions
       }
       // A hidden message (an archived result) is not keyed by its content: the counters count it 0
       // at once, and its JSON would cost what counting the visible original did.
-      const key =
-        message.meta?.agentVisible !== false &&
-        JSON.stringify([message.role, message.name ?? null, message.meta ?? null, message.parts]);
+      const key = message.meta?.agentVisible !== false && contentKey(message);
       let n = key ? messages.get(key) : undefined;
       if (n === undefined) {
         n = counter.countMessage(message);
