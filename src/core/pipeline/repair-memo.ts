@@ -1,6 +1,7 @@
 /**
  * Invariant repair that costs work in the new messages only. When the previous input needed no repair
- * and left no call open, and the new input extends it, the new input needs a repair only if the new
+ * and left no call open, and the new input extends it (some of its messages possibly replaced by copies
+ * that differ in tool output only), the new input needs a repair only if the new
  * messages need one on their own (a result for an old call would be an orphan there, so it is caught),
  * or — for Anthropic — reuse a call id of the prefix, or bring a late system message (where the
  * dialect forbids one). Otherwise it is
@@ -8,7 +9,7 @@
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { type RepairOptions, type RepairResult, repairMessages } from '../invariants/repair.ts';
-import type { Message } from '../messages/types.ts';
+import type { Message, Part } from '../messages/types.ts';
 
 export type Repairer = (messages: readonly Message[], options: RepairOptions) => RepairResult;
 
@@ -19,9 +20,36 @@ interface Clean {
   hasNonSystem: boolean;
 }
 
+/**
+ * Repair reads no tool output: a result part that differs from another in its output (and content
+ * parts) only — dedup's and pruning's markers, a truncated output, an archived result's stub — gets
+ * the same decisions, and so does a message whose parts are all the same or such results.
+ */
+function sameButOutput(a: Part, b: Part): boolean {
+  return (
+    a === b ||
+    (a.type === 'tool-result' &&
+      b.type === 'tool-result' &&
+      a.callId === b.callId &&
+      a.name === b.name &&
+      a.isError === b.isError &&
+      a.denied === b.denied &&
+      a.extra === b.extra &&
+      a.provider === b.provider)
+  );
+}
+
+function sameShape(a: Message, b: Message): boolean {
+  if (a.role !== b.role || a.parts.length !== b.parts.length) return false;
+  for (let i = 0; i < a.parts.length; i++) if (!sameButOutput(a.parts[i]!, b.parts[i]!)) return false;
+  return true;
+}
+
+/** `input` is `previous` with messages added after it, some of its messages replaced by `sameShape` copies. */
 function extendsPrefix(input: readonly Message[], previous: readonly Message[]): boolean {
   if (input.length < previous.length) return false;
-  for (let i = previous.length - 1; i >= 0; i--) if (input[i] !== previous[i]) return false;
+  for (let i = previous.length - 1; i >= 0; i--)
+    if (input[i] !== previous[i] && !sameShape(input[i]!, previous[i]!)) return false;
   return true;
 }
 
@@ -40,7 +68,10 @@ export function createRepairMemo(): Repairer {
     const last = clean.get(key);
     if (last && extendsPrefix(messages, last.input)) {
       const added = messages.slice(last.input.length);
-      if (added.length === 0) return { messages: messages as Message[], repairs: [] };
+      if (added.length === 0) {
+        clean.set(key, { ...last, input: messages });
+        return { messages: messages as Message[], repairs: [] };
+      }
       // Gemini checks that a function call turn follows a user turn: give the new messages the role
       // they follow (a placeholder user turn when the prefix ends with one, never returned).
       const tail = last.input.at(-1)?.role;

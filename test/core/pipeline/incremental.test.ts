@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
+import { type RepairOptions, repairMessages } from '../../../src/core/invariants/repair.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import {
@@ -11,6 +13,7 @@ import { createRepairMemo } from '../../../src/core/pipeline/repair-memo.ts';
 import { INITIAL_STATE, type Stage, type StageContext } from '../../../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
+import { historyArb } from '../../support/arbitraries.ts';
 
 const ctx: StageContext = {
   counter: createChars4Counter(),
@@ -130,6 +133,40 @@ describe('createRepairMemo', () => {
       user('go on', { id: 'u2' }),
     ];
     expect(repair(next, {}).repairs.map((r) => r.kind)).toEqual(['synthesized-result']);
+  });
+
+  it('gives what a full repair gives when results of the clean prefix were given other outputs (dedup, pruning, truncation, stubs)', () => {
+    fc.assert(
+      fc.property(
+        historyArb({ maxTurns: 6 }),
+        historyArb({ maxTurns: 2 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(3)), { maxLength: 8 }),
+        fc.constantFrom<RepairOptions['dialect']>(undefined, 'openai', 'anthropic', 'responses', 'gemini'),
+        (h, more, edits, dialect) => {
+          const options = dialect ? { dialect } : { allowPendingCalls: true };
+          const repair = createRepairMemo();
+          repair(h.messages, options);
+          const next = h.messages.slice();
+          for (const [at, how] of edits) {
+            const i = at % next.length;
+            const m = next[i]!;
+            const parts = m.parts.map((p) => {
+              if (p.type !== 'tool-result') return p;
+              // 0–1: another output (what the stages do); 2: another call id; 3: no longer an error.
+              if (how <= 1) return { ...p, output: how === 0 ? '[Superseded]' : '' };
+              return how === 2 ? { ...p, callId: `${p.callId}x` } : { ...p, isError: !p.isError };
+            });
+            next[i] = { ...m, parts };
+          }
+          next.push(...more.messages);
+          const memo = repair(next, options);
+          const full = repairMessages(next, options);
+          expect(memo.repairs).toEqual(full.repairs);
+          expect(memo.messages).toEqual(full.messages);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('renames a call id reused after the prefix when the dialect is anthropic', () => {
