@@ -40,6 +40,7 @@ export function prefixStable(stage: Stage, watch: AffectsPredicate | PrefixWatch
   let last: { input: readonly Message[]; excludeTools: ReadonlySet<string> } | undefined;
   return {
     name: stage.name,
+    ...(stage.ahead && { ahead: stage.ahead }),
     async run(input: readonly Message[], ctx: StageContext): Promise<StageResult> {
       if (last && last.excludeTools === ctx.excludeTools && extendsPrefix(input, last.input)) {
         const previousLength = last.input.length;

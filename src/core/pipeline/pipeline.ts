@@ -300,6 +300,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     async ahead(input) {
       if (!runner) return { status: 'skipped', detail: `preset ${preset} prepares no compaction ahead` };
       const r = start(input);
+      // At any level: the outputs that the next user message makes historical are cut now.
+      preflight.historicalTruncation?.ahead?.(r.messages, r.context);
       const captured = await captureCompactionInput(r, FLOWS[preset], preflight, resolved.guards);
       if (typeof captured === 'string') return { status: 'skipped', detail: captured };
       // From the first preparation on, compaction reports say which summary they used, and the

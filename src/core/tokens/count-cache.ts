@@ -45,29 +45,15 @@ function content(p: Part): unknown {
   }
 }
 
-/** The name of the field `content` reads. */
-function contentField(p: Part): string {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-      return 'text';
-    case 'tool-result':
-      return 'output';
-    case 'opaque':
-      return 'value';
-    case 'image':
-      return p.data === undefined ? 'url' : 'data';
-    default:
-      return '';
-  }
-}
+/** The field holding a part's text, when it has one (a tool output that is text included). */
+const contentField = (p: Part) => (p.type === 'tool-result' ? 'output' : 'text');
 
 /**
- * A message's content key: its JSON, except that the longest string it holds (a large tool output),
- * when it has 1,024 characters or more, is left out of the JSON (`null` in its place, its part's
- * index after the parts) and appended after a NUL as it is. Serializing such a string (escaping every
- * line break of a 70 KB output) costs more than joining it; the key still holds the whole content, and
- * a JSON text ends where its brackets close, so no two contents share a key.
+ * A message's content key: its JSON, except that the longest text it holds (a part's `text` or a
+ * tool's `output`), when it has 1,024 characters or more, is left out of the JSON (`null` in its place,
+ * its part's index after the parts) and appended after a NUL as it is. Serializing such a string
+ * (escaping every line break of a 70 KB output) costs more than joining it; the key still holds the
+ * whole content, and a JSON text ends where its brackets close, so no two contents share a key.
  */
 function contentKey(m: Message): string {
   let at = -1;

@@ -10,7 +10,8 @@
  * Lengths are code points (Python `len`). Pinned messages and `excludeTools` results are left alone.
  */
 import * as z from 'zod/mini';
-import type { Message, ToolResultPart } from '../../messages/types.ts';
+import { messageDigest } from '../../messages/digest.ts';
+import type { Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
@@ -73,15 +74,38 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
   const protectLast = o.protectLast ?? d.protectLast;
   const name = 'historical-truncation';
 
-  /** Per part: the new output, or null to leave it (parts are never mutated). */
-  const cache = new WeakMap<ToolResultPart, string | null>();
-  function cut(part: ToolResultPart): string | undefined {
-    let r = cache.get(part);
+  // A part is cut once (null: left as it is; parts are never mutated), and a message once per set of cut parts: the run that makes an output
+  // historical, and the preparation between steps that does it ahead (`ahead`), hand out the same
+  // objects, whose counts and digests are kept.
+  const cuts = new WeakMap<ToolResultPart, ToolResultPart | null>();
+  function cut(part: ToolResultPart): ToolResultPart | undefined {
+    let r = cuts.get(part);
     if (r === undefined) {
-      r = compute(part) ?? null;
-      cache.set(part, r);
+      const output = compute(part);
+      r = output === undefined ? null : { ...part, output };
+      cuts.set(part, r);
     }
     return r ?? undefined;
+  }
+  const copies = new WeakMap<Message, Message>();
+  /** `m` with its cuttable results cut, or undefined when it has none. */
+  function cutMessage(
+    m: Message,
+    calls: ReadonlyMap<string, ToolCallPart>,
+    ctx: Pick<StageContext, 'excludeTools'>,
+  ): Message | undefined {
+    if (m.meta?.agentVisible === false) return undefined;
+    const replaced = new Map<number, ToolResultPart>();
+    m.parts.forEach((p, pi) => {
+      const next = p.type === 'tool-result' && !isUntouchable(m, p, calls, ctx) ? cut(p) : undefined;
+      if (next) replaced.set(pi, next);
+    });
+    if (replaced.size === 0) return undefined;
+    const kept = copies.get(m);
+    if (kept?.parts.every((p, i) => p === (replaced.get(i) ?? m.parts[i]))) return kept;
+    const next = replaceParts(m, replaced);
+    copies.set(m, next);
+    return next;
   }
 
   function compute(part: ToolResultPart): string | undefined {
@@ -98,30 +122,36 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
     return headCodePoints(text, maxChars) + coCliTruncationMarker(len);
   }
 
+  const boundaryOf = (messages: readonly Message[]) =>
+    mode === 'cowagent' ? lastUserTextIndex(messages) : Math.max(0, messages.length - protectLast);
+
   return {
     name,
+    // Between steps: the outputs not historical yet (after the last user text), cut, counted and
+    // digested now, so that the step a user message makes them historical finds them kept.
+    ahead(messages, ctx) {
+      if (maxChars <= 0) return;
+      const calls = indexToolCalls(messages);
+      for (let i = Math.max(0, boundaryOf(messages)); i < messages.length; i++) {
+        const next = cutMessage(messages[i]!, calls, ctx);
+        if (next) {
+          ctx.counter.countMessage(next);
+          messageDigest(next);
+        }
+      }
+    },
     run(messages: readonly Message[], ctx: StageContext): StageResult {
       if (maxChars <= 0) return noop(name, messages, ctx, 'disabled');
-      const boundary =
-        mode === 'cowagent' ? lastUserTextIndex(messages) : Math.max(0, messages.length - protectLast);
+      const boundary = boundaryOf(messages);
       if (boundary <= 0) return noop(name, messages, ctx, 'no historical tool results');
       const calls = indexToolCalls(messages);
       let output: Message[] | undefined;
       const journal: JournalEntry[] = [];
       for (let i = 0; i < boundary; i++) {
         const m = messages[i]!;
-        if (m.meta?.agentVisible === false) continue;
-        let replaced: Map<number, ToolResultPart> | undefined;
-        m.parts.forEach((p, pi) => {
-          if (p.type !== 'tool-result' || isUntouchable(m, p, calls, ctx)) return;
-          const next = cut(p);
-          if (next === undefined) return;
-          replaced ??= new Map();
-          replaced.set(pi, { ...p, output: next });
-        });
-        if (!replaced) continue;
+        const next = cutMessage(m, calls, ctx);
+        if (!next) continue;
         output ??= messages.slice();
-        const next = replaceParts(m, replaced);
         output[i] = next;
         journal.push({
           stage: name,
