@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createKosmokratorCounter, memoizeCounter } from '../../../src/core/index.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import { messageText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
@@ -10,7 +9,7 @@ import {
   heuristicToolSummary,
 } from '../../../src/core/pipeline/stages/archiving.ts';
 import { sequentialIds } from '../../../src/core/ports.ts';
-import { fakeSummarizer, frozen, makeCtx } from './cheap-helpers.ts';
+import { countingCtx, fakeSummarizer, frozen, makeCtx } from './cheap-helpers.ts';
 
 /** `count` calls, each answered by its own tool message. */
 function history(
@@ -83,28 +82,20 @@ describe('createToolArchiving (sync, heuristic)', () => {
   });
 
   it('makes, counts and digests ahead what archiving will hand out: the step counts none of it again', async () => {
-    let calls = 0;
-    const inner = createKosmokratorCounter();
-    const counter = memoizeCounter({
-      ...inner,
-      countMessage: (m) => {
-        calls++;
-        return inner.countMessage(m);
-      },
-    });
-    const ctx = makeCtx({ counter });
+    const { ctx, calls } = countingCtx();
+    const counter = ctx.counter;
     const input = history(14);
     for (const m of input) counter.countMessage(m);
     stage.ahead!(input.slice(0, -4), ctx); // between steps, before the last two calls and results
-    const afterAhead = calls;
+    const afterAhead = calls();
     const r = await stage.run(input, ctx);
     for (const m of toModelView(r.messages)) counter.countMessage(m);
     // The four oldest results are archived: their copies, summaries and stubs were all made ahead.
     expect(r.messages.filter((m) => m.meta?.kind === 'tool_result_archived')).toHaveLength(4);
-    expect(calls).toBe(afterAhead);
+    expect(calls()).toBe(afterAhead);
     const off = createToolArchiving({ strategy: 'heuristic', cutoff: 10, variant: 'batch' });
     off.ahead!(input, ctx);
-    expect(calls).toBe(afterAhead);
+    expect(calls()).toBe(afterAhead);
   });
 
   it('keeps userVisible as it was', async () => {

@@ -50,6 +50,23 @@ export function makeCtx(overrides: Partial<StageContext> & { blobs?: BlobStore }
   };
 }
 
+/**
+ * A stage context whose memoized counter counts the messages it could not answer from its memo
+ * (`calls()`): a test of what a stage makes ahead checks that the step counts none of it again.
+ */
+export function countingCtx(): { ctx: StageContext; calls: () => number } {
+  let calls = 0;
+  const inner = createKosmokratorCounter();
+  const counter = memoizeCounter({
+    ...inner,
+    countMessage: (m) => {
+      calls++;
+      return inner.countMessage(m);
+    },
+  });
+  return { ctx: makeCtx({ counter }), calls: () => calls };
+}
+
 /** Output text of the first tool-result part of a message. */
 export function out(message: Message | undefined): string {
   const part = message?.parts.find((p) => p.type === 'tool-result');

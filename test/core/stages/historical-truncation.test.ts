@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isCtxError } from '../../../src/core/errors.ts';
-import { createKosmokratorCounter, memoizeCounter } from '../../../src/core/index.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { JsonValue, Message } from '../../../src/core/messages/types.ts';
 import { prefixStable } from '../../../src/core/pipeline/incremental.ts';
 import { createHistoricalTruncation } from '../../../src/core/pipeline/stages/historical-truncation.ts';
 import { pyJsonDumps } from '../../../src/core/tokens/py-json.ts';
-import { deepFreeze, frozen, makeCtx, out } from './cheap-helpers.ts';
+import { countingCtx, deepFreeze, frozen, makeCtx, out } from './cheap-helpers.ts';
 
 const turn = (id: string, output: string | JsonValue, name = 'bash'): Message[] => [
   assistant('', [toolCall(id, name)], { id: `a_${id}` }),
@@ -34,35 +33,27 @@ describe('createHistoricalTruncation (cowagent)', () => {
   });
 
   it('cuts ahead what the next user message makes historical: the step hands out that copy, counted once', () => {
-    let calls = 0;
-    const inner = createKosmokratorCounter();
-    const counter = memoizeCounter({
-      ...inner,
-      countMessage: (m) => {
-        calls++;
-        return inner.countMessage(m);
-      },
-    });
-    const ctx = makeCtx({ counter });
+    const { ctx, calls } = countingCtx();
+    const counter = ctx.counter;
     const current = frozen([user('q1'), ...turn('c1', 'x'.repeat(25000)), ...turn('c2', 'short')]);
     const wrapped = prefixStable(stage, () => true);
     wrapped.ahead!(current, ctx); // between steps: c1 is not historical yet
     const next = [...current, user('q2', { id: 'u2' })];
     for (const m of next) counter.countMessage(m); // the step counts its input first
-    const before = calls;
+    const before = calls();
     const r = stage.run(next, ctx);
     expect(out(r.messages[2])).toBe(
       `${'x'.repeat(25000).slice(0, 20000)}\n\n[Historical output truncated: 25000 -> 20000 chars]`,
     );
-    expect(calls).toBe(before); // the cut copy was counted ahead, and is the object handed out now
+    expect(calls()).toBe(before); // the cut copy was counted ahead, and is the object handed out now
     expect(stage.run([...current, user('q3', { id: 'u3' })], ctx).messages[2]).toBe(r.messages[2]);
     // Only what is not historical yet: a result before the last user text is left to the run.
     const historical = frozen([user('q1'), ...turn('c9', 'y'.repeat(25000)), user('q2')]);
     stage.ahead!(historical, ctx);
     for (const m of historical) counter.countMessage(m);
-    const n = calls;
+    const n = calls();
     stage.run(historical, ctx);
-    expect(calls).toBeGreaterThan(n);
+    expect(calls()).toBeGreaterThan(n);
   });
 
   it('returns the input itself when a result is exactly 20000 chars', () => {
