@@ -49,6 +49,7 @@ export * from './pipeline/stages/overflow.ts';
 export * from './pipeline/stages/overflow-errors.ts';
 export * from './pipeline/stages/overflow-limit.ts';
 export * from './pipeline/stages/pruning.ts';
+export * from './pipeline/stages/recent-digest.ts';
 export * from './pipeline/stages/sliding-window.ts';
 export * from './pipeline/stages/tiancai-compaction.ts';
 export * from './pipeline/types.ts';

@@ -8,14 +8,13 @@
  * Summaries come from `ctx.summarizer` (`llm`, purpose `tool-result` / `tool-batch`, any error or empty
  * answer → heuristic), from the heuristic, or not at all (`off`). `toModelView()` replaces an archived
  * result whose call is still visible by a stub, so pairing survives.
- * Also exports 003 §5.6's `compactToolResultsInRecent` digest, used by compaction.
+ * 003 §5.6's `compactToolResultsInRecent` digest, used by compaction, is in recent-digest.ts.
  */
 import * as z from 'zod/mini';
 import { messageDigest } from '../../messages/digest.ts';
-import { outputText } from '../../messages/text.ts';
-import type { Message, ToolCallPart } from '../../messages/types.ts';
+import type { Message } from '../../messages/types.ts';
 import { toModelView } from '../../messages/visibility.ts';
-import type { IdGenerator, SummarizeRequest } from '../../ports.ts';
+import type { SummarizeRequest } from '../../ports.ts';
 import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
@@ -24,10 +23,10 @@ import {
   indexToolCalls,
   noop,
   parseOptions,
-  resultToolName,
   SESSION_LOG_LOCATION,
   sessionLogRecover,
 } from './stage-kit.ts';
+import { archivable, itemOf, status, summaryMessage, type ToolItem, visibleTool } from './tool-items.ts';
 
 export const toolArchivingOptionsSchema = z.strictObject({
   /** Visible tool results allowed before archiving starts; `0` disables. @default 10 */
@@ -85,49 +84,6 @@ export const TOOL_ARCHIVING_DEFAULTS = {
   digestLineRunes: 200,
 } as const;
 
-/** One tool message seen as a 003 `toolResult`. */
-interface ToolItem {
-  name: string;
-  callId: string;
-  isError: boolean;
-  text: string;
-}
-
-function itemOf(m: Message, calls: ReadonlyMap<string, ToolCallPart>): ToolItem {
-  let name = '';
-  let callId = '';
-  let isError = false;
-  let text = '';
-  for (const p of m.parts) {
-    if (p.type === 'tool-result') {
-      if (callId === '') {
-        callId = p.callId;
-        name = resultToolName(p, calls) ?? '';
-      }
-      if (p.isError) isError = true;
-      text += outputText(p.output);
-    } else if (p.type === 'text') text += p.text;
-  }
-  return { name: name.trim(), callId: callId.trim(), isError, text };
-}
-
-const status = (item: ToolItem) => (item.isError ? 'error' : 'ok');
-const visibleTool = (m: Message) => m.role === 'tool' && m.meta?.agentVisible !== false;
-
-function archivable(
-  m: Message,
-  calls: ReadonlyMap<string, ToolCallPart>,
-  excludeTools: ReadonlySet<string>,
-): boolean {
-  if (m.meta?.pinned === true) return false;
-  for (const p of m.parts) {
-    if (p.type !== 'tool-result') continue;
-    const name = resultToolName(p, calls);
-    if (name !== undefined && excludeTools.has(name)) return false;
-  }
-  return true;
-}
-
 // A result is archived by many pre-flights: the default preset's growth refusal throws an archiving
 // away and the next step runs it again, and a preparation between steps (`pipeline.ahead`) runs it on
 // the context the step will extend. Messages are immutable once handed over, so the archived copy is
@@ -157,15 +113,6 @@ function summaryParts(m: Message, item: ToolItem): Message['parts'] {
     heuristicParts.set(m, kept);
   }
   return kept.parts;
-}
-
-function summaryMessage(id: string, text: string | Message['parts']): Message {
-  return {
-    id,
-    role: 'user',
-    parts: typeof text === 'string' ? [{ type: 'text', text }] : text,
-    meta: { kind: 'tool_summary', agentVisible: true, userVisible: false },
-  };
 }
 
 /** 003's fallback: `Tool "{name}" finished with status {ok|error}. Output excerpt:\n{≤800 runes, head+tail}`. */
@@ -379,60 +326,4 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
       return result;
     },
   };
-}
-
-export interface RecentDigestOptions {
-  ids: IdGenerator;
-  /** Results of these tools are never archived. */
-  excludeTools?: ReadonlySet<string>;
-}
-
-export interface RecentDigest {
-  /** The input itself when nothing was archived. */
-  messages: Message[];
-  /** The archived originals, oldest first. */
-  archived: Message[];
-  digest?: Message;
-}
-
-/**
- * 003 §5.6 `compactToolResultsInRecent`: when the visible tool results exceed `cutoff` (≤ 0 → never),
- * the oldest excess are archived and one `[Compaction tool digest]` message is appended at the end:
- * `- {name|unknown} ({ok|error}): {text|(empty output), one line, ≤200 runes}` per result.
- * Pinned and excluded results are skipped (ctxkit rule; 003 has neither).
- */
-export function compactToolResultsInRecent(
-  messages: readonly Message[],
-  cutoff: number,
-  options: RecentDigestOptions,
-): RecentDigest {
-  const unchanged: RecentDigest = { messages: messages as Message[], archived: [] };
-  if (cutoff <= 0 || messages.length === 0) return unchanged;
-  const visible: number[] = [];
-  messages.forEach((m, i) => {
-    if (visibleTool(m)) visible.push(i);
-  });
-  const excess = visible.length - cutoff;
-  if (excess <= 0) return unchanged;
-  const calls = indexToolCalls(messages);
-  const exclude = options.excludeTools ?? new Set<string>();
-  const targets = visible.filter((i) => archivable(messages[i]!, calls, exclude)).slice(0, excess);
-  if (targets.length === 0) return unchanged;
-  const out = messages.slice();
-  const lines: string[] = [];
-  const archived: Message[] = [];
-  for (const i of targets) {
-    const m = messages[i]!;
-    const item = itemOf(m, calls);
-    out[i] = archiveToolResult(m);
-    archived.push(m);
-    const text = trimRunes(
-      (item.text.trim() || '(empty output)').replaceAll('\n', ' '),
-      TOOL_ARCHIVING_DEFAULTS.digestLineRunes,
-    );
-    lines.push(`- ${item.name || 'unknown'} (${status(item)}): ${text}`);
-  }
-  const digest = summaryMessage(options.ids.next('digest'), `[Compaction tool digest]\n${lines.join('\n')}`);
-  out.push(digest);
-  return { messages: out, archived, digest };
 }

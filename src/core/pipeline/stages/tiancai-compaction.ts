@@ -19,7 +19,6 @@ import type { Message, Part } from '../../messages/types.ts';
 import { trimTextWithTail } from '../../text/trim.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageResult } from '../types.ts';
-import { compactToolResultsInRecent } from './archiving.ts';
 import {
   compactionEvents,
   contextTokens,
@@ -35,6 +34,7 @@ import {
   trySummarize,
   unchangedResult,
 } from './compaction-support.ts';
+import { compactToolResultsInRecent } from './recent-digest.ts';
 
 export const TIANCAI_COMPACTION_DEFAULTS = {
   reserveTokens: 16384,
