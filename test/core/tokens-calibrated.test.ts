@@ -147,6 +147,19 @@ describe('extractTokenFeatures', () => {
     expect(ru.cyrillicWords).toBe(4);
   });
 
+  it('gives the same features whatever form the string has when concatenated, sliced or two-byte', () => {
+    const base = 'const fooBar = readFile("src/a.ts");\n  // Привет, 世界 😀 déjà vu 0x1f2e3d4c5b6a\t';
+    const flat = JSON.parse(JSON.stringify(base)) as string;
+    const expected = features(flat);
+    const forms = [
+      base.slice(0, 20) + base.slice(20), // concatenated
+      `xx${base}yy`.slice(2, -2), // sliced
+      `${base}`.repeat(1),
+      ['c', 'onst', base.slice(5)].join(''),
+    ];
+    for (const form of forms) expect(features(form)).toEqual(expected);
+  });
+
   it('fills every slot with zero when the text is empty', () => {
     const v = extractTokenFeatures('', new Float64Array(TOKEN_FEATURE_COUNT).fill(7));
     expect(Array.from(v).every((x) => x === 0)).toBe(true);

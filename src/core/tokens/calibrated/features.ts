@@ -121,6 +121,14 @@ unpackBits(RARE_BIGRAMS, 676).forEach((bit, i) => {
   RARE[(((i / 26) | 0) + 1) * 32 + (i % 26) + 1] = bit;
 });
 
+/**
+ * `charCodeAt` read once, called as `codeAt.call(text, i)`. Texts reach this pass in every form V8
+ * has (flat, concatenated, sliced, one or two bytes a character): read as `text.charCodeAt`, the
+ * method lookup itself turns megamorphic and costs a stub call per character (25–45 ns a character
+ * inside a replay against about 10 here).
+ */
+const codeAt = String.prototype.charCodeAt;
+
 /** Class of an astral code point given its high surrogate. */
 function classifyAstral(high: number, low: number): number {
   if (high === 0xd83c) {
@@ -179,7 +187,7 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
   let cjkEnd = -1;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    const c = codeAt.call(text, i);
     const k = CLASS[c]!;
     if (k <= DIGIT) {
       if (k === SKIP) {
@@ -205,14 +213,14 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
       let hex = true;
       let j = i;
       while (j < n) {
-        const d = text.charCodeAt(j);
+        const d = codeAt.call(text, j);
         let e = j + 1;
         let upper = false;
         if (d >= 97 && d <= 122) {
           if (d > 102) hex = false;
           let prev = d & 31;
           while (e < n) {
-            const x = text.charCodeAt(e);
+            const x = codeAt.call(text, e);
             if (x < 97 || x > 122) break;
             if (x > 102) hex = false;
             const b = x & 31;
@@ -224,13 +232,13 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
           upper = true;
           hex = false;
           while (e < n) {
-            const x = text.charCodeAt(e);
+            const x = codeAt.call(text, e);
             if (x < 65 || x > 90) break;
             e++;
           }
         } else if (d >= 48 && d <= 57) {
           while (e < n) {
-            const x = text.charCodeAt(e);
+            const x = codeAt.call(text, e);
             if (x < 48 || x > 57) break;
             e++;
           }
@@ -301,33 +309,33 @@ export function extractTokenFeatures(text: string, out: Float64Array): Float64Ar
     }
     let e = i + 1;
     if (k === SPACE) {
-      while (e < n && CLASS[text.charCodeAt(e)] === SPACE) e++;
+      while (e < n && CLASS[codeAt.call(text, e)] === SPACE) e++;
       tSpaces += e - i;
       if (e - i >= 2) tSpaceRuns++;
     } else if (k === PUNCT) {
-      while (e < n && CLASS[text.charCodeAt(e)] === PUNCT) e++;
+      while (e < n && CLASS[codeAt.call(text, e)] === PUNCT) e++;
       tPunct += e - i;
       tPunctRuns++;
-      if (e >= n || CLASS[text.charCodeAt(e)]! - 1 > 2) out[46]!++; // not LOWER, UPPER, LATIN_EXT
+      if (e >= n || CLASS[codeAt.call(text, e)]! - 1 > 2) out[46]!++; // not LOWER, UPPER, LATIN_EXT
     } else if (k === NEWLINE) {
       let lines = 1;
       for (; e < n; e++) {
-        const d = text.charCodeAt(e);
+        const d = codeAt.call(text, e);
         if (d === 10) lines++;
         else if (d !== 13) break;
       }
       tNewlines += lines;
       out[45]!++;
     } else if (k === TAB) {
-      while (e < n && text.charCodeAt(e) === 9) e++;
+      while (e < n && codeAt.call(text, e) === 9) e++;
       tTabs += e - i;
     } else if (k === HIGH_SURROGATE) {
-      const astral = e < n ? classifyAstral(c, text.charCodeAt(e)) : OTHER;
+      const astral = e < n ? classifyAstral(c, codeAt.call(text, e)) : OTHER;
       if (e < n) e++;
       out[CHAR_FEATURE[astral]!]!++;
       if (astral === HAN) out[HAN_RUNS]!++;
     } else {
-      while (e < n && CLASS[text.charCodeAt(e)] === k) e++;
+      while (e < n && CLASS[codeAt.call(text, e)] === k) e++;
       out[CHAR_FEATURE[k]!]! += e - i;
       if (k >= HAN && k <= CJK_PUNCT && k !== HANGUL) {
         cjkRun = cjkEnd === i ? cjkRun + e - i : e - i;
