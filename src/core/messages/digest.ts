@@ -62,8 +62,12 @@ export function hashMore(state: HashState, text: string): HashState {
   return [a, b, state[2] + text.length];
 }
 
+/** `n` as 8 hex digits. */
+function hex(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
+}
+
 export function hashEnd([a, b, length]: HashState): string {
-  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
   return `${hex(a)}${hex(b)}-${length.toString(36)}`;
 }
 
