@@ -216,9 +216,11 @@ export function distinctReferences(
   text: string,
   names: NameIndex = createNameIndex(),
 ): string[] {
-  const { first } = names.containment(ranked);
+  // A reference inside one the text spells out is spelled out too: only the rest need comparing.
   const spelled = inText(text, ranked.length);
-  return ranked.filter((r, i) => !spelled(r) && first(i) >= i);
+  const rest = ranked.filter((r) => !spelled(r));
+  const { first } = names.containment(rest);
+  return rest.filter((_, i) => first(i) >= i);
 }
 
 /**
