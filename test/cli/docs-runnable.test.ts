@@ -169,29 +169,41 @@ describe('runnable command blocks of README.md and docs/*.md', () => {
   for (const [page, blocks] of blocksByPage) {
     if (blocks.length === 0) continue;
     it(`runs every runnable block of ${page} in order and each exits 0`, { timeout: 300_000 }, async () => {
-      const run: PageRun = {
-        servicePort: await freePort(),
-        persistTo: mkdtempSync(join(tmpdir(), 'ctxkit-docs-')),
-        fake,
-      };
-      const services: ChildProcess[] = [];
-      const vars: Record<string, string> = {};
-      try {
-        for (const block of blocks) {
-          const script = localize(block.script, run);
-          if (block.mode === 'background') {
-            const { child, ready } = startBlock(block, script, vars);
-            services.push(child);
-            Object.assign(vars, printedExports(await ready));
-            continue;
-          }
-          const result = await runBlock(block, script, vars);
-          expect(result.code, result.output).toBe(0);
+      // The free port can be taken by another test's server while the service starts (its migrations
+      // take seconds): the service then says so and exits, and the page runs again on another port.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await runPage(blocks);
+        } catch (error) {
+          if (attempt === 3 || !/port \d+ on 127\.0\.0\.1 is in use/.test(String(error))) throw error;
         }
-      } finally {
-        await Promise.all(services.map(stop));
-        rmSync(run.persistTo, { recursive: true, force: true });
       }
     });
+  }
+
+  async function runPage(blocks: readonly RunnableBlock[]): Promise<void> {
+    const run: PageRun = {
+      servicePort: await freePort(),
+      persistTo: mkdtempSync(join(tmpdir(), 'ctxkit-docs-')),
+      fake,
+    };
+    const services: ChildProcess[] = [];
+    const vars: Record<string, string> = {};
+    try {
+      for (const block of blocks) {
+        const script = localize(block.script, run);
+        if (block.mode === 'background') {
+          const { child, ready } = startBlock(block, script, vars);
+          services.push(child);
+          Object.assign(vars, printedExports(await ready));
+          continue;
+        }
+        const result = await runBlock(block, script, vars);
+        expect(result.code, result.output).toBe(0);
+      }
+    } finally {
+      await Promise.all(services.map(stop));
+      rmSync(run.persistTo, { recursive: true, force: true });
+    }
   }
 });
