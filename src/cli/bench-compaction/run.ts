@@ -8,7 +8,7 @@ import {
   type Summarizer,
   type TokenCounter,
 } from '../../core/index.ts';
-import { newestStepStart } from '../../core/pipeline/stages/compaction.ts';
+import { newestStepStart } from '../../core/pipeline/stages/compaction-cut.ts';
 import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
 import {

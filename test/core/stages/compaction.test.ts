@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { compaction, fitTokens, keepRecentCut } from '../../../src/core/pipeline/stages/compaction.ts';
+import { compaction } from '../../../src/core/pipeline/stages/compaction.ts';
+import { fitTokens, keepRecentCut } from '../../../src/core/pipeline/stages/compaction-cut.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, ids, makeCtx, violations, withState } from './compaction-helpers.ts';
 

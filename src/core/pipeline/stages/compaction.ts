@@ -24,9 +24,7 @@
  */
 import * as z from 'zod/mini';
 import { isPinned } from '../../messages/text.ts';
-import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
-import type { TokenCounter } from '../../ports.ts';
 import { createNameIndex } from '../../summarizers/name-index.ts';
 import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
 import { LIMITS } from '../limits.ts';
@@ -38,6 +36,7 @@ import type {
   StageContext,
   StageResult,
 } from '../types.ts';
+import { fitTokens, keepRecentCut, newestStepStart } from './compaction-cut.ts';
 import {
   compactionEvents,
   contextTokens,
@@ -46,7 +45,6 @@ import {
   parseStageOptions,
   protectedIndices,
   report,
-  safeCuts,
   sumTokens,
   textMessage,
   trySummarize,
@@ -148,35 +146,6 @@ export const compactionOptionsSchema = z.strictObject({
 const NAME = 'compaction';
 export const SUMMARY_PREFIX = '[Previous conversation summary]\n\n';
 
-/**
- * Start of the kept part: the earliest pairing-safe turn start whose suffix fits `keep` tokens; when
- * none fits (the last turn alone is too big), the earliest safe point before an assistant message
- * inside the turns that fits, else the last such point. Returns `lead` when nothing can be cut or
- * everything fits.
- */
-export function keepRecentCut(
-  messages: readonly Message[],
-  lead: number,
-  keep: number,
-  count: (m: Message) => number,
-): number {
-  const n = messages.length;
-  const suffix = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + count(messages[i]!);
-  const safe = safeCuts(messages);
-  if (suffix[lead]! <= keep) return lead; // everything fits: nothing to compact
-  const turns = segmentTurns(messages.slice(lead)).map((t) => t.start + lead);
-  for (const s of turns) if (s > lead && safe[s] && suffix[s]! <= keep) return s;
-  let last = lead;
-  for (let i = lead + 1; i < n; i++) {
-    if (!safe[i] || messages[i]!.role !== 'assistant') continue;
-    if (suffix[i]! <= keep) return i;
-    last = i;
-  }
-  const lastTurn = turns.filter((s) => s > lead && safe[s]).at(-1) ?? lead;
-  return Math.max(last, lastTurn);
-}
-
 /** An archive digest (`[Tool output summary]`, `kind: 'tool_summary'`) that is not pinned. */
 function isDigest(m: Message): boolean {
   return m.meta?.kind === 'tool_summary' && !isPinned(m);
@@ -197,65 +166,6 @@ export function keepShare(room: number): number {
 
 /** Smallest token budget a summary is given, even when the kept part alone fills the target. */
 export const MIN_SUMMARY_TOKENS = 64;
-
-/**
- * Start of the newest step: the last pairing-safe point at or before the last assistant message (its
- * calls and their results come after it), or the end when there is no assistant message after `lead`.
- * Everything from there on stays verbatim.
- */
-export function newestStepStart(messages: readonly Message[], lead: number): number {
-  let last = -1;
-  for (let i = messages.length - 1; i >= lead; i--)
-    if (messages[i]!.role === 'assistant') {
-      last = i;
-      break;
-    }
-  if (last < 0) {
-    // No model step yet in the compactable part: keep the trailing run of user messages.
-    let i = messages.length;
-    while (i > lead && messages[i - 1]!.role === 'user') i--;
-    return i;
-  }
-  const safe = safeCuts(messages);
-  let i = last;
-  while (i > lead && !safe[i]) i--;
-  return i;
-}
-
-/**
- * The text cut to its leading lines so that it counts at most `budget` tokens (summaries put their
- * least important lines last); a single line too long is clipped by characters.
- */
-export function fitTokens(text: string, budget: number, counter: TokenCounter): string {
-  if (counter.countText(text) <= budget) return text;
-  const lines = text.split('\n');
-  let lo = 0;
-  let hi = lines.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (counter.countText(lines.slice(0, mid).join('\n')) <= budget) lo = mid;
-    else hi = mid - 1;
-  }
-  if (lo > 0) {
-    // The next line's leading items (up to a `, ` or a space) fill what the whole lines leave.
-    const head = lines.slice(0, lo).join('\n');
-    const next = lines[lo] ?? '';
-    const stops = [...next.matchAll(/,? /g)].map((m) => m.index);
-    const upTo = (k: number) => `${head}\n${next.slice(0, stops[k - 1])}`;
-    let a = 0;
-    let b = stops.length;
-    while (a < b) {
-      const mid = Math.ceil((a + b) / 2);
-      if (counter.countText(upTo(mid)) <= budget) a = mid;
-      else b = mid - 1;
-    }
-    // A section title left with nothing under it is dropped.
-    return (a > 0 ? upTo(a) : head).replace(/(\n#{2,3}(?: [^\n]*)?)+$/, '').trim();
-  }
-  let chars = text.length;
-  while (chars > 0 && counter.countText(text.slice(0, chars)) > budget) chars = Math.floor(chars * 0.8);
-  return text.slice(0, chars).trim();
-}
 
 function withoutMark(state: PipelineState): PipelineState {
   const { lastCompactionTokens: _drop, ...rest } = state;
