@@ -20,8 +20,11 @@ import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 import { deepFreeze, historyArb, partContent } from '../../support/arbitraries.ts';
 
-/** Histories per preset × dialect; 25 combinations × 400 = 10,000 per run. */
-const RUNS = Number(process.env.CTXKIT_PROPERTY_RUNS ?? 400);
+/**
+ * Histories per preset × dialect: 25 combinations × 100 = 2,500 in `npm test`, × 400 = 10,000 in
+ * `npm run test:slow` (which sets CTXKIT_PROPERTY_RUNS=400).
+ */
+const RUNS = Number(process.env.CTXKIT_PROPERTY_RUNS ?? 100);
 const SEED = 20260101;
 /** `neutral`: no dialect (what the pipeline sends when the caller converts itself). */
 const DIALECTS: Array<Dialect | 'neutral'> = ['neutral', 'openai', 'anthropic', 'responses', 'gemini'];

@@ -24,7 +24,7 @@ import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted
 import { deepFreeze, historyArb } from '../../support/arbitraries.ts';
 import { makeCtx } from './compaction-helpers.ts';
 
-const RUNS = Number(process.env.CTXKIT_PROPERTY_RUNS ?? 150);
+const RUNS = Number(process.env.CTXKIT_PROPERTY_RUNS ?? 75); // 400 in `npm run test:slow`
 
 const STAGES: Array<() => Stage> = [
   () => cowagentTrim({ maxContextTurns: 3, maxContextTokens: 3000 }),

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { D1Database } from '@cloudflare/workers-types';
 import { Miniflare } from 'miniflare';
+import { afterAll } from 'vitest';
 import {
   applyD1Migrations,
   createD1MemoryStore,
@@ -16,18 +17,35 @@ const files = readdirSync(MIGRATIONS)
   .sort()
   .map((f) => readFileSync(join(MIGRATIONS, f), 'utf8'));
 
-async function freshD1(): Promise<{ db: D1Database; close(): Promise<void> }> {
-  const mf = new Miniflare({ modules: true, script: 'export default {}', d1Databases: ['DB'] });
-  const db = (await mf.getD1Database('DB')) as unknown as D1Database;
-  await applyD1Migrations(db, files);
-  return { db, close: () => mf.dispose() };
+/**
+ * One workerd and one migrated database for the file, emptied before each test: a workerd start per test
+ * cost ~1.5 s, and a fresh database with every migration applied ~1 s more. The FTS indexes follow
+ * their tables through the migrations' triggers.
+ */
+let mf: Miniflare | undefined;
+let shared: D1Database | undefined;
+afterAll(() => mf?.dispose());
+
+async function freshD1(): Promise<{ db: D1Database }> {
+  if (!shared) {
+    mf = new Miniflare({ modules: true, script: 'export default {}', d1Databases: ['DB'] });
+    shared = (await mf.getD1Database('DB')) as unknown as D1Database;
+    await applyD1Migrations(shared, files);
+  }
+  const tables = await shared
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE '%fts%' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+    )
+    .all<{ name: string }>();
+  await shared.batch(tables.results.map((t) => shared!.prepare(`DELETE FROM "${t.name}"`)));
+  return { db: shared };
 }
 
 sessionStoreContract('d1', async (clock) => {
-  const { db, close } = await freshD1();
-  return { store: createD1SessionStore(db, { clock }), close };
+  const { db } = await freshD1();
+  return { store: createD1SessionStore(db, { clock }) };
 });
 memoryStoreContract('d1', async () => {
-  const { db, close } = await freshD1();
-  return { store: createD1MemoryStore(db), close };
+  const { db } = await freshD1();
+  return { store: createD1MemoryStore(db) };
 });

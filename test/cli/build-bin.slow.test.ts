@@ -1,3 +1,7 @@
+/**
+ * The build's own check (`npm run test:slow`): `scripts/build.mjs --out` leaves an executable bin. In `npm test`
+ * the package test covers it: `npm pack` builds through `prepack`, and the installed bin runs directly.
+ */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
