@@ -13,7 +13,6 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** Known circles, each as its files sorted and joined with ' ↔ ' (relative to src/). */
 const KNOWN = new Set([
   'core/budget/budget.ts ↔ core/budget/levels.ts',
-  'core/store/injection-scanner.ts ↔ core/store/memory-block.ts ↔ core/store/memory-injector.ts ↔ core/store/session-store.ts',
   'worker/session/client-ids.ts ↔ worker/session/formats.ts',
   'worker/session/session-memory.ts ↔ worker/session/session-service.ts',
 ]);

@@ -5,21 +5,13 @@
  */
 
 import type { TokenCounter } from '../ports.ts';
-import { type DroppedEntry, screenMemories, screenRecall } from './injection-scanner.ts';
+import { screenMemories, screenRecall } from './injection-scanner.ts';
+import type { MemoryBlock } from './memory-block-types.ts';
 import { formatMemories, formatSessionRecall } from './memory-injector.ts';
 import type { MemoryRecord } from './memory-store.ts';
 import type { RecallHit, SessionState } from './session-store.ts';
 
-export interface MemoryBlock {
-  /** Appended verbatim to the system prompt. */
-  text: string;
-  memoryIds: string[];
-  recallCount: number;
-  tokens: number;
-  computedAt: number;
-  /** Entries the prompt-injection scan kept out of the block (absent in blocks stored before it). */
-  dropped?: DroppedEntry[];
-}
+export type { DroppedEntry, MemoryBlock } from './memory-block-types.ts';
 
 export interface BuildMemoryBlockOptions {
   counter: TokenCounter;

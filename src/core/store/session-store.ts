@@ -6,7 +6,7 @@
 import type { Message } from '../messages/types.ts';
 import type { ContextState } from '../pipeline/context.ts';
 import type { PipelineState } from '../pipeline/types.ts';
-import type { MemoryBlock } from './memory-block.ts';
+import type { MemoryBlock } from './memory-block-types.ts';
 
 export interface SessionInfo {
   tenant: string;
