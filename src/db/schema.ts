@@ -62,10 +62,21 @@ export const memories = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     lastSurfacedAt: integer('last_surfaced_at'),
+    /** Provenance (`MemorySource`): where the text came from. Rows older than it: `import`. */
+    source: text('source', { enum: ['user', 'assistant', 'tool', 'import'] })
+      .notNull()
+      .default('user'),
+    /** The session it was extracted in; `''` for a memory written through an API or imported. */
+    sessionId: text('session_id').notNull().default(''),
+    /** `session`: seen only by `session_id`; `shared`: by the sessions `project` reaches. */
+    scope: text('scope', { enum: ['session', 'shared'] })
+      .notNull()
+      .default('shared'),
   },
   (t) => [
     primaryKey({ columns: [t.tenant, t.id] }),
     index('memories_scope').on(t.tenant, t.project, t.userId),
+    index('memories_session').on(t.tenant, t.sessionId),
   ],
 );
 

@@ -10,6 +10,7 @@ import {
   fixedClock,
   hashingEmbedder,
   indexDocument,
+  type ListMemoriesOptions,
   type MemoryRecord,
   type MemoryStore,
   saveMemory,
@@ -84,6 +85,28 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
         (m) => m.id,
       );
       expect(withUser.sort()).toEqual(['alice', 'mine']);
+    });
+
+    it('keeps provenance, and lists only what a session may see, by session or by source', async () => {
+      await store.put(memory('shared'));
+      await store.put(memory('mine', { source: 'assistant', sessionId: 's1', scope: 'session' }));
+      await store.put(memory('theirs', { source: 'tool', sessionId: 's2', scope: 'session' }));
+      await store.put(memory('widened', { source: 'user', sessionId: 's2', scope: 'shared' }));
+      expect(await store.get('t1', 'shared')).toMatchObject({
+        source: 'user',
+        sessionId: '',
+        scope: 'shared',
+      });
+      expect(await store.get('t1', 'theirs')).toMatchObject({
+        source: 'tool',
+        sessionId: 's2',
+        scope: 'session',
+      });
+      const ids = async (o: ListMemoriesOptions) => (await store.list('t1', o)).map((m) => m.id).sort();
+      expect(await ids({ project: 'p', visibleTo: 's1' })).toEqual(['mine', 'shared', 'widened']);
+      expect(await ids({ project: 'p', fromSession: 's2' })).toEqual(['theirs', 'widened']);
+      expect(await ids({ sources: ['tool', 'assistant'] })).toEqual(['mine', 'theirs']);
+      expect(await ids({})).toEqual(['mine', 'shared', 'theirs', 'widened']);
     });
 
     it('leaves out expired rows when listing with now', async () => {

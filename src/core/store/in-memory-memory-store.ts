@@ -11,6 +11,8 @@ import {
   type MemoryScope,
   type MemoryStore,
   memorySource,
+  passesProvenance,
+  provenanceOf,
 } from './memory-store.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -39,7 +41,9 @@ export function createInMemoryMemoryStore(): MemoryStore {
   };
 
   return {
-    async put(memory, vector) {
+    async put(input, vector) {
+      // Stored as the SQL stores keep it: the provenance fields with their defaults.
+      const memory = { ...input, ...provenanceOf(input) };
       memories.set(k(memory.tenant, memory.id), clone(memory));
       await replaceChunks(memory.tenant, memorySource(memory.id), [memoryChunk(memory, vector)]);
       return clone(memory);
@@ -61,6 +65,7 @@ export function createInMemoryMemoryStore(): MemoryStore {
           (m) =>
             m.tenant === tenant &&
             inScope(m, options) &&
+            passesProvenance(m, options) &&
             (options.types === undefined || options.types.includes(m.type)) &&
             (now === undefined || m.expiresAt === null || m.expiresAt > now),
         )

@@ -15,6 +15,7 @@ export * from './memory-block.ts';
 export * from './memory-files.ts';
 export * from './memory-index.ts';
 export * from './memory-injector.ts';
+export * from './memory-provenance.ts';
 export * from './memory-selector.ts';
 export * from './memory-store.ts';
 export * from './porter.ts';

@@ -9,6 +9,22 @@ export type MemoryClass = 'priority' | 'durable' | 'working';
 export const MEMORY_TYPES: readonly MemoryType[] = ['project', 'user', 'decision', 'compaction'];
 export const MEMORY_CLASSES: readonly MemoryClass[] = ['priority', 'durable', 'working'];
 
+/**
+ * Where a memory's text came from: the user's own words, the assistant (a model's reading of a
+ * conversation without outside content), tool output or other untrusted content (a model's reading of
+ * a conversation that held some: what a tool returned may have steered it), or an import from outside
+ * any session (a file, a bulk load, rows older than provenance).
+ */
+export type MemorySource = 'user' | 'assistant' | 'tool' | 'import';
+export const MEMORY_SOURCES: readonly MemorySource[] = ['user', 'assistant', 'tool', 'import'];
+
+/**
+ * Who may see a memory: `session`: only the session it came from (`sessionId`); `shared`: the sessions
+ * its `project` reaches (`''`: every project).
+ */
+export type MemoryVisibility = 'session' | 'shared';
+export const MEMORY_VISIBILITIES: readonly MemoryVisibility[] = ['session', 'shared'];
+
 export interface MemoryRecord {
   tenant: string;
   id: string;
@@ -26,6 +42,21 @@ export interface MemoryRecord {
   createdAt: number;
   updatedAt: number;
   lastSurfacedAt: number | null;
+  /** Provenance: where the text came from. @default 'user' (a memory written by the caller) */
+  source?: MemorySource;
+  /** The session it was made in (extracted by compaction); `''` when none. @default '' */
+  sessionId?: string;
+  /** Who may see it. @default 'shared' */
+  scope?: MemoryVisibility;
+}
+
+/** The provenance fields of a record, with their defaults filled in. */
+export function provenanceOf(m: Pick<MemoryRecord, 'source' | 'sessionId' | 'scope'>): {
+  source: MemorySource;
+  sessionId: string;
+  scope: MemoryVisibility;
+} {
+  return { source: m.source ?? 'user', sessionId: m.sessionId ?? '', scope: m.scope ?? 'shared' };
 }
 
 /** A piece of indexed text: a chunk of a Markdown memory file, or a memory row (`source = memory:{id}`). */
@@ -58,6 +89,15 @@ export interface MemoryScope {
 
 export interface ListMemoriesOptions extends MemoryScope {
   types?: readonly MemoryType[];
+  /**
+   * Only what this session may see: the shared rows in the scope, and its own session-scoped ones
+   * (another session's `session` rows never). Unset → every row in the scope (the tenant's own view).
+   */
+  visibleTo?: string;
+  /** Only rows made in this session (`sessionId`), whatever their scope. */
+  fromSession?: string;
+  /** Only rows of these sources. */
+  sources?: readonly MemorySource[];
   /** Leave out rows with `expiresAt <= now`. */
   now?: number;
   /** @default 200 */
@@ -139,6 +179,15 @@ export interface MemoryStore {
 /** `source` of the chunk that indexes a memory row. */
 export function memorySource(id: string): string {
   return `memory:${id}`;
+}
+
+/** Whether a memory passes the provenance filters of a listing (`visibleTo`, `fromSession`, `sources`). */
+export function passesProvenance(m: MemoryRecord, options: ListMemoriesOptions): boolean {
+  const p = provenanceOf(m);
+  if (options.visibleTo !== undefined && p.scope === 'session' && p.sessionId !== options.visibleTo)
+    return false;
+  if (options.fromSession !== undefined && p.sessionId !== options.fromSession) return false;
+  return options.sources === undefined || options.sources.includes(p.source);
 }
 
 /** Whether a row with this project/user is visible under the scope. */

@@ -23,6 +23,7 @@ import {
   type MemoryStore,
   memoryChunk,
   memorySource,
+  provenanceOf,
 } from '../../core/index.ts';
 import { chunks, documents, memories } from '../schema.ts';
 import { chunked, type SqlDriver, type SqlWrite } from './sql-driver.ts';
@@ -162,7 +163,8 @@ export function createSqlMemoryStore(driver: SqlDriver, options: SqlMemoryStoreO
   const memoryWhere = (tenant: string, id: string) => and(eq(memories.tenant, tenant), eq(memories.id, id));
 
   return {
-    async put(memory, vector) {
+    async put(input, vector) {
+      const memory = { ...input, ...provenanceOf(input) };
       const source = memorySource(memory.id);
       const chunk = memoryChunk(memory, vector);
       const { tenant, id, ...rest } = memory;
@@ -191,6 +193,10 @@ export function createSqlMemoryStore(driver: SqlDriver, options: SqlMemoryStoreO
     async list(tenant, options = {}) {
       const conds: SQL[] = [eq(memories.tenant, tenant), scopeSql(options, '')];
       if (options.types) conds.push(inArray(memories.type, [...options.types]));
+      if (options.visibleTo !== undefined)
+        conds.push(or(eq(memories.scope, 'shared'), eq(memories.sessionId, options.visibleTo))!);
+      if (options.fromSession !== undefined) conds.push(eq(memories.sessionId, options.fromSession));
+      if (options.sources) conds.push(inArray(memories.source, [...options.sources]));
       if (options.now !== undefined)
         conds.push(or(isNull(memories.expiresAt), gt(memories.expiresAt, options.now))!);
       const rows = await db
