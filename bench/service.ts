@@ -7,7 +7,7 @@
  * - 100 concurrent appends to one session;
  * - 50 sessions × 5 rounds of append + prepare (sessions concurrent, rounds in order);
  * - `/health` and a `prepare` polled while the daily cron (`55 23 * * *`, through
- *   `/cdn-cgi/handler/scheduled`) runs over 1,000 sessions active today.
+ *   `POST /v1/admin/cron` with the operator's token) runs over 1,000 sessions active today.
  *
  * For each: answers that are not 2xx, answers that are not JSON (goal 0 for both), p50/p99/worst
  * latency. Every write carries an Idempotency-Key and is sent again after a connection reset (see
@@ -23,6 +23,7 @@
  * `npm start` worked before) for comparison. Bounded: at most 5,000 cron sessions, 100 in flight.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,6 +54,8 @@ function bounded(raw: string, name: string, min: number, max: number): number {
 const PORT = bounded(values.port, 'port', 1024, 65535);
 const CRON_SESSIONS = bounded(values['cron-sessions'], 'cron-sessions', 1, 5000);
 const BASE = `http://127.0.0.1:${PORT}`;
+/** The operator's token for this run (`--var ADMIN_TOKEN:…`): the cron runs through `/v1/admin/cron`. */
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
 /**
  * The client's keep-alive idle timeout. workerd closes a connection idle for 5 s without announcing
  * it (no `Keep-Alive: timeout=` header), so a pool that keeps idle connections longer — or as long as
@@ -206,7 +209,15 @@ async function portClosed(): Promise<boolean> {
 
 async function main(): Promise<void> {
   const persist = mkdtempSync(join(tmpdir(), 'ctxkit-bench-service-'));
-  const args = ['scripts/start.mjs', '--port', String(PORT), '--persist-to', persist];
+  const args = [
+    'scripts/start.mjs',
+    '--port',
+    String(PORT),
+    '--persist-to',
+    persist,
+    '--var',
+    `ADMIN_TOKEN:${ADMIN_TOKEN}`,
+  ];
   if (values.wrangler) args.push('--wrangler');
   if (!(await portClosed())) {
     console.error(`bench:service: something already answers on ${BASE}; choose another --port`);
@@ -326,11 +337,8 @@ async function main(): Promise<void> {
     const duringPrepare: Sample[] = [];
     let cronDone = false;
     const cronStarted = performance.now();
-    const cron = call(
-      'GET',
-      `/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('55 23 * * *')}`,
-      undefined,
-    ).then((s) => {
+    // The operator's cron route (npm start serves no trigger URL without credentials).
+    const cron = call('POST', '/v1/admin/cron', ADMIN_TOKEN, { cron: '55 23 * * *' }).then((s) => {
       cronDone = true;
       return s;
     });

@@ -17,9 +17,11 @@
  * Options (scripts/start-args.mjs): `--port N` (default 8787), `--ip A` (default 127.0.0.1), `--persist-to DIR` (default
  * `.wrangler/state`, as wrangler), `--var KEY:VALUE` (a binding for this run, over `.dev.vars`), `--wrangler` (run `wrangler dev` instead, as before: live reload,
  * but its proxy drops requests under load; kept for comparison by `npm run bench:service`).
- * The cron triggers can be run by hand: `curl "http://127.0.0.1:8787/cdn-cgi/handler/scheduled?cron=55+23+*+*+*"`.
- * The operator routes (`/v1/admin/*`) exist only when `ADMIN_TOKEN` is set in `.dev.vars`
- * (git-ignored). SIGINT/SIGTERM stop workerd and exit.
+ * The operator routes (`/v1/admin/*`) exist only when `ADMIN_TOKEN` is set (`.dev.vars`, git-ignored, or
+ * `--var`); the cron triggers are run by hand through one of them, `POST /v1/admin/cron` with the token.
+ * workerd's own trigger URL (`/cdn-cgi/handler/scheduled`, Miniflare's `unsafeTriggerHandlers`) is
+ * not served: it needs no credentials, and its `time` parameter let anyone run the clean-up as if
+ * 40 days had passed. SIGINT/SIGTERM stop workerd and exit.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -94,7 +96,9 @@ const sql = `INSERT OR REPLACE INTO api_keys (id, tenant, hash, label, created_a
 run(['d1', 'execute', 'DB', '--local', ...persistArgs, '--command', sql], 'storing the development key');
 
 const devVars = join(root, '.dev.vars');
-const hasAdminToken = existsSync(devVars) && /^\s*ADMIN_TOKEN\s*=\s*\S/m.test(readFileSync(devVars, 'utf8'));
+const hasAdminToken =
+  (typeof parsed.vars.ADMIN_TOKEN === 'string' && parsed.vars.ADMIN_TOKEN !== '') ||
+  (existsSync(devVars) && /^\s*ADMIN_TOKEN\s*=\s*\S/m.test(readFileSync(devVars, 'utf8')));
 
 console.log(`
 ctxkit: development API key for tenant "${TENANT}" (stored hashed; kept in .wrangler/ctxkit-dev-key):
@@ -106,8 +110,8 @@ ctxkit: the context view (sessions, calls, memories): http://${host}:${port}/ui 
 `);
 console.log(
   hasAdminToken
-    ? `ctxkit: ADMIN_TOKEN is set in .dev.vars: POST /v1/admin/tenants/<tenant>/keys is on.\n`
-    : `ctxkit: the operator routes (/v1/admin/*) are off. To turn them on, set ADMIN_TOKEN in .dev.vars and restart:
+    ? `ctxkit: ADMIN_TOKEN is set: the operator routes (/v1/admin/*: tenant keys, limits, audit, the crons) are on.\n`
+    : `ctxkit: the operator routes (/v1/admin/*: tenant keys, limits, audit, running the crons) are off. To turn them on, set ADMIN_TOKEN in .dev.vars and restart:
 
   echo "ADMIN_TOKEN=$(openssl rand -hex 32)" >> .dev.vars
 `,
@@ -175,8 +179,6 @@ async function startMiniflare() {
     host,
     port,
     defaultPersistRoot: join(persistTo, 'v3'),
-    // `/cdn-cgi/handler/scheduled?cron=…` runs a cron trigger, as under `wrangler dev`.
-    unsafeTriggerHandlers: true,
     // Offline: the placeholder `request.cf` instead of fetching one from Cloudflare.
     cf: false,
     log: new Log(LogLevel.WARN),
@@ -227,6 +229,6 @@ async function startMiniflare() {
     process.exit(2);
   }
   console.log(
-    `ctxkit: ready on ${url.origin} (run the daily cron: curl "${url.origin}/cdn-cgi/handler/scheduled?cron=55+23+*+*+*")`,
+    `ctxkit: ready on ${url.origin} (run the daily cron: curl -X POST ${url.origin}/v1/admin/cron -H "authorization: Bearer $ADMIN_TOKEN" -H "content-type: application/json" -d '{"cron":"55 23 * * *"}')`,
   );
 }

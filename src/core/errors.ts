@@ -14,7 +14,11 @@ export type CtxErrorCode =
   | 'provider_error'
   | 'context_overflow'
   | 'storage_error'
-  | 'unsupported';
+  | 'unsupported'
+  /** A limit of the caller's (stored bytes…) would be passed; nothing was stored. */
+  | 'quota_exceeded'
+  /** The credentials are valid but do not allow this (an API key without the route's scope). */
+  | 'insufficient_scope';
 
 export interface CtxErrorOptions {
   /** JSON path of the offending value, e.g. `messages[3].tool_calls[0].function.arguments`. */

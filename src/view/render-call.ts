@@ -8,6 +8,7 @@
  */
 import type { JournalEntry } from '../core/pipeline/types.ts';
 import { chunkedTable, esc, fmt } from './html.ts';
+import { type CallAdditions, renderAdded } from './render-added.ts';
 import { type TimelineCall, when } from './render-session.ts';
 
 /** A journal entry as the pipeline writes it. */
@@ -44,6 +45,8 @@ export interface CallPageInput {
     /** `output` is what the retry after an overflow recovery sent. */
     retried?: boolean;
   };
+  /** What ctxkit added to the system prompt (the memory block), with its tokens. */
+  added?: CallAdditions;
 }
 
 /** The session-log route, starting at the row (`after` its seq − 1), with the message id to pick. */
@@ -255,6 +258,7 @@ export function renderCallPage(p: CallPageInput): string {
   return `<nav aria-label="Breadcrumb" class="tabs"><a href="#/sessions">Sessions</a> › <a href="#/sessions/${esc(encodeURIComponent(p.sessionId))}">${esc(p.sessionId)}</a> › <span aria-current="page">${esc(title.toLowerCase())} ${esc(c.id.slice(0, 8))}</span></nav>
 <h2 id="call-h" tabindex="-1" class="view-title">${esc(title)} ${esc(c.id)}</h2>
 <p class="summary">${esc(when(c.at))} UTC · ${what} · tokens <strong>${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</strong> (level <span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span>${c.estimate.anchored ? ', anchored to reported usage' : ''})${upstream}</p>
+${renderAdded(p.added)}
 <section aria-labelledby="stages-h"><h2 id="stages-h">Stages</h2><div class="scroll"><table aria-label="Stage reports"><thead><tr><th scope="col">stage</th><th scope="col">status</th><th scope="col" class="num">tokens before</th><th scope="col" class="num">after</th><th scope="col">detail</th></tr></thead><tbody>${reports}</tbody></table></div></section>
 <section aria-labelledby="sent-h"><h2 id="sent-h">${esc(from[0]!.toUpperCase() + from.slice(1))} → ${esc(to)} (${lists}; ${fmt(p.journal.length)} journal entries)</h2>
 ${chunkedTable('call-list', 'Messages of the call', `<thead><tr><th scope="col" class="num">seq</th><th scope="col" class="id wide">message</th><th scope="col">role</th><th scope="col" class="num">chars</th><th scope="col" class="preview">${esc(from)}</th><th scope="col">${esc(to)}</th><th scope="col" class="num">tokens</th><th scope="col">get it back</th></tr></thead>`, [...rows, ...extra])}</section>

@@ -11,7 +11,6 @@ import { requireAdminToken } from './auth/admin-token.ts';
 import { requireApiKey } from './auth/middleware.ts';
 import { errorResponse } from './errors.ts';
 import type { AppEnv } from './http/context.ts';
-import { GATED_WRITES, storageGate } from './limits/storage-gate.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { blobRoutes } from './routes/blobs.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -44,10 +43,6 @@ export function createApp(): Hono<AppEnv> {
   app.get('/health', (c) => c.json({ ok: true, service: 'ctxkit' }));
   app.use('/v1/admin/*', requireAdminToken());
   app.use('/v1/*', except('/v1/admin/*', requireApiKey()));
-  for (const route of GATED_WRITES) {
-    const [method, path] = route.split(' ') as [string, string];
-    app.on(method, path, storageGate());
-  }
   sessionRoutes(app);
   memoryRoutes(app);
   blobRoutes(app);
@@ -67,6 +62,6 @@ export function createApp(): Hono<AppEnv> {
       allow: methods.join(', '),
     });
   });
-  app.onError((error) => errorResponse(error));
+  app.onError((error, c) => errorResponse(error, c.req.path));
   return app;
 }

@@ -55,6 +55,11 @@ export interface Env {
   IN_FLIGHT_LEASE_SECONDS?: string;
   MAX_STORED_BYTES_PER_TENANT?: string;
   STORED_BYTES_RECOUNT_SECONDS?: string;
+  /**
+   * How far the memories ctxkit extracts on its own (compaction) reach: `session`, `project` or
+   * `tenant`; what came from tool output stays with its session whatever this says. @default "session"
+   */
+  MEMORY_EXTRACTED_REACH?: string;
   /** Any other variable or secret (summarizer configuration). */
   [key: string]: unknown;
 }

@@ -3,6 +3,8 @@
  * anything else is a 500 with a generic message (the details go to the log, never to the client).
  */
 import { type CtxErrorCode, isCtxError } from '../core/index.ts';
+import { limitResponse } from './limits/limit-response.ts';
+import { isQuotaError } from './limits/quota-error.ts';
 
 export const STATUS_BY_CODE = {
   invalid_input: 400,
@@ -18,6 +20,8 @@ export const STATUS_BY_CODE = {
   context_overflow: 422,
   storage_error: 503,
   unsupported: 415,
+  quota_exceeded: 429,
+  insufficient_scope: 403,
 } as const satisfies Record<CtxErrorCode, number>;
 
 const GENERIC_5XX: Partial<Record<CtxErrorCode, string>> = {
@@ -56,7 +60,18 @@ export function errorReply(error: unknown): ErrorReply {
   return { status: 500, body: { error: { code: 'internal', message: 'internal error', path: null } } };
 }
 
-export function errorResponse(error: unknown): Response {
+/**
+ * The HTTP answer to `error`. A refused write (`QuotaError`) is a 429 with `Retry-After` and its
+ * limit, in the provider's own shape on the proxy routes (`path`: the request's path).
+ */
+export function errorResponse(error: unknown, path = ''): Response {
+  if (isQuotaError(error))
+    return limitResponse(path, {
+      code: 'storage_quota_exceeded',
+      message: error.message,
+      retryAfterSeconds: error.retryAfterSeconds,
+      limit: error.limit,
+    });
   const { status, body } = errorReply(error);
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="ctxkit"';

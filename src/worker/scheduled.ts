@@ -4,8 +4,10 @@
  * `DAILY_PARALLEL`, resting between batches as long as the batch took (`DAILY_REST_RATIO`) so that
  * requests served by the same thread are never held behind the cron; each shared memory document is re-indexed once at
  * the end instead of once per session); at the
- * clean-up time, sessions idle for more than `SESSION_IDLE_DAYS` (30), expired memories (pinned
- * ones never) and spilled outputs older than `BLOB_RETENTION_DAYS` (7).
+ * clean-up time, sessions idle for more than `SESSION_IDLE_DAYS` (30) with everything they own (each
+ * through its Durable Object), expired memories (pinned ones never) and spilled outputs older than
+ * `BLOB_RETENTION_DAYS` (7). The triggers run on Cloudflare's schedule, or by the operator through
+ * `POST /v1/admin/cron` (src/worker/routes/admin.ts); no route without the admin token runs them.
  */
 import { consolidateMemories, systemClock } from '../core/index.ts';
 import { createR2BlobStore } from './blobs/r2-blob-store.ts';
@@ -17,6 +19,8 @@ import { unwrap } from './session/wire.ts';
 import { createD1MemoryStore, createD1SessionStore } from './store/d1-stores.ts';
 
 export const DAILY_CRON = '55 23 * * *';
+/** The clean-up's trigger in wrangler.toml (any other cron expression runs the clean-up too). */
+export const CLEANUP_CRON = '17 3 * * *';
 /**
  * Sessions summarised at once by the daily cron. Under `npm start` every object shares workerd's one
  * thread: 8 at once held `/health` for ~400 ms; 2 at once, with a rest after each batch, gave p99
@@ -124,30 +128,95 @@ export async function runDailySummaries(env: Env, now: number): Promise<DailyRep
 
 export interface CleanupReport {
   sessions: number;
+  /** Memories deleted: the idle sessions' own, then every expired one. */
   memories: number;
+  /** Spilled outputs deleted: the idle sessions' own, then every one past the retention. */
   blobs: number;
+  /** Idle sessions whose deletion failed (logged; the next run tries again). */
+  failed: number;
+}
+
+/** Idle sessions read at a time, and deleted at most per run (the rest wait for the next run). */
+const IDLE_PAGE = 200;
+export const CLEANUP_MAX_SESSIONS = 10_000;
+
+interface IdleRow {
+  tenant: string;
+  id: string;
+  last_active: number;
+}
+
+/** The next page of sessions idle since `before`, after `from` in (last_active, tenant, id) order. */
+async function idlePage(db: D1Database, before: number, from: IdleRow | undefined): Promise<IdleRow[]> {
+  const select = 'SELECT tenant, id, last_active FROM sessions WHERE last_active < ?';
+  const order = `ORDER BY last_active, tenant, id LIMIT ${IDLE_PAGE}`;
+  const query = from
+    ? db
+        .prepare(`${select} AND (last_active, tenant, id) > (?, ?, ?) ${order}`)
+        .bind(before, from.last_active, from.tenant, from.id)
+    : db.prepare(`${select} ${order}`).bind(before);
+  return (await query.all<IdleRow>()).results;
+}
+
+/**
+ * Each session idle since `before` is deleted through its own Durable Object, which deletes
+ * everything it owns (session-deletion.ts) and checks again that it is still idle.
+ */
+async function removeIdleSessions(
+  env: Env,
+  before: number,
+  blobsExpireBefore: number,
+  report: CleanupReport,
+): Promise<void> {
+  let from: IdleRow | undefined;
+  let seen = 0;
+  while (seen < CLEANUP_MAX_SESSIONS) {
+    const page = await idlePage(env.DB, before, from);
+    if (page.length === 0) return;
+    for (const row of page) {
+      const key = { tenant: row.tenant, session: row.id };
+      try {
+        const result = unwrap(
+          await sessionStub(env, key).remove(key, { idleBefore: before, blobsExpireBefore }),
+        );
+        if (result.deleted) report.sessions++;
+        report.memories += result.memories;
+        report.blobs += result.blobs;
+      } catch (error) {
+        report.failed++;
+        console.error(`ctxkit clean-up: deleting ${row.tenant}:${row.id} failed`, error);
+      }
+      await yieldTurn();
+    }
+    seen += page.length;
+    from = page[page.length - 1];
+  }
 }
 
 export async function runCleanup(env: Env, now: number): Promise<CleanupReport> {
-  const sessions = await createD1SessionStore(env.DB).cleanup(now - days(env.SESSION_IDLE_DAYS, 30) * DAY);
+  const report: CleanupReport = { sessions: 0, memories: 0, blobs: 0, failed: 0 };
+  const blobsBefore = now - days(env.BLOB_RETENTION_DAYS, 7) * DAY;
+  await removeIdleSessions(env, now - days(env.SESSION_IDLE_DAYS, 30) * DAY, blobsBefore, report);
   const memoryStore = createD1MemoryStore(env.DB);
-  let memories = 0;
   // Only expiry here: the cap on compaction memories is per project, applied after each compaction.
   const onlyExpired = { now, keepCompaction: Number.MAX_SAFE_INTEGER };
   for (const tenant of await memoryStore.tenantsWithExpired(now))
-    memories += (await consolidateMemories(memoryStore, tenant, onlyExpired)).length;
-  const blobs = await createR2BlobStore({ bucket: env.BLOBS, prefix: 't/' }).cleanup(
-    now - days(env.BLOB_RETENTION_DAYS, 7) * DAY,
-  );
-  return { sessions, memories, blobs };
+    report.memories += (await consolidateMemories(memoryStore, tenant, onlyExpired)).length;
+  report.blobs += await createR2BlobStore({ bucket: env.BLOBS, prefix: 't/' }).cleanup(blobsBefore);
+  return report;
 }
 
-export async function runScheduled(cron: string, time: number, env: Env): Promise<void> {
+export async function runScheduled(
+  cron: string,
+  time: number,
+  env: Env,
+): Promise<DailyReport | CleanupReport> {
   if (cron === DAILY_CRON) {
     const report = await runDailySummaries(env, time);
     console.log('ctxkit daily summaries', JSON.stringify(report));
-    return;
+    return report;
   }
   const report = await runCleanup(env, time);
   console.log('ctxkit clean-up', JSON.stringify(report));
+  return report;
 }

@@ -14,7 +14,6 @@ const SRC = resolve(import.meta.dirname, '../../src');
 const KNOWN = new Set([
   'core/budget/budget.ts ↔ core/budget/levels.ts',
   'worker/session/client-ids.ts ↔ worker/session/formats.ts',
-  'worker/session/session-memory.ts ↔ worker/session/session-service.ts',
 ]);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]/g;

@@ -40,6 +40,13 @@ export type ProviderReply =
   /** A 200 answer whose body is `body` as is (e.g. not JSON). */
   | { kind: 'raw'; body: string; contentType?: string }
   /**
+   * Reflects the credentials it was sent (`authorization`, `x-api-key`), as a misconfigured endpoint or
+   * a debugging proxy does: in response headers (`x-echo-authorization`, `x-echo-api-key`) and in its
+   * body — an answer whose text holds them (streamed as one piece), or with `status` an error whose
+   * message does.
+   */
+  | { kind: 'echo'; status?: number }
+  /**
    * A server whose real window is `limit`: it measures the request (body bytes / 4, its own
    * tokenizer) and answers `text` when it fits, else a 400 in the given server's own wording.
    */
@@ -488,6 +495,19 @@ export async function startFakeProvider(
             res.writeHead(200, { 'content-type': next.contentType ?? 'application/json' });
             res.end(next.body);
             return;
+          case 'echo': {
+            const auth = String(req.headers.authorization ?? '');
+            const apiKey = String(req.headers['x-api-key'] ?? '');
+            res.setHeader('x-echo-authorization', auth);
+            res.setHeader('x-echo-api-key', apiKey);
+            const text = `you sent authorization: ${auth} and x-api-key: ${apiKey}`;
+            serve(
+              next.status !== undefined && next.status !== 200
+                ? { kind: 'status', status: next.status, message: text }
+                : { kind: 'answer', text, chunks: 1 },
+            );
+            return;
+          }
           case 'events': {
             const stream = { written: 0, closedEarly: false };
             streams.push(stream);

@@ -66,7 +66,12 @@ describe('authenticate', () => {
     const { key, row } = await generateApiKey('acme');
     const rows = new Map([[row.id, row]]);
     const fake = fakeDb(rows);
-    expect(await authenticate(fake.db, key, NOW)).toEqual({ tenant: 'acme', keyId: row.id });
+    expect(await authenticate(fake.db, key, NOW)).toEqual({
+      tenant: 'acme',
+      keyId: row.id,
+      scopes: ['read', 'write', 'proxy', 'admin'],
+      expiresAt: null,
+    });
     rows.delete(row.id);
     expect((await authenticate(fake.db, key, NOW + 1)).tenant).toBe('acme');
     expect(fake.lookups()).toBe(1);

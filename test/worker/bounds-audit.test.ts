@@ -24,6 +24,7 @@ import {
   tiancaiCompactionOptionsSchema,
   toolArchivingOptionsSchema,
 } from '../../src/core/index.ts';
+import { adminRouteSchemas } from '../../src/worker/routes/admin.ts';
 import { blobRouteSchemas } from '../../src/worker/routes/blobs.ts';
 import { keyRouteSchemas } from '../../src/worker/routes/keys.ts';
 import { memoryRouteSchemas } from '../../src/worker/routes/memories.ts';
@@ -54,6 +55,7 @@ const SCHEMAS: Record<string, z.core.$ZodType> = {
   ...Object.fromEntries(Object.entries(blobRouteSchemas).map(([k, v]) => [`blobs ${k}`, v])),
   ...Object.fromEntries(Object.entries(keyRouteSchemas).map(([k, v]) => [`keys ${k}`, v])),
   ...Object.fromEntries(Object.entries(uiRouteSchemas).map(([k, v]) => [`ui ${k}`, v])),
+  ...Object.fromEntries(Object.entries(adminRouteSchemas).map(([k, v]) => [`admin ${k}`, v])),
 };
 
 describe('bounds audit', () => {

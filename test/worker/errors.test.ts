@@ -15,6 +15,8 @@ describe('errorReply', () => {
         'not_found',
         'payload_too_large',
         'provider_error',
+        'quota_exceeded',
+        'insufficient_scope',
         'storage_error',
         'unauthorized',
         'unsupported',

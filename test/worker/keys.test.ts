@@ -23,7 +23,21 @@ describe('POST /v1/keys', () => {
   it('returns a working key once and stores only its SHA-256 when a tenant key asks', async () => {
     const res = await acme.post('/v1/keys', { label: 'ci runner' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'key', 'label']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'createdAt',
+      'createdBy',
+      'expiresAt',
+      'id',
+      'key',
+      'label',
+      'scopes',
+    ]);
+    // Minted by the seed key: its scopes and (no) expiry.
+    expect([res.body.scopes, res.body.expiresAt, res.body.createdBy]).toEqual([
+      ['read', 'write', 'proxy', 'admin'],
+      null,
+      idOf(seed),
+    ]);
     expect([res.body.label, res.body.id]).toEqual(['ci runner', idOf(res.body.key)]);
     const row = await (await w.db())
       .prepare('SELECT tenant, hash, label FROM api_keys WHERE id = ?')
@@ -83,6 +97,9 @@ describe('GET /v1/keys', () => {
       label: 'listed',
       createdAt: made.body.createdAt,
       revokedAt: null,
+      scopes: ['read', 'write', 'proxy', 'admin'],
+      expiresAt: null,
+      createdBy: idOf(seed),
       current: false,
     });
     expect(keys.filter((k) => k.current).map((k) => k.id)).toEqual([idOf(seed)]);

@@ -314,7 +314,7 @@ describe('tenantLimits', () => {
   });
 });
 
-describe('storageGate', () => {
+describe('the stored-bytes quota', () => {
   const big = (i: number) => ({
     format: 'openai',
     messages: [{ role: 'user', content: `${i} ${'x'.repeat(6000)}` }],
@@ -349,10 +349,12 @@ describe('storageGate', () => {
     const key = await w.createKey('proxy-hoarder');
     const api = client(w, key);
     await api.post('/v1/sessions', { id: 'p' });
-    for (let i = 0; i < 3; i++) await api.post('/v1/sessions/p/messages', big(i));
-    // Past the next recount, the proxy sees the total the appends left.
-    await until(async () => (await usage(key)).stored.bytes > 16384, 'the tenant counted over its cap');
-    const withSession = await post(key, OPENAI, ask('hi'), { 'x-ctxkit-session': 'p' });
+    // Filled up to its cap: the next 6 KB turn does not fit.
+    let status = 201;
+    for (let i = 0; i < 10 && status === 201; i++)
+      status = (await api.post('/v1/sessions/p/messages', big(i))).status;
+    expect(status).toBe(429);
+    const withSession = await post(key, OPENAI, ask(`hi ${'x'.repeat(6000)}`), { 'x-ctxkit-session': 'p' });
     expect(withSession.status).toBe(429);
     expect(await withSession.json()).toMatchObject({
       error: { type: 'insufficient_quota', code: 'insufficient_quota' },
@@ -360,7 +362,7 @@ describe('storageGate', () => {
     const anthropic = await post(
       key,
       ANTHROPIC,
-      { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: `hi ${'x'.repeat(6000)}` }] },
       { 'x-ctxkit-session': 'p' },
     );
     expect([anthropic.status, await anthropic.json()]).toEqual([

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * The context view's routes in workerd: the public page holds no data, the fragments and the view's
  * JSON need the key and are the tenant's own, the window's total is the `stats` route's, a spilled
@@ -69,6 +70,17 @@ describe('uiRoutes', () => {
     expect(html).not.toContain('ui-1');
     expect(res.headers.get('content-security-policy')).toContain("connect-src 'self'");
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it("lets only the page's own inline script run, by its SHA-256, never 'unsafe-inline' script", async () => {
+    const res = await w.request('/ui');
+    const html = await res.text();
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const hash = createHash('sha256').update(script).digest('base64');
+    expect(/script-src ([^;]*)/.exec(csp)![1]).toBe(`'sha256-${hash}'`);
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(/style-src-elem ([^;]*)/.exec(csp)![1]).toMatch(/^'sha256-[A-Za-z0-9+/=]+'$/);
   });
 
   it('refuses the fragments without a key or with a wrong one (401)', async () => {

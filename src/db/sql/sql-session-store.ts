@@ -39,7 +39,8 @@ function toInfo(r: SessionRow): SessionInfo {
   };
 }
 
-function indexedText(m: Message): string {
+/** The text a log row indexes for recall (user and assistant text; `''` for the rest). */
+export function indexedText(m: Message): string {
   return m.role === 'user' || m.role === 'assistant' ? messageText(m) : '';
 }
 

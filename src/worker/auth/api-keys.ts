@@ -1,8 +1,10 @@
 /**
  * Bearer API keys, one or more per tenant. A key reads `ctx_<keyId>_<secret>`; only its SHA-256 is
- * stored (`api_keys` table), looked up by `keyId` and compared in constant time.
+ * stored (`api_keys` table), looked up by `keyId` and compared in constant time. Each key has its
+ * scopes (`scopes.ts`), an optional expiry and the key that minted it (`''`: the operator).
  */
 import { CtxError } from '../../core/index.ts';
+import { formatScopes, parseScopes, SCOPES, type Scope } from './scopes.ts';
 
 const KEY_RE = /^ctx_([a-z0-9]{12})_([A-Za-z0-9_-]{32,128})$/;
 /** The id part of a key (`ctx_<id>_…`), also the `api_keys.id` column. */
@@ -14,6 +16,20 @@ export interface ApiKeyRow {
   id: string;
   tenant: string;
   hash: string;
+  /** @default every scope */
+  scopes?: readonly Scope[];
+  /** Ms since epoch; `null`/absent: never. */
+  expiresAt?: number | null;
+  /** The key that minted it; `''` (the default): the operator. */
+  createdBy?: string;
+}
+
+interface StoredKeyRow {
+  id: string;
+  tenant: string;
+  hash: string;
+  scopes?: string | null;
+  expires_at?: number | null;
 }
 
 export async function sha256Hex(text: string): Promise<string> {
@@ -40,12 +56,20 @@ function randomToken(bytes: number): string {
 }
 
 /** A new key for `tenant`: the plain key (shown once) and the row to store. */
-export async function generateApiKey(tenant: string): Promise<{ key: string; row: ApiKeyRow }> {
+export async function generateApiKey(
+  tenant: string,
+  grant: Pick<ApiKeyRow, 'scopes' | 'expiresAt' | 'createdBy'> = {},
+): Promise<{ key: string; row: ApiKeyRow }> {
   const id = [...crypto.getRandomValues(new Uint8Array(6))]
     .map((b) => b.toString(16).padStart(2, '0'))
     .join('');
   const key = `ctx_${id}_${randomToken(32)}`;
-  return { key, row: { id, tenant, hash: await sha256Hex(key) } };
+  return { key, row: { id, tenant, hash: await sha256Hex(key), ...grant } };
+}
+
+/** The key id of a well-formed key (`ctx_<id>_…`), else undefined. */
+export function keyIdOf(key: string): string | undefined {
+  return KEY_RE.exec(key)?.[1];
 }
 
 /** Extracts the key from an `Authorization: Bearer …` header; throws `unauthorized`. */
@@ -55,10 +79,13 @@ export function bearerKey(header: string | null): string {
   return match[1]!;
 }
 
-/** Who a key speaks for: its tenant, and its id (to tell the key of the request from the others). */
+/** Who a key speaks for: its tenant, its id (to tell the key of the request from the others), what it may do. */
 export interface ApiKeyPrincipal {
   tenant: string;
   keyId: string;
+  scopes: Scope[];
+  /** Ms since epoch; `null`: never. */
+  expiresAt: number | null;
 }
 
 /** Keys verified recently, by the SHA-256 of the key: a revoked key stops working within the TTL. */
@@ -74,13 +101,23 @@ const revokedHere = new Map<string, number>();
  * Successful checks are remembered per isolate for `AUTH_CACHE_TTL_MS`, saving a D1 read per request.
  */
 export async function authenticate(db: D1Database, key: string, now = Date.now()): Promise<ApiKeyPrincipal> {
+  const hit = await cachedPrincipal(key, now);
+  if (hit) return hit;
   const digest = await sha256Hex(key);
-  const hit = verified.get(digest);
-  if (hit && hit.until > now) return { tenant: hit.tenant, keyId: hit.keyId };
-  const principal = await lookup(db, key, digest);
+  const principal = await lookup(db, key, digest, now);
   if ((revokedHere.get(digest) ?? 0) > now) throw invalidKey();
   if (verified.size >= AUTH_CACHE_MAX) verified.clear();
-  verified.set(digest, { ...principal, until: now + AUTH_CACHE_TTL_MS });
+  // Never remembered past its expiry.
+  const until = Math.min(now + AUTH_CACHE_TTL_MS, principal.expiresAt ?? Number.POSITIVE_INFINITY);
+  verified.set(digest, { ...principal, until });
+  return principal;
+}
+
+/** `key`'s principal when this isolate verified it within `AUTH_CACHE_TTL_MS` (no D1 read), else undefined. */
+export async function cachedPrincipal(key: string, now = Date.now()): Promise<ApiKeyPrincipal | undefined> {
+  const hit = verified.get(await sha256Hex(key));
+  if (!hit || hit.until <= now) return undefined;
+  const { until: _until, ...principal } = hit;
   return principal;
 }
 
@@ -98,17 +135,28 @@ function invalidKey(): CtxError {
   return new CtxError('unauthorized', 'invalid API key', { path: 'headers.authorization' });
 }
 
-async function lookup(db: D1Database, key: string, digest: string): Promise<ApiKeyPrincipal> {
+async function lookup(db: D1Database, key: string, digest: string, now: number): Promise<ApiKeyPrincipal> {
   const parsed = KEY_RE.exec(key);
   const row = parsed
     ? await db
-        .prepare('SELECT id, tenant, hash FROM api_keys WHERE id = ? AND revoked_at IS NULL')
+        .prepare(
+          'SELECT id, tenant, hash, scopes, expires_at FROM api_keys WHERE id = ? AND revoked_at IS NULL',
+        )
         .bind(parsed[1]!)
-        .first<ApiKeyRow>()
+        .first<StoredKeyRow>()
     : null;
   const ok = timingSafeEqual(digest, row?.hash ?? DUMMY_HASH);
   if (!row || !ok) throw invalidKey();
-  return { tenant: row.tenant, keyId: row.id };
+  // Told apart from an unknown key only once the secret matched: the holder may know it expired.
+  if (typeof row.expires_at === 'number' && row.expires_at <= now)
+    throw new CtxError('unauthorized', 'this API key has expired', { path: 'headers.authorization' });
+  // A row without the columns of migration 0121 (a database not migrated yet): every scope, no expiry.
+  return {
+    tenant: row.tenant,
+    keyId: row.id,
+    scopes: typeof row.scopes === 'string' ? parseScopes(row.scopes) : [...SCOPES],
+    expiresAt: row.expires_at ?? null,
+  };
 }
 
 export async function insertApiKey(
@@ -118,7 +166,18 @@ export async function insertApiKey(
   now: number,
 ): Promise<void> {
   await db
-    .prepare('INSERT INTO api_keys (id, tenant, hash, label, created_at) VALUES (?, ?, ?, ?, ?)')
-    .bind(row.id, row.tenant, row.hash, label, now)
+    .prepare(
+      'INSERT INTO api_keys (id, tenant, hash, label, created_at, scopes, expires_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
+    .bind(
+      row.id,
+      row.tenant,
+      row.hash,
+      label,
+      now,
+      formatScopes(row.scopes ?? SCOPES),
+      row.expiresAt ?? null,
+      row.createdBy ?? '',
+    )
     .run();
 }

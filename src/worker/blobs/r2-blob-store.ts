@@ -14,6 +14,8 @@ export interface R2BlobStoreOptions {
   locationBase?: string;
   /** @default systemClock */
   clock?: Clock;
+  /** The session that writes through this store: kept with each object, so its deletion finds them. */
+  session?: string;
 }
 
 // R2 keys are opaque (no path semantics), so any printable id is safe under the tenant prefix.
@@ -46,7 +48,11 @@ export function createR2BlobStore(options: R2BlobStoreOptions): BlobStore {
       const sha256 = await sha256Hex(content);
       await bucket.put(key(id), bytes, {
         httpMetadata: { contentType: 'text/plain; charset=utf-8' },
-        customMetadata: { createdAt: String(createdAt), sha256 },
+        customMetadata: {
+          createdAt: String(createdAt),
+          sha256,
+          ...(options.session !== undefined ? { session: options.session } : {}),
+        },
       });
       return {
         id,
@@ -112,4 +118,22 @@ export async function headBlob(
     sha256: head.customMetadata?.sha256 ?? '',
     createdAt: Number(head.customMetadata?.createdAt ?? head.uploaded.getTime()),
   };
+}
+
+/**
+ * Deletes the objects under `prefix` that `session` wrote (their `session` metadata), page by page;
+ * returns how many went. Objects written before sessions were recorded are left to the retention.
+ */
+export async function deleteSessionBlobs(bucket: R2Bucket, prefix: string, session: string): Promise<number> {
+  let removed = 0;
+  let cursor: string | undefined;
+  do {
+    const listOptions = { prefix, include: ['customMetadata'], ...(cursor ? { cursor } : {}) };
+    const page = await bucket.list(listOptions as R2ListOptions);
+    const owned = page.objects.filter((o) => o.customMetadata?.session === session).map((o) => o.key);
+    if (owned.length > 0) await bucket.delete(owned);
+    removed += owned.length;
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return removed;
 }

@@ -5,13 +5,17 @@
 import type { Context } from 'hono';
 import type * as z from 'zod';
 import { CtxError, parseWith } from '../../core/index.ts';
+import type { Scope } from '../auth/scopes.ts';
 import type { Env } from '../env.ts';
 import { maxBodyBytes, readJson } from './body.ts';
 
 export interface AppEnv {
   Bindings: Env;
-  /** Set by the bearer-key middleware (`keyId`: the id of the key that authenticated the request). */
-  Variables: { tenant: string; keyId: string };
+  /**
+   * Set by the bearer-key middleware: the tenant, the id of the key that authenticated the request,
+   * its scopes and its expiry (ms since epoch, `null`: never).
+   */
+  Variables: { tenant: string; keyId: string; scopes: Scope[]; keyExpiresAt: number | null };
 }
 
 export type AppContext = Context<AppEnv>;

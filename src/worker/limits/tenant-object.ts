@@ -46,6 +46,13 @@ export interface TenantUsage {
   inFlight: number;
   sessions: Record<string, number>;
   stored: { bytes: number; countedAt: number };
+  /** The operator's caps for this tenant, over the environment's. */
+  caps: TenantCaps;
+}
+
+/** Caps an operator sets for one tenant (`PUT /v1/admin/tenants/:tenant/limits`); absent: the environment's. */
+export interface TenantCaps {
+  storedBytes?: number;
 }
 
 interface Lease {
@@ -54,6 +61,7 @@ interface Lease {
 }
 
 const LEASE = 'lease:';
+const CAPS = 'caps';
 
 export class TenantObject extends DurableObject<Env> {
   /** The leases, mirrored in storage (`lease:<id>`) and read back when the object starts. */
@@ -62,13 +70,20 @@ export class TenantObject extends DurableObject<Env> {
   /** Bytes let through since the last count started. */
   private added = 0;
   private recount: Promise<void> | undefined;
+  private caps: TenantCaps = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       for (const [key, lease] of await ctx.storage.list<Lease>({ prefix: LEASE }))
         this.leases.set(key.slice(LEASE.length), lease);
+      this.caps = (await ctx.storage.get<TenantCaps>(CAPS)) ?? {};
     });
+  }
+
+  /** The stored-bytes cap: the operator's for this tenant, else the environment's. */
+  private storedCap(fromEnv: number): number {
+    return this.caps.storedBytes ?? fromEnv;
   }
 
   // Lease writes do not wait for the storage to confirm them (`allowUnconfirmed`): the answer goes out
@@ -95,7 +110,8 @@ export class TenantObject extends DurableObject<Env> {
   async acquire(r: LeaseRequest): Promise<LeaseOutcome> {
     if (r.storage) {
       const used = await this.used(r.tenant, r.storage.recountMs);
-      if (used >= r.storage.cap) return { ok: false, limit: 'storage', max: r.storage.cap, used };
+      const cap = this.storedCap(r.storage.cap);
+      if (used >= cap) return { ok: false, limit: 'storage', max: cap, used };
     }
     const now = Date.now();
     const session = r.session ?? '';
@@ -131,12 +147,42 @@ export class TenantObject extends DurableObject<Env> {
     this.drop([lease]);
   }
 
-  /** Lets `bytes` through unless the tenant would then store more than `cap`. */
+  /** Lets `bytes` through unless the tenant would then store more than its cap. */
   async reserve(r: ReserveRequest): Promise<ReserveOutcome> {
     const used = await this.used(r.tenant, r.recountMs);
-    if (used + r.bytes > r.cap) return { ok: false, used, max: r.cap };
+    const cap = this.storedCap(r.cap);
+    if (used + r.bytes > cap) return { ok: false, used, max: cap };
     this.added += r.bytes;
     return { ok: true, used: used + r.bytes };
+  }
+
+  /**
+   * Counts `bytes` stored without a check (what a call already admitted stores), or gives a
+   * reservation back (negative). Before the first count it waits for nothing: the count will see them.
+   */
+  async charge(_tenant: string, bytes: number): Promise<void> {
+    if (this.counted) this.added += bytes;
+  }
+
+  /** Counts the tenant's bytes from the stores now (the operator's recount); the total it gives. */
+  async recountNow(tenant: string): Promise<{ bytes: number; countedAt: number }> {
+    if (this.recount) await this.recount.catch(() => undefined);
+    const at = Date.now();
+    const before = this.added;
+    const bytes = await storedBytes(this.env, tenant);
+    this.counted = { bytes, at };
+    this.added -= before;
+    return { bytes: bytes + this.added, countedAt: at };
+  }
+
+  /** The operator's caps for this tenant (`null` clears one), kept in the object's storage. */
+  async setCaps(caps: { storedBytes?: number | null }): Promise<TenantCaps> {
+    const next: TenantCaps = { ...this.caps };
+    if (caps.storedBytes === null) delete next.storedBytes;
+    else if (caps.storedBytes !== undefined) next.storedBytes = caps.storedBytes;
+    await this.ctx.storage.put(CAPS, next);
+    this.caps = next;
+    return next;
   }
 
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
@@ -149,6 +195,7 @@ export class TenantObject extends DurableObject<Env> {
       inFlight: this.leases.size,
       sessions,
       stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
+      caps: { ...this.caps },
     };
   }
   /** The counted total plus what was let through since; counts again when the count is stale. */

@@ -6,7 +6,10 @@
 import type { Env } from '../env.ts';
 import type { TenantObject } from './tenant-object.ts';
 
-export type TenantApi = Pick<TenantObject, 'acquire' | 'renew' | 'release' | 'reserve' | 'usage'>;
+export type TenantApi = Pick<
+  TenantObject,
+  'acquire' | 'renew' | 'release' | 'reserve' | 'charge' | 'recountNow' | 'setCaps' | 'usage'
+>;
 
 export function tenantStub(env: Env, tenant: string): TenantApi {
   const ns = env.TENANTS!;

@@ -10,6 +10,7 @@ import {
   type JournalEntry,
   type Message,
   type RunEstimate,
+  type SessionState,
   type StageReport,
   type StoredMessage,
   sameMessage,
@@ -92,6 +93,19 @@ export function expandRefs(refs: readonly MessageRef[]): RefItem[] {
   return out;
 }
 
+/** The memory block a call added to the system prompt, as the answer and the call record show it. */
+export interface AddedMemory {
+  tokens: number;
+  memoryIds: string[];
+  recall: number;
+}
+
+/** `block` as what was added (`null` when it holds nothing). */
+export function addedMemory(block: SessionState['memoryBlock'] | undefined): AddedMemory | null {
+  if (!block || block.text.trim() === '') return null;
+  return { tokens: block.tokens, memoryIds: [...block.memoryIds], recall: block.recallCount };
+}
+
 export interface CallRecord {
   /** Absent: `proxy`. */
   kind?: CallKind;
@@ -123,6 +137,8 @@ export interface CallRecord {
   upstream?: { status: number; usage?: Usage; logged: boolean };
   /** The messages the call started from and sent (absent in records written before they were kept). */
   messages?: MessageRefs;
+  /** What ctxkit added to the client's system prompt (absent: nothing, or a record older than it). */
+  added?: { memory: AddedMemory };
 }
 
 /** The part of Durable Object storage the log uses. */

@@ -18,6 +18,7 @@ import { PRESETS, type PresetId } from '../session/settings.ts';
 import { sessionStub } from '../session/stub.ts';
 import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
+import { scrubResponse, secretsToScrub } from './credential-scrub.ts';
 import { messageDigest, withDigest } from './digest.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
 import { overflowText, prepareAtWindow, statedWindow } from './overflow-retry.ts';
@@ -104,6 +105,8 @@ interface Leg {
   timeouts: UpstreamTimeouts;
   client: AbortSignal | undefined;
   abort: AbortController;
+  /** Scrubbed from every upstream answer before anything reads it (`credential-scrub.ts`). */
+  secrets: string[];
 }
 
 async function forward(
@@ -127,7 +130,7 @@ async function forward(
     );
     leg.abort = abort;
     timer?.mark('upstream');
-    return res;
+    return scrubResponse(res, leg.secrets);
   } catch (error) {
     if (error instanceof UpstreamFault) throw error;
     // The message names the configured host at most; the key is in a header and never printed.
@@ -184,9 +187,11 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     timeouts: upstreamTimeouts(env, protocol.id, req.headers),
     client: req.signal,
     abort: new AbortController(),
+    secrets: [],
   };
   const keepReading = keepReadingOnAbort(req.headers);
   const headers = protocol.upstreamHeaders(req.headers, key);
+  leg.secrets = secretsToScrub(env, headers);
   const callId = crypto.randomUUID();
   const sessionKey =
     options.session === undefined ? undefined : { tenant: ctx.tenant, session: options.session };

@@ -18,7 +18,16 @@ export interface ProxyOptions {
   preset: PresetId | undefined;
   /** From `x-ctxkit-window`, else the model's known window, else the preset's default. */
   window: number | undefined;
+  /**
+   * `x-ctxkit-memory`, for a session the proxy creates: which stored memories its system prompt may
+   * get (`memory.memories`). A drop-in call sends what the client sent: @default 'own' (only what
+   * ctxkit extracted in this session, shown on the call page)
+   */
+  memory: MemoryChoice;
 }
+
+export const MEMORY_CHOICES = ['own', 'shared', 'off'] as const;
+export type MemoryChoice = (typeof MEMORY_CHOICES)[number];
 
 export function proxyOptions(headers: Headers, model: string): ProxyOptions {
   const session = headers.get('x-ctxkit-session') ?? undefined;
@@ -42,7 +51,17 @@ export function proxyOptions(headers: Headers, model: string): ProxyOptions {
         { path: 'headers.x-ctxkit-window' },
       );
   }
-  return { session, preset: preset as PresetId | undefined, window: window ?? knownWindow(model) };
+  const memory = headers.get('x-ctxkit-memory') ?? 'own';
+  if (!MEMORY_CHOICES.includes(memory as MemoryChoice))
+    throw new CtxError('invalid_input', `must be one of ${MEMORY_CHOICES.join(', ')}`, {
+      path: 'headers.x-ctxkit-memory',
+    });
+  return {
+    session,
+    preset: preset as PresetId | undefined,
+    window: window ?? knownWindow(model),
+    memory: memory as MemoryChoice,
+  };
 }
 
 export function proxyMaxBodyBytes(env: Env): number {

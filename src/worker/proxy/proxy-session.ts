@@ -17,6 +17,7 @@ import {
   type WorkingContext,
 } from '../../core/index.ts';
 import { canAppendWithState } from '../../db/sql/sql-session-store.ts';
+import { messageRowBytes, messagesBytes, withReservation } from '../limits/storage-quota.ts';
 import {
   appended,
   appendMessages,
@@ -36,7 +37,15 @@ import {
   stateAfterRun,
 } from '../session/session-service.ts';
 import type { SessionKey } from '../session/wire.ts';
-import { boundedRefs, type CallLog, type CallRecord, MAX_REFS, messageRefs, seqRefs } from './call-log.ts';
+import {
+  addedMemory,
+  boundedRefs,
+  type CallLog,
+  type CallRecord,
+  MAX_REFS,
+  messageRefs,
+  seqRefs,
+} from './call-log.ts';
 import { messageDigest, storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { phaseTimer } from './timing.ts';
@@ -244,9 +253,13 @@ export async function proxyTurn(
     await storage.abandon(path[from]!.seq, lastSeq);
   } else if (from < input.tailStart) return { outcome: { need: from } };
   const fresh = input.tail.slice(from - input.tailStart);
+  // The bytes the turn is about to store (spills included), reserved before anything is written: a
+  // tenant at its cap gets a 429 in the provider's shape, and nothing of the turn is stored.
   const staged =
     fresh.length > 0
-      ? await stageAppend(deps, key, { messages: fresh, autoId: fresh.map(() => true) }, known)
+      ? await withReservation(deps.quota, messagesBytes(fresh), () =>
+          stageAppend(deps, key, { messages: fresh, autoId: fresh.map(() => true) }, known),
+        )
       : undefined;
   timer.mark('stage');
   // The pipeline runs on the log as it is once the new rows are in; the rows and the state it leaves
@@ -278,6 +291,8 @@ export async function proxyTurn(
     reports: [...(staged?.reports ?? []), ...run.reports],
     journal: [...(staged?.journal ?? []), ...run.journal],
   };
+  const added = addedMemory(block);
+  if (added) record.added = { memory: added };
   // The new rows and the state the pipeline left, in one atomic D1 batch, then the memories a
   // compaction extracted and the call record. Not awaited here: the caller sends the context upstream
   // meanwhile and releases the answer only once this has succeeded (`proxyCommit`).
@@ -401,6 +416,8 @@ export async function proxyRecord(
     const already = rows.some((r) => r.seq > input.afterSeq && storedDigest(r.message) === digest);
     if (!already) {
       await appendMessages(deps, key, { messages: [input.answer], autoId: [true] }, known);
+      // The answer of a call already admitted is stored whatever the quota says, and counted.
+      await deps.quota?.charge(messageRowBytes(input.answer)).catch(() => undefined);
       logged = true;
     }
   }

@@ -74,6 +74,7 @@ export async function sessionTurn(
       const settings = {
         ...(options.preset !== undefined ? { preset: options.preset } : {}),
         ...(options.window !== undefined ? { budget: { contextWindow: options.window } } : {}),
+        memory: { memories: options.memory },
       };
       const made = await stub.create(key, { settings });
       // Two first calls at once: the other one created it.

@@ -36,26 +36,41 @@ function parseMs(raw: string, code: 'invalid_input' | 'invalid_config', path: st
   return value;
 }
 
+/** The operator's value of `kind` (`UPSTREAM_<PROVIDER>_…`, else `UPSTREAM_…`), else undefined. */
+function configured(env: Env, provider: ProviderId, suffix: string): number | undefined {
+  for (const name of [`UPSTREAM_${provider.toUpperCase()}_${suffix}`, `UPSTREAM_${suffix}`]) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    return parseMs(String(raw), 'invalid_config', name);
+  }
+  return undefined;
+}
+
 /**
  * The timeouts of one call: the request's `x-ctxkit-*-timeout-ms` header, else
  * `UPSTREAM_<PROVIDER>_<KIND>_TIMEOUT_MS`, else `UPSTREAM_<KIND>_TIMEOUT_MS`, else the default.
- * A bad header is a 400 naming it; a bad variable a configuration error naming it.
+ * A client may shorten its call's timeouts, and lengthen them only up to the operator's ceiling
+ * (`UPSTREAM_[<PROVIDER>_]MAX_<KIND>_TIMEOUT_MS`, else the larger of the operator's value and the
+ * default): a header over it is a 400 naming the header and the ceiling — never the hour a client
+ * once could ask for whatever the operator set. A bad variable is a configuration error naming it.
  */
 export function upstreamTimeouts(env: Env, provider: ProviderId, headers: Headers): UpstreamTimeouts {
   const out = { ...DEFAULT_TIMEOUTS };
   for (const kind of Object.keys(KEYS) as Array<keyof UpstreamTimeouts>) {
     const { env: suffix, header } = KEYS[kind];
+    const operator = configured(env, provider, suffix) ?? DEFAULT_TIMEOUTS[kind];
+    out[kind] = operator;
     const given = headers.get(header);
-    if (given !== null) {
-      out[kind] = parseMs(given, 'invalid_input', `headers.${header}`);
-      continue;
-    }
-    for (const name of [`UPSTREAM_${provider.toUpperCase()}_${suffix}`, `UPSTREAM_${suffix}`]) {
-      const raw = env[name];
-      if (raw === undefined || raw === '') continue;
-      out[kind] = parseMs(String(raw), 'invalid_config', name);
-      break;
-    }
+    if (given === null) continue;
+    const value = parseMs(given, 'invalid_input', `headers.${header}`);
+    const ceiling = configured(env, provider, `MAX_${suffix}`) ?? Math.max(operator, DEFAULT_TIMEOUTS[kind]);
+    if (value > ceiling)
+      throw new CtxError(
+        'invalid_input',
+        `must be at most ${ceiling} ms, this service's ceiling (UPSTREAM_MAX_${suffix}); a call may shorten its timeout, not lengthen it past that`,
+        { path: `headers.${header}` },
+      );
+    out[kind] = value;
   }
   return out;
 }

@@ -1,20 +1,28 @@
 /**
  * Long-term memories of the tenant: create, list, read, delete, and hybrid search (keyword side:
- * FTS5 BM25 over the memory and daily-memory chunks, plus vectors when Workers AI is bound).
+ * FTS5 BM25 over the memory and daily-memory chunks, plus vectors when Workers AI is bound). Every
+ * memory carries its provenance — `source` (user, assistant, tool, import), the session it came from
+ * and its scope — so that one can be listed by where it came from, traced to its session and deleted.
  */
 import type { Hono } from 'hono';
 import * as z from 'zod';
 import {
   CtxError,
   MEMORY_CLASSES,
+  MEMORY_SOURCES,
   MEMORY_TYPES,
   type MemoryRecord,
+  type MemorySource,
   saveMemory,
   searchMemory,
 } from '../../core/index.ts';
 import { withVectors, workerEmbedder } from '../embedder.ts';
-import { type AppEnv, idParam, jsonBody, queryParams } from '../http/context.ts';
-import { createD1MemoryStore } from '../store/d1-stores.ts';
+import { type AppEnv, ID_PATTERN, idParam, jsonBody, queryParams } from '../http/context.ts';
+import { byteLength, storageQuota, withReservation } from '../limits/storage-quota.ts';
+import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts';
+
+/** A chunk's vector as stored (base64 of 384 float32s, Workers AI's default model). */
+const VECTOR_BYTES = 2048;
 
 const DAY = 86_400_000;
 
@@ -30,12 +38,20 @@ const createSchema = z.strictObject({
   pinned: z.boolean().optional(),
   /** Days until it expires; unset = never. */
   expiresDays: z.number().positive().max(36_500).optional(),
+  /** Where its text came from. @default 'user' */
+  source: z.enum(MEMORY_SOURCES as [string, ...string[]]).optional(),
+  /** Only this session of the tenant sees it (scope `session`). @default none: shared in `project` */
+  session: z.string().regex(ID_PATTERN, 'must be a session id').optional(),
 });
 
 const listQuery = z.strictObject({
   project: z.string().max(200).optional(),
   type: z.enum(MEMORY_TYPES as [string, ...string[]]).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
+  /** Only memories of this source. */
+  source: z.enum(MEMORY_SOURCES as [string, ...string[]]).optional(),
+  /** Only memories made in this session. */
+  session: z.string().regex(ID_PATTERN, 'must be a session id').optional(),
 });
 
 const documentsQuery = z.strictObject({ prefix: z.string().max(300).optional() });
@@ -73,6 +89,9 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
   app.post('/v1/memories', async (c) => {
     const body = await jsonBody(c, createSchema);
     const now = Date.now();
+    const tenant = c.get('tenant');
+    if (body.session !== undefined && !(await createD1SessionStore(c.env.DB).get(tenant, body.session)))
+      throw new CtxError('not_found', `session ${body.session} not found`, { path: 'session' });
     const record: MemoryRecord = {
       tenant: c.get('tenant'),
       id: `mem_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -87,9 +106,16 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       createdAt: now,
       updatedAt: now,
       lastSurfacedAt: null,
+      source: (body.source ?? 'user') as MemorySource,
+      sessionId: body.session ?? '',
+      scope: body.session === undefined ? 'shared' : 'session',
     };
     const store = createD1MemoryStore(c.env.DB);
-    const saved = await withVectors(workerEmbedder(c.env), (embedder) => saveMemory(store, record, embedder));
+    // After validation: the row and its search chunk (with a vector when Workers AI is bound), reserved.
+    const bytes = 2 * byteLength(record.title + record.content) + VECTOR_BYTES;
+    const saved = await withReservation(storageQuota(c.env, tenant), bytes, () =>
+      withVectors(workerEmbedder(c.env), (embedder) => saveMemory(store, record, embedder)),
+    );
     return c.json({ memory: publicMemory(saved) }, 201);
   });
 
@@ -99,6 +125,8 @@ export function memoryRoutes(app: Hono<AppEnv>): void {
       ...(q.project !== undefined ? { project: q.project } : {}),
       ...(q.type !== undefined ? { types: [q.type as MemoryRecord['type']] } : {}),
       ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      ...(q.source !== undefined ? { sources: [q.source as MemorySource] } : {}),
+      ...(q.session !== undefined ? { fromSession: q.session } : {}),
       now: Date.now(),
     });
     return c.json({ memories: memories.map(publicMemory) });

@@ -34,9 +34,28 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
-  'content-security-policy':
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
+
+/** `'sha256-…'` of each inline block `tag` of `html` (its text exactly as the browser hashes it). */
+async function inlineHashes(html: string, tag: 'script' | 'style'): Promise<string[]> {
+  const out: string[] = [];
+  for (const m of html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(m[1]!));
+    out.push(`'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
+  }
+  return out;
+}
+
+/**
+ * The page's CSP: only its own inline script and style block run, by their SHA-256 (no
+ * `'unsafe-inline'` for scripts: markup that slipped into a fragment cannot run). Style attributes
+ * stay allowed (`style-src-attr`): the fragments draw their bars with them, and CSS runs no script.
+ */
+async function contentSecurityPolicy(html: string): Promise<string> {
+  const scripts = (await inlineHashes(html, 'script')).join(' ');
+  const styles = (await inlineHashes(html, 'style')).join(' ');
+  return `default-src 'none'; script-src ${scripts}; style-src ${styles}; style-src-elem ${styles}; style-src-attr 'unsafe-inline'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
 
 const SHELL_HEADER = `<nav id="nav" class="tabs" aria-label="Views" hidden><a href="#/sessions">Sessions</a> · <a href="#/memories">Memories</a> · <button type="button" id="signout">Sign out</button></nav>`;
 
@@ -53,13 +72,18 @@ const SHELL_BODY = `<form id="signin" aria-labelledby="signin-h"><h2 id="signin-
 <template id="memories-template">${MEMORIES}</template>`;
 
 const SHELL = renderPage({ title: 'ctxkit', header: SHELL_HEADER, body: SHELL_BODY, script: UI_SCRIPT });
+/** Computed once per isolate (the page never changes while it runs). */
+let shellCsp: Promise<string> | undefined;
 
 function html(c: AppContext, body: string): Response {
   return c.body(body, 200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
 }
 
 export function uiRoutes(app: Hono<AppEnv>): void {
-  app.get('/ui', () => new Response(SHELL, { headers: PAGE_HEADERS }));
+  app.get('/ui', async () => {
+    shellCsp ??= contentSecurityPolicy(SHELL);
+    return new Response(SHELL, { headers: { ...PAGE_HEADERS, 'content-security-policy': await shellCsp } });
+  });
 
   app.get('/v1/ui/sessions', async (c) => {
     const query = (queryParams(c, listQuery).q ?? '').trim();
@@ -135,6 +159,7 @@ export function uiRoutes(app: Hono<AppEnv>): void {
         journal,
         logIds: new Set(logRows.map((r) => r.message.id)),
         ...(lists ? { messages: { input, output, ...(lists.cut ? { cut: true } : {}), retried } } : {}),
+        ...(call.added ? { added: call.added } : {}),
         rows: rows.map((r) => {
           const text = messageContent(r.message);
           return {

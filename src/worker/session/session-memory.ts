@@ -5,9 +5,12 @@
  */
 import {
   buildMemoryBlock,
+  CtxError,
   compactionMemories,
   consolidateMemories,
   documentFiles,
+  EXTRACTED_REACHES,
+  type ExtractedReach,
   ensureMemoryBlock,
   indexDocument,
   type MemoryFlush,
@@ -21,8 +24,9 @@ import {
   type TokenCounter,
 } from '../../core/index.ts';
 import { withVectors } from '../embedder.ts';
+import type { Env } from '../env.ts';
 import { appendFlush } from './memory-documents.ts';
-import type { Loaded, SessionDeps } from './session-service.ts';
+import type { Loaded, SessionDeps } from './session-deps.ts';
 import type { SessionKey } from './wire.ts';
 
 function lastUserText(messages: readonly Message[]): string {
@@ -51,24 +55,50 @@ function cleanMemory(m: MemoryRecord): MemoryRecord {
   return { ...m, title: sanitizeInjected(m.title, 200), content: sanitizeInjected(m.content) };
 }
 
+/** Sources whose summaries may reach another session of the project (`previousSessions`). */
+const SHAREABLE_SUMMARIES = ['user', 'assistant'] as const;
+
 /**
- * The frozen memory block, computed once per context: the tenant's memories, plus what the session's
- * `memory` setting lets in from other sessions (`## Session Recall`, `## Previous Sessions`; both off
- * by default, and only within the session's project). Every injected text is sanitised; entries
- * failing the prompt-injection scan (002 §4.11) are left out and listed in `block.dropped`.
+ * The stored memories a session's block may draw from: its `memories` setting over what it may see —
+ * the shared rows of its project and every project, and its own session-scoped ones (another
+ * session's never) — without compaction summaries; plus, with `previousSessions: 'project'`, the
+ * summaries of the project's other sessions that came from no tool output.
+ */
+async function memoryPool(deps: SessionDeps, key: SessionKey, project: string, now: number) {
+  const which = deps.memory?.memories ?? 'shared';
+  if (which === 'off') return [];
+  const visible = await deps.memories.list(key.tenant, {
+    project,
+    now,
+    ...(which === 'own' ? { fromSession: key.session } : { visibleTo: key.session }),
+  });
+  const pool = visible.filter((m) => m.type !== 'compaction');
+  if (deps.memory?.previousSessions !== 'project' || project === '' || which === 'own') return pool;
+  const summaries = await deps.memories.list(key.tenant, {
+    project,
+    includeGlobal: false,
+    now,
+    types: ['compaction'],
+    sources: SHAREABLE_SUMMARIES,
+  });
+  return [...pool, ...summaries.filter((m) => m.sessionId !== key.session)];
+}
+
+/**
+ * The frozen memory block, computed once per context: the memories the session may see (`memoryPool`),
+ * plus what the session's `memory` setting lets in from other sessions (`## Session Recall`,
+ * `## Previous Sessions`; both off by default, and only within the session's project). Every injected
+ * text is sanitised; entries failing the prompt-injection scan (002 §4.11) are left out and listed in
+ * `block.dropped`.
  */
 export async function withMemoryBlock(deps: SessionDeps, key: SessionKey, loaded: Loaded) {
   const now = deps.clock.now();
   const project = loaded.info.project;
-  const scoped = (mode: 'off' | 'project' | undefined) => mode === 'project' && project !== '';
-  const withPrevious = scoped(deps.memory?.previousSessions);
-  const withRecall = scoped(deps.memory?.recall);
+  const withRecall = deps.memory?.recall === 'project' && project !== '';
   return ensureMemoryBlock(loaded.state, async () => {
     const query = lastUserText(loaded.messages);
-    const all = await deps.memories.list(key.tenant, { project, now });
-    // Compaction memories are the summaries of sessions: "Previous Sessions".
-    const allowed = withPrevious ? all : all.filter((m) => m.type !== 'compaction');
-    const selected = selectMemories(allowed, { query, now }).map(cleanMemory);
+    const pool = await memoryPool(deps, key, project, now);
+    const selected = selectMemories(pool, { query, now }).map(cleanMemory);
     const recall =
       query === '' || !withRecall
         ? []
@@ -102,8 +132,10 @@ function counterOf(deps: SessionDeps): TokenCounter {
 
 /**
  * What a compaction writes to long-term memory (002 §4.7, `compactionMemories`): the new summary as a
- * `compaction` memory (working, 14 days) and the memories extracted in the same pass, in the
- * session's project; then consolidation (expired ones pruned, the 10 newest compaction memories kept).
+ * `compaction` memory (working, 14 days) and the memories extracted in the same pass, each with its
+ * provenance read from `span` (the context the run started from), kept with this session unless the
+ * operator widens what ctxkit extracts (`MEMORY_EXTRACTED_REACH`); then consolidation (expired ones
+ * pruned, the 10 newest compaction memories kept).
  */
 export async function saveExtracted(
   deps: SessionDeps,
@@ -111,6 +143,7 @@ export async function saveExtracted(
   project: string,
   before: PipelineState,
   run: PipelineRun,
+  span: readonly Message[],
 ): Promise<string[]> {
   const summary =
     run.events.some((e) => e.type === 'compaction-end' && e.error === undefined) &&
@@ -125,6 +158,9 @@ export async function saveExtracted(
     project,
     now,
     ids: deps.ids,
+    sessionId: key.session,
+    span,
+    reach: deps.memoryReach ?? 'session',
   });
   for (const record of records)
     await withVectors(deps.embedder, (embedder) => saveMemory(deps.memories, record, embedder));
@@ -165,4 +201,18 @@ export async function writeFlushes(
         );
     }
   }
+}
+
+/**
+ * `MEMORY_EXTRACTED_REACH`: how far the memories ctxkit extracts on its own reach — `session` (the
+ * default), `project` or `tenant`; tool-sourced ones stay with their session whatever it says.
+ */
+export function extractedReach(env: Env): ExtractedReach {
+  const raw = env.MEMORY_EXTRACTED_REACH;
+  if (raw === undefined || raw === '') return 'session';
+  if (!EXTRACTED_REACHES.includes(raw as ExtractedReach))
+    throw new CtxError('invalid_config', `must be one of ${EXTRACTED_REACHES.join(', ')}`, {
+      path: 'MEMORY_EXTRACTED_REACH',
+    });
+  return raw as ExtractedReach;
 }

@@ -25,6 +25,7 @@ import {
 import { createR2BlobStore, tenantBlobPrefix } from '../blobs/r2-blob-store.ts';
 import { workerEmbedder } from '../embedder.ts';
 import type { Env } from '../env.ts';
+import { messagesBytes, sessionRowBytes, storageQuota, withReservation } from '../limits/storage-quota.ts';
 import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
 import {
   type Prepared,
@@ -54,6 +55,8 @@ import {
 } from './idempotency.ts';
 import { d1DocumentAppender } from './memory-documents.ts';
 import type { SessionCache } from './session-cache.ts';
+import { type DeleteOptions, deleteSessionData, type SessionDeletion } from './session-deletion.ts';
+import { extractedReach } from './session-memory.ts';
 import {
   type ContextInput,
   type ContextResult,
@@ -148,12 +151,17 @@ export class SessionObject extends DurableObject<Env> {
     return PRESETS.includes(preset as PresetId) ? (preset as PresetId) : 'default';
   }
 
-  private buildPipeline(settings: SessionSettings, tenant: string): Pipeline {
+  private buildPipeline(settings: SessionSettings, key: SessionKey): Pipeline {
     const { summarizer } = workerSummarizer(this.env);
     const pipeline = createPipeline({
       preset: settings.preset ?? this.defaultPreset(),
       summarizer,
-      blobs: createR2BlobStore({ bucket: this.env.BLOBS, prefix: tenantBlobPrefix(tenant) }),
+      // Each spilled output records the session, so deleting the session finds it.
+      blobs: createR2BlobStore({
+        bucket: this.env.BLOBS,
+        prefix: tenantBlobPrefix(key.tenant),
+        session: key.session,
+      }),
       ...(settings.budget ? { budget: settings.budget as Partial<BudgetConfig> } : {}),
       ...(settings.config ? { config: settings.config as PipelineOptions['config'] & object } : {}),
       ...(settings.excludeTools ? { excludeTools: settings.excludeTools } : {}),
@@ -174,7 +182,7 @@ export class SessionObject extends DurableObject<Env> {
 
   private async deps(key: SessionKey): Promise<SessionDeps> {
     const settings = await this.settings();
-    if (!this.pipeline) this.pipeline = this.buildPipeline(settings, key.tenant);
+    if (!this.pipeline) this.pipeline = this.buildPipeline(settings, key);
     this.ports ??= {
       sessions: createD1SessionStore(this.env.DB),
       memories: createD1MemoryStore(this.env.DB),
@@ -182,6 +190,8 @@ export class SessionObject extends DurableObject<Env> {
       ids: randomIds,
       documents: d1DocumentAppender(this.env.DB),
       embedder: workerEmbedder(this.env),
+      memoryReach: extractedReach(this.env),
+      quota: storageQuota(this.env, key.tenant),
     };
     return { ...this.ports, memory: settings.memory, pipeline: this.pipeline, cache: this.cache };
   }
@@ -196,18 +206,25 @@ export class SessionObject extends DurableObject<Env> {
         this.once(idem, async () => {
           const settings = parseWith(settingsSchema, input.settings, []);
           // Invalid preset config fails here, before anything is stored.
-          const pipeline = this.buildPipeline(settings, key.tenant);
+          const pipeline = this.buildPipeline(settings, key);
           const sessions = createD1SessionStore(this.env.DB);
           if (await sessions.get(key.tenant, key.session))
             throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
+          // An id used again starts empty, even where an older deletion left this object's storage.
+          await this.forget();
           await this.ctx.storage.put(SETTINGS, settings);
           this.cachedSettings = settings;
-          const info = await sessions.create({
-            tenant: key.tenant,
-            id: key.session,
-            ...(input.title !== undefined ? { title: input.title } : {}),
-            ...(input.project !== undefined ? { project: input.project } : {}),
-          });
+          const info = await withReservation(
+            storageQuota(this.env, key.tenant),
+            sessionRowBytes(input.title, input.project),
+            () =>
+              sessions.create({
+                tenant: key.tenant,
+                id: key.session,
+                ...(input.title !== undefined ? { title: input.title } : {}),
+                ...(input.project !== undefined ? { project: input.project } : {}),
+              }),
+          );
           this.pipeline = pipeline;
           this.ids = new Set();
           this.cache.view = undefined;
@@ -227,12 +244,10 @@ export class SessionObject extends DurableObject<Env> {
         this.once(idem, async () => {
           const parsed = parseIncoming(body);
           const deps = await this.deps(key);
-          return appendMessages(deps, key, parsed, async () => {
-            this.ids ??= new Set(
-              (await deps.sessions.messages(key.tenant, key.session)).map((r) => r.message.id),
-            );
-            return this.ids;
-          });
+          // After validation and after the replay above: the bytes it is about to store, reserved.
+          return withReservation(deps.quota, messagesBytes(parsed.messages), () =>
+            appendMessages(deps, key, parsed, this.knownIds(deps, key)),
+          );
         }),
       ),
     );
@@ -299,21 +314,28 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  async remove(key: SessionKey): Promise<Outcome<{ deleted: true }>> {
+  /**
+   * Deletes the session and everything it owns (`session-deletion.ts`); with `idleBefore` (the
+   * clean-up cron), only when it has been idle since then.
+   */
+  async remove(key: SessionKey, options: DeleteOptions = {}): Promise<Outcome<SessionDeletion>> {
     return outcome(() =>
       this.serial(async () => {
-        const deps = await this.deps(key);
-        if (!(await deps.sessions.delete(key.tenant, key.session)))
-          throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
-        this.ids = undefined;
-        this.pipeline = undefined;
-        this.cache.view = undefined;
-        this.cachedSettings = undefined;
-        this.proxyStorage = undefined;
-        await this.ctx.storage.deleteAll();
-        return { deleted: true as const };
+        const result = await deleteSessionData(await this.deps(key), this.env.BLOBS, key, options);
+        if (result.deleted) await this.forget();
+        return result;
       }),
     );
+  }
+
+  /** Drops every trace of a session from this object: its storage and what it keeps in memory. */
+  private async forget(): Promise<void> {
+    this.ids = undefined;
+    this.pipeline = undefined;
+    this.cache.view = undefined;
+    this.cachedSettings = undefined;
+    this.proxyStorage = undefined;
+    await this.ctx.storage.deleteAll();
   }
 
   private knownIds(deps: SessionDeps, key: SessionKey): KnownIds {
@@ -380,7 +402,7 @@ export class SessionObject extends DurableObject<Env> {
     const next: SessionSettings = { ...settings, budget: { ...settings.budget, contextWindow: window } };
     let pipeline: Pipeline;
     try {
-      pipeline = this.buildPipeline(next, key.tenant);
+      pipeline = this.buildPipeline(next, key);
     } catch (error) {
       if (isCtxError(error, 'invalid_config')) return false;
       throw error;

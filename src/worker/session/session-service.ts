@@ -4,50 +4,35 @@
  * persisted compaction flag; everything here reads and writes D1 (the system of record).
  */
 import {
-  type Clock,
   CtxError,
   clearMemoryBlock,
   type DroppedEntry,
-  type Embedder,
-  type IdGenerator,
   type JournalEntry,
   type JsonValue,
-  type MemoryStore,
-  type Message,
-  type Pipeline,
   type PipelineEvent,
   type PipelineRun,
   resolveWorkingContext,
   type SessionInfo,
   type SessionState,
-  type SessionStore,
   type StageReport,
   sameSessionState,
   toWorkingContext,
 } from '../../core/index.ts';
-import { boundedRefs, type CallKind, type CallLog, messageRefs } from '../proxy/call-log.ts';
+import {
+  type AddedMemory,
+  addedMemory,
+  boundedRefs,
+  type CallKind,
+  type CallLog,
+  messageRefs,
+} from '../proxy/call-log.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
-import type { DocumentAppender } from './memory-documents.ts';
-import { afterSetState, freshView, rememberView, type SessionCache } from './session-cache.ts';
+import { afterSetState, freshView, rememberView } from './session-cache.ts';
+import type { Loaded, SessionDeps } from './session-deps.ts';
 import { saveExtracted, withMemoryBlock, writeFlushes } from './session-memory.ts';
-import type { MemorySettings } from './settings.ts';
 import type { SessionKey } from './wire.ts';
 
-export interface SessionDeps {
-  sessions: SessionStore;
-  memories: MemoryStore;
-  pipeline: Pipeline;
-  clock: Clock;
-  ids: IdGenerator;
-  /** Atomic appends to the tenant's Markdown memory documents. */
-  documents: DocumentAppender;
-  /** Workers AI, when bound: vectors for memories and daily memory. */
-  embedder?: Embedder | undefined;
-  /** The Durable Object's cache of this session (absent: every call reads D1). */
-  cache?: SessionCache;
-  /** The session's memory injection setting (absent: nothing from other sessions). */
-  memory?: MemorySettings | undefined;
-}
+export type { Loaded, SessionDeps } from './session-deps.ts';
 
 export interface ContextInput {
   dialect?: OutputDialect | undefined;
@@ -71,6 +56,11 @@ export interface ContextResult extends Rendered {
    * (`kind`, `id`, the `issues` found); `[]` when none (or the run appended no block).
    */
   memoryDropped: DroppedEntry[];
+  /**
+   * What ctxkit added to the caller's system prompt from memory: the block's tokens, the memories in
+   * it and the recalled messages; `null` when it added nothing.
+   */
+  memoryBlock: AddedMemory | null;
 }
 
 export async function requireSession(deps: SessionDeps, key: SessionKey): Promise<SessionInfo> {
@@ -79,13 +69,6 @@ export async function requireSession(deps: SessionDeps, key: SessionKey): Promis
   const info = await deps.sessions.get(key.tenant, key.session);
   if (!info) throw new CtxError('not_found', `session ${key.session} not found`, { path: 'params.session' });
   return info;
-}
-
-export interface Loaded {
-  info: SessionInfo;
-  rows: Awaited<ReturnType<SessionStore['messages']>>;
-  state: SessionState;
-  messages: Message[];
 }
 
 export async function load(deps: SessionDeps, key: SessionKey): Promise<Loaded> {
@@ -142,7 +125,7 @@ export async function saveRunMemory(
   state: SessionState,
   run: PipelineRun,
 ): Promise<string[]> {
-  const memories = await saveExtracted(deps, key, loaded.info.project, state.pipeline, run);
+  const memories = await saveExtracted(deps, key, loaded.info.project, state.pipeline, run, loaded.messages);
   await writeFlushes(deps, key, loaded.info.project, run);
   return memories;
 }
@@ -160,6 +143,7 @@ async function recordRun(
   input: ContextInput,
   run: PipelineRun,
   log: RunLog,
+  added: AddedMemory | null,
 ): Promise<void> {
   await log.calls.put({
     kind: log.kind,
@@ -174,6 +158,7 @@ async function recordRun(
     reports: run.reports,
     journal: run.journal,
     messages: boundedRefs(messageRefs(loaded.messages, loaded.rows), messageRefs(run.send, loaded.rows)),
+    ...(added ? { added: { memory: added } } : {}),
   });
 }
 
@@ -189,7 +174,8 @@ export async function finish(
 ): Promise<ContextResult> {
   await persistRun(deps, key, loaded, state, run);
   const memories = await saveRunMemory(deps, key, loaded, state, run);
-  if (log) await recordRun(deps, loaded, input, run, log);
+  const added = addedMemory(state.memoryBlock);
+  if (log) await recordRun(deps, loaded, input, run, log, added);
   return {
     ...renderMessages(run.send, system, input.dialect),
     dialect: input.dialect ?? 'neutral',
@@ -200,6 +186,7 @@ export async function finish(
     memories,
     contextIds: run.messages.map((m) => m.id),
     memoryDropped: state.memoryBlock?.dropped ?? [],
+    memoryBlock: added,
   };
 }
 

@@ -9,12 +9,19 @@ export const PRESETS = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'tiancai
 export type PresetId = (typeof PRESETS)[number];
 
 /**
- * What of the tenant's other sessions reaches this session's system prompt. Both are off unless the
- * session asks: a session sees only its own conversation and the tenant's memories. `project` turns
- * a source on for sessions of the same project (never for a session without a project, which would
- * otherwise see every project-less session of the tenant).
+ * What of the tenant's memory and other sessions reaches this session's system prompt. Recall and
+ * previous sessions are off unless the session asks: a session sees only its own conversation, the
+ * tenant's shared memories and what ctxkit extracted in it. `project` turns a source on for sessions
+ * of the same project (never for a session without a project, which would otherwise see every
+ * project-less session of the tenant).
  */
 export const memorySettingsSchema = z.strictObject({
+  /**
+   * Which stored memories the session's memory block may hold: `shared`, the tenant's shared ones in
+   * the session's project (and every project's) with the session's own; `own`, only what ctxkit
+   * extracted in this session; `off`, none. @default 'shared' (`own` for a session the proxy creates)
+   */
+  memories: z.enum(['shared', 'own', 'off']).optional(),
   /** `## Session Recall`: up to `recallLimit` messages of the project's other sessions. @default 'off' */
   recall: z.enum(['off', 'project']).optional(),
   /** `## Previous Sessions`: compaction summaries of the project's sessions. @default 'off' */

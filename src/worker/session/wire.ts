@@ -4,6 +4,7 @@
  * `CtxError` and maps them to HTTP in one place.
  */
 import { CtxError, type CtxErrorCode, isCtxError } from '../../core/index.ts';
+import { isQuotaError, QuotaError, type QuotaLimit } from '../limits/quota-error.ts';
 
 export interface SessionKey {
   tenant: string;
@@ -14,6 +15,9 @@ export interface WireError {
   code: CtxErrorCode;
   message: string;
   path?: string;
+  /** A refused write's limit and when to retry (`QuotaError`). */
+  limit?: QuotaLimit;
+  retryAfterSeconds?: number;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
@@ -29,12 +33,17 @@ export async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
       prefix && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
     const wire: WireError = { code: error.code, message };
     if (error.path) wire.path = error.path;
+    if (isQuotaError(error)) {
+      wire.limit = error.limit;
+      wire.retryAfterSeconds = error.retryAfterSeconds;
+    }
     return { ok: false, error: wire };
   }
 }
 
 export function unwrap<T>(result: Outcome<T>): T {
   if (result.ok) return result.value;
-  const { code, message, path } = result.error;
+  const { code, message, path, limit, retryAfterSeconds } = result.error;
+  if (limit && retryAfterSeconds !== undefined) throw new QuotaError(message, limit, retryAfterSeconds);
   throw new CtxError(code, message, path === undefined ? {} : { path });
 }
