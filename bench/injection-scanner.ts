@@ -3,7 +3,7 @@
  * published payload set beside the ordinary text it must let through. Prints markdown tables:
  *
  * - detection on the 666 in-the-wild jailbreak prompts of Shen et al. (CCS 2024; MIT), as
- *   ../shared/data/injection/ holds them (its README names the source and licence), for 002's patterns
+ *   bench/data/injection/ holds them (its README names the source and licence), for 002's patterns
  *   alone (KosmoKrator's scanner: lower-cased text, no normalisation) and for ctxkit's scanner;
  * - what each disguise (look-alike letters, soft hyphens, letter-spacing, …) leaves of that detection;
  * - false positives on ordinary text: the memories of bench/data/ordinary-memories.json (written for
@@ -112,14 +112,14 @@ function measure(set: string, texts: readonly string[]): Row {
   return { set, items: texts.length, flagged002, flagged, examples };
 }
 
-const payloadPath = join(DATA, 'injection', 'inthewild_jailbreak_llms.json');
+const payloadPath = resolve(import.meta.dirname, 'data', 'injection', 'inthewild_jailbreak_llms.json');
 const payloads = loadJson<string[]>(payloadPath);
 const ordinary = loadJson<{ memories: string[] }>(
   resolve(import.meta.dirname, 'data', 'ordinary-memories.json'),
 )!;
 const report: Record<string, unknown> = {};
 
-if (!payloads) console.log(`skipped the payload set: no ${payloadPath} (see ../shared/data/README.md)`);
+if (!payloads) console.log(`skipped the payload set: no ${payloadPath}`);
 else {
   const row = measure('in-the-wild jailbreak prompts (Shen et al., CCS 2024)', payloads);
   const labels: Record<string, number> = {};

@@ -25,7 +25,7 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-export function importGraph(root: string): Map<string, string[]> {
+function importGraph(root: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of tsFiles(root)) {
     const text = readFileSync(file, 'utf8');
@@ -50,7 +50,7 @@ function statSafe(p: string): boolean {
 }
 
 /** Tarjan's strongly connected components with more than one file (or a file importing itself). */
-export function circles(graph: Map<string, string[]>): string[][] {
+function circles(graph: Map<string, string[]>): string[][] {
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();
