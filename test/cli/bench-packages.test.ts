@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchPackages, missingBenchPackages } from '../../src/cli/tokens/bench-packages.ts';
 import { ctxcheck, tempDir } from './ctxcheck/helpers.ts';
@@ -46,7 +48,11 @@ describe('missingBenchPackages', () => {
 
 describe('ctxcheck bench tokens', () => {
   it('asks for --corpus in one line, exit 2, when the default corpus is absent', async () => {
-    const r = await ctxcheck(['bench', 'tokens', '--tokenizers', 'o200k'], await tempDir());
+    // A folder of its own inside the temporary one: its `../shared` is then surely absent, even on a
+    // machine whose temporary folder has a `shared` beside its children.
+    const cwd = join(await tempDir(), 'project');
+    await mkdir(cwd);
+    const r = await ctxcheck(['bench', 'tokens', '--tokenizers', 'o200k'], cwd);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('--corpus DIR is needed here: the default ../shared/data/tokens');
