@@ -115,14 +115,45 @@ export function startsTurn(message: Message): boolean {
 }
 
 /**
+ * How summaries written by a model open, whoever put them in the history: ctxkit's own markers, Claude
+ * Code's (the user-role message after its `compact_boundary`, `isCompactSummary` in its JSONL; a proxy
+ * sees only the text) and Codex's (`summary_prefix.md`).
+ */
+export const SUMMARY_OPENINGS: readonly string[] = [
+  '[Previous conversation summary]',
+  '[Compacted conversation summary]',
+  '## Compacted Conversation Summary',
+  '[System: Previous conversation summary',
+  'This session is being continued from a previous conversation that ran out of context.',
+  'Another language model started to solve this problem and produced a summary of its thinking process.',
+];
+
+/**
+ * A summary a model wrote of earlier history, whatever its role: `kind: 'summary'`, Claude Code's
+ * `isCompactSummary`, or a first text part that opens like one (`SUMMARY_OPENINGS`, `[Summary of N
+ * earlier messages]`).
+ */
+export function isModelSummary(message: Message): boolean {
+  if (message.meta?.kind === 'summary' || message.meta?.isCompactSummary === true) return true;
+  const first = message.parts.find((p) => p.type === 'text');
+  if (first?.type !== 'text') return false;
+  const t = first.text.trimStart();
+  return SUMMARY_OPENINGS.some((s) => t.startsWith(s)) || /^\[Summary of \d+ earlier messages\]/.test(t);
+}
+
+/**
  * A user's request: a turn start that ctxkit did not write itself. A digest of archived tool output
- * (`kind: 'tool_summary'`), a pinned standing-instructions section and a summary are user-role text a
- * stage inserted, not something the user asked: a summary must not call one "the last request".
+ * (`kind: 'tool_summary'`), a pinned standing-instructions section and a summary (ctxkit's, or one a
+ * harness put in the user's name: `isModelSummary`) are user-role text that no user typed: a summary
+ * must not call one "the last request", and no instruction is pinned from one.
  */
 export function isRequest(message: Message): boolean {
   const kind = message.meta?.kind;
   return (
-    startsTurn(message) && kind !== 'tool_summary' && kind !== 'standing-instructions' && kind !== 'summary'
+    startsTurn(message) &&
+    kind !== 'tool_summary' &&
+    kind !== 'standing-instructions' &&
+    !isModelSummary(message)
   );
 }
 

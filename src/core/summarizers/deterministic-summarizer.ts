@@ -12,7 +12,7 @@
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
 import { pairToolCalls } from '../invariants/pairing.ts';
-import { isRequest, messageText, outputText } from '../messages/text.ts';
+import { isModelSummary, isRequest, messageText, outputText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
@@ -51,13 +51,6 @@ export interface DeterministicSummarizerOptions {
   maxAccomplished?: number;
 }
 
-const SUMMARY_MARKERS = [
-  '[Previous conversation summary]',
-  '[Compacted conversation summary]',
-  '## Compacted Conversation Summary',
-  '[System: Previous conversation summary',
-];
-
 /** Adds `items` keeping the first occurrence order but moving repeats to the end (most recent last). */
 function pushRecent(list: string[], ...items: string[]): void {
   for (const it of items) {
@@ -67,11 +60,8 @@ function pushRecent(list: string[], ...items: string[]): void {
   }
 }
 
-function isSummaryMessage(m: Message): boolean {
-  if (m.meta?.kind === 'summary') return true;
-  const t = messageText(m).trimStart();
-  return SUMMARY_MARKERS.some((s) => t.startsWith(s)) || /^\[Summary of \d+ earlier messages\]/.test(t);
-}
+/** A summary written by a model (ctxkit's, or a harness's such as Claude Code's): parsed, not read as turns. */
+const isSummaryMessage = isModelSummary;
 
 /** Parses `## Title` sections of an earlier summary (ours or anyone's). */
 export function parseSummary(text: string): Sections {
