@@ -3,11 +3,13 @@
  * cut each long run at 50% and 75% (moved to the next turn start) and each Claude Code session at its
  * real compaction; the salient references are those the agent writes after the cut (its text and tool
  * arguments, the next 30 messages) that already occurred before it; recall is the share found in the
- * summary of the prefix. The production summaries of Claude Code are measured the same way.
+ * summary of the prefix. The production summaries of Claude Code are measured the same way. Beside it,
+ * the early-history facts the summary answers alone (`src/cli/bench-compaction/facts.ts`).
  * Run: `npx tsx scripts/summary-recall.ts [dataDir]`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { earlyFacts, factRecall } from '../src/cli/bench-compaction/facts.ts';
 import {
   createDeterministicSummarizer,
   extractReferences,
@@ -66,6 +68,7 @@ const summarizer = createDeterministicSummarizer();
 for (const max of [3000, 6000, 12000]) {
   let total = 0;
   let chars = 0;
+  let facts = 0;
   for (const c of cases) {
     const before = new Set(extractReferences(c.prefix.map((m) => text(m, false)).join('\n')).keys());
     const refs = [...extractReferences(c.after.map((m) => text(m, true)).join('\n')).keys()].filter((r) =>
@@ -78,21 +81,24 @@ for (const max of [3000, 6000, 12000]) {
       maxOutputChars: max,
     });
     total += recall(refs, summary);
+    facts += factRecall(earlyFacts(c.prefix), summary);
     chars += summary.length;
   }
   console.log(
-    `deterministic, maxOutputChars ${max}: ${cases.length} cases, mean recall ${(total / cases.length).toFixed(3)}, mean ${Math.round(chars / cases.length)} chars`,
+    `deterministic, maxOutputChars ${max}: ${cases.length} cases, mean recall ${(total / cases.length).toFixed(3)}, early facts ${(facts / cases.length).toFixed(3)}, mean ${Math.round(chars / cases.length)} chars`,
   );
 }
 const prod = cases.filter((c) => c.production);
 let p = 0;
+let pf = 0;
 for (const c of prod) {
   const before = new Set(extractReferences(c.prefix.map((m) => text(m, false)).join('\n')).keys());
   const refs = [...extractReferences(c.after.map((m) => text(m, true)).join('\n')).keys()].filter((r) =>
     before.has(r),
   );
   p += recall(refs, text(c.production!, false));
+  pf += factRecall(earlyFacts(c.prefix), text(c.production!, false));
 }
 console.log(
-  `production summaries (Claude Code): ${prod.length} cases, mean recall ${(p / Math.max(1, prod.length)).toFixed(3)}`,
+  `production summaries (Claude Code): ${prod.length} cases, mean recall ${(p / Math.max(1, prod.length)).toFixed(3)}, early facts ${(pf / Math.max(1, prod.length)).toFixed(3)}`,
 );

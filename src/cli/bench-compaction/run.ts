@@ -10,6 +10,7 @@ import {
 } from '../../core/index.ts';
 import { newestStepStart } from '../../core/pipeline/stages/compaction-cut.ts';
 import { type CompactionCase, loadCases, loadHeldOutCases } from './cases.ts';
+import { earlyFacts, factRecall, summaryText } from './facts.ts';
 import { countTokens, referenceRecall, salientReferences } from './measure.ts';
 import {
   type AheadTally,
@@ -31,6 +32,15 @@ export interface BenchRow {
   reduction: number;
   recall: number;
   references: number;
+  /**
+   * Share of the early history's facts (`facts.ts`) its summary answers alone; absent when the
+   * strategy writes no summary.
+   */
+  facts?: number;
+  /** How many facts the early history of the cut has. */
+  factCount?: number;
+  /** Tokens of the summary the facts were read from. */
+  summaryTokens?: number;
   /** The compacted context is larger (o200k) than the input the window allows. */
   overBudget: boolean;
   /**
@@ -50,6 +60,10 @@ export interface StrategyMean {
   /** The smallest reduction over the cases. */
   minReduction: number;
   recall: number;
+  /** Mean share of early-history facts answered from the summary, over the cases that have one. */
+  facts?: number;
+  /** Mean summary tokens over those cases. */
+  summaryTokens?: number;
   /** Cases whose compacted context is larger than the window allows (o200k). */
   overBudget: number;
 }
@@ -124,6 +138,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
   for (const [i, c] of cases.entries()) {
     o.onProgress?.(i, cases.length, c.id);
     const refs = salientReferences(c.prefix, c.after);
+    const facts = earlyFacts(c.prefix);
     const prefixTokens = countTokens(c.prefix, counter);
     const lead = c.prefix.findIndex((m) => m.role !== 'system');
     const head = lead < 0 ? c.prefix.length : lead;
@@ -132,6 +147,7 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
       countTokens(c.prefix.slice(newestStepStart(c.prefix, head)), counter);
     for (const s of await strategiesFor(c, o, counter, tally)) {
       const tokens = countTokens(s.messages, counter);
+      const summary = summaryText(s.messages);
       rows.push({
         case: c.id,
         source: c.trajectory.split('/')[0] ?? '',
@@ -142,6 +158,10 @@ export async function runCompactionBench(o: CompactionBenchOptions): Promise<Com
         reduction: 1 - tokens / prefixTokens,
         recall: referenceRecall(refs, s.messages),
         references: refs.length,
+        ...(summary !== undefined
+          ? { facts: factRecall(facts, summary), summaryTokens: counter.countText(summary) }
+          : {}),
+        factCount: facts.length,
         overBudget: s.budget !== undefined && tokens > s.budget,
         fixedTokens,
       });
@@ -216,15 +236,24 @@ export function meansOf(rows: readonly BenchRow[], group: string): StrategyMean[
   const byStrategy = new Map<string, BenchRow[]>();
   for (const r of rows) byStrategy.set(r.strategy, [...(byStrategy.get(r.strategy) ?? []), r]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-  return [...byStrategy.entries()].map(([strategy, rs]) => ({
-    strategy,
-    group,
-    cases: rs.length,
-    reduction: mean(rs.map((r) => r.reduction)),
-    minReduction: Math.min(...rs.map((r) => r.reduction)),
-    recall: mean(rs.map((r) => r.recall)),
-    overBudget: rs.filter((r) => r.overBudget).length,
-  }));
+  return [...byStrategy.entries()].map(([strategy, rs]) => {
+    const summarized = rs.filter((r) => r.facts !== undefined);
+    return {
+      strategy,
+      group,
+      cases: rs.length,
+      reduction: mean(rs.map((r) => r.reduction)),
+      minReduction: Math.min(...rs.map((r) => r.reduction)),
+      recall: mean(rs.map((r) => r.recall)),
+      ...(summarized.length > 0
+        ? {
+            facts: mean(summarized.map((r) => r.facts!)),
+            summaryTokens: mean(summarized.map((r) => r.summaryTokens!)),
+          }
+        : {}),
+      overBudget: rs.filter((r) => r.overBudget).length,
+    };
+  });
 }
 
 /** Reduction bands the means are grouped by (lower bounds, best first). */

@@ -35,16 +35,19 @@ interface Args {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+/** Facts answered from the summary alone, with the summary's size; `—` for a strategy without one. */
+const factsCell = (facts: number | undefined, tokens: number | undefined) =>
+  facts === undefined ? '—' : `${pct(facts)} (${Math.round(tokens ?? 0).toLocaleString('en-US')})`;
 
 function meanTable(title: string, means: readonly StrategyMean[]): string[] {
   const lines = [
     `\n${title}`,
-    '| strategy | cases | mean reduction | min reduction | mean recall | over budget |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| strategy | cases | mean reduction | min reduction | mean recall | early facts from the summary (its tokens) | over budget |',
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const m of means)
     lines.push(
-      `| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.minReduction)} | ${pct(m.recall)} | ${m.overBudget} |`,
+      `| ${m.strategy} | ${m.cases} | ${pct(m.reduction)} | ${pct(m.minReduction)} | ${pct(m.recall)} | ${factsCell(m.facts, m.summaryTokens)} | ${m.overBudget} |`,
     );
   return lines;
 }
@@ -80,12 +83,15 @@ export function renderCompactionBench(result: CompactionBenchResult): string {
   for (const r of result.rows) byCase.set(r.case, [...(byCase.get(r.case) ?? []), r]);
   for (const [id, rows] of byCase) {
     lines.push(
-      `\n${id} — ${rows[0]!.prefixTokens.toLocaleString('en-US')} tokens before the cut, ${rows[0]!.references} references used after it`,
+      `\n${id} — ${rows[0]!.prefixTokens.toLocaleString('en-US')} tokens before the cut, ${rows[0]!.references} references used after it, ${rows[0]!.factCount ?? 0} facts in its first half`,
     );
-    lines.push('| strategy | tokens | reduction | recall |', '|---|---:|---:|---:|');
+    lines.push(
+      '| strategy | tokens | reduction | recall | early facts from the summary (its tokens) |',
+      '|---|---:|---:|---:|---:|',
+    );
     for (const r of rows)
       lines.push(
-        `| ${r.strategy} | ${r.tokens.toLocaleString('en-US')} | ${pct(r.reduction)} | ${pct(r.recall)} |`,
+        `| ${r.strategy} | ${r.tokens.toLocaleString('en-US')} | ${pct(r.reduction)} | ${pct(r.recall)} | ${factsCell(r.facts, r.summaryTokens)} |`,
       );
   }
   const all = result.means.filter((m) => m.group === 'all');

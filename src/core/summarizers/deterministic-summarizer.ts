@@ -1,8 +1,9 @@
 /**
  * The offline default summarizer: extractive and deterministic (no clock, no randomness, no model).
  * For compaction purposes it builds structured sections from the messages themselves — `## Goal`,
- * `## Key Decisions`, `## Accomplished`, `## In Progress`, `## Relevant Files`, `## User Constraints`,
- * `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
+ * `## User Requests`, `## Key Decisions` (sentences that name what they decide), `## Files Changed`,
+ * `## Errors`, `## Done`, `## In Progress`, `## Other Tool Calls` (`work-log.ts`), `## Relevant
+ * Files`, `## User Constraints`, `## Identifiers` — merging a previous summary (passed, or found among the messages) instead of
  * starting over. It keeps references (`extractReferences`: paths, file names, identifiers, tool-argument
  * keys) ranked by `scoreReferences` (ln(1 + mentions) + 3 × recency + 1 when the agent wrote it + 1 when
  * the task spells it out in code) per length^¼ (`REFERENCE_LENGTH_EXPONENT`): prose
@@ -11,17 +12,17 @@
  * `memory-flush` gives 000's rule-based lines; `tool-result` / `tool-batch`
  * give 003's heuristic texts. Memories: user constraints and decisions of the summarised messages.
  */
-import { pairToolCalls } from '../invariants/pairing.ts';
-import { isModelSummary, isRequest, messageText, outputText } from '../messages/text.ts';
+import { isModelSummary, isRequest, messageText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } from '../ports.ts';
 
-import { clip, decisionSentences, isWriteTool, keyArg, oneLine } from './extract.ts';
+import { clip, decisionSentences, harnessNotice, oneLine } from './extract.ts';
 import { flushLabels, memoryFlushFallback } from './flush-fallback.ts';
 import { createNameIndex } from './name-index.ts';
 import { rankMessageReferences } from './reference-index.ts';
 import { createSentenceMemo, type SentenceMemo } from './sentence-memo.ts';
-import { empty, fitToLength, type Key, type Sections, TITLES } from './summary-sections.ts';
+import { empty, fitToLength, type Key, OLD_TITLES, type Sections, TITLES } from './summary-sections.ts';
+import { workLog } from './work-log.ts';
 
 export { MIN_GOAL_CHARS, PROSE_SHARE } from './summary-sections.ts';
 
@@ -34,6 +35,8 @@ export const DETERMINISTIC_SUMMARIZER_DEFAULTS = {
   maxDecisions: 10,
   maxConstraints: 10,
   maxAccomplished: 30,
+  maxRequests: 10,
+  maxErrors: 12,
 } as const;
 
 export interface DeterministicSummarizerOptions {
@@ -49,6 +52,10 @@ export interface DeterministicSummarizerOptions {
   maxConstraints?: number;
   /** @default 30 */
   maxAccomplished?: number;
+  /** Later user requests listed (the first is the goal). @default 10 */
+  maxRequests?: number;
+  /** Failed tool calls listed, most recent last. @default 12 */
+  maxErrors?: number;
 }
 
 /** Adds `items` keeping the first occurrence order but moving repeats to the end (most recent last). */
@@ -66,7 +73,10 @@ const isSummaryMessage = isModelSummary;
 /** Parses `## Title` sections of an earlier summary (ours or anyone's). */
 export function parseSummary(text: string): Sections {
   const out = empty();
-  const byTitle = new Map<string, Key>(Object.entries(TITLES).map(([k, t]) => [t.toLowerCase(), k as Key]));
+  const byTitle = new Map<string, Key>([
+    ...Object.entries(OLD_TITLES),
+    ...Object.entries(TITLES).map(([k, t]): [string, Key] => [t.toLowerCase(), k as Key]),
+  ]);
   let current: Key | undefined;
   let sawSection = false;
   for (const raw of text.split('\n')) {
@@ -107,7 +117,9 @@ function extract(
       continue;
     }
     const text = messageText(m);
-    if (isRequest(m)) {
+    // A harness's notice in the user's name (an interruption, a tag block, an observation) asks
+    // nothing; the first request is the task whatever its form.
+    if (isRequest(m) && (requests.length === 0 || !harnessNotice(text))) {
       const request = memo.requestOf(m, text);
       requests.push(request.line);
       pushRecent(now.constraints, ...request.constraints);
@@ -118,31 +130,16 @@ function extract(
       pushRecent(now.decisions, ...memo.decisionsOf(m, text));
     }
   }
-  // Tool calls: succeeded → Accomplished (with counts); failed without a later success → In Progress.
-  const { pairs } = pairToolCalls(messages);
-  const counts = new Map<string, number>();
-  const failed = new Map<string, string>();
-  for (const pair of pairs) {
-    const call = messages[pair.call.message]!.parts[pair.call.part]!;
-    const arg = call.type === 'tool-call' ? keyArg(call.args) : undefined;
-    const label = `${isWriteTool(pair.name) ? `${pair.name} (changed)` : pair.name}${arg ? `: ${arg}` : ''}`;
-    if (!pair.result) {
-      now.inProgress.push(`Pending: ${label}`);
-      continue;
-    }
-    const part = messages[pair.result.message]!.parts[pair.result.part]!;
-    if (part.type === 'tool-result' && part.isError) {
-      const why = clip(oneLine(outputText(part.output)).split(/(?<=[.!?])\s/)[0] ?? '', 160);
-      failed.set(label, `Failed: ${label}${why ? ` — ${why}` : ''}`);
-      continue;
-    }
-    failed.delete(label);
-    const n = (counts.get(label) ?? 0) + 1;
-    counts.delete(label); // re-insert: most recent last
-    counts.set(label, n);
-  }
-  now.accomplished = [...counts].map(([label, n]) => (n > 1 ? `${label} (×${n})` : label));
-  now.inProgress.push(...failed.values());
+  // Tool calls: files changed, errors (and whether the same call later succeeded), work recorded as
+  // done, calls still pending, and the rest with counts.
+  const work = workLog(messages);
+  now.changed = work.changed;
+  now.errors = work.errors;
+  now.done = work.done;
+  now.inProgress.push(...work.pending);
+  now.accomplished = work.other;
+  // The requests between the task (the goal) and the last one (in progress), oldest first.
+  now.requests = [...new Set(requests.slice(1, -1))].map((r) => clip(r, 200));
   if (requests[0] !== undefined) now.goal.push(requests[0]);
   const last = requests.at(-1);
   if (last !== undefined) {
@@ -171,6 +168,8 @@ function extract(
     .map((r) => r.ref)
     .slice(0, o.maxIdentifiers);
   now.decisions = now.decisions.slice(-o.maxDecisions);
+  now.requests = now.requests.slice(-o.maxRequests);
+  now.errors = now.errors.slice(-o.maxErrors);
   now.constraints = now.constraints.slice(-o.maxConstraints);
   now.accomplished = now.accomplished.slice(-o.maxAccomplished);
   return { now, earlier, rank: new Map(ranked.map((r, i) => [r.ref, i])) };
@@ -185,7 +184,14 @@ function merge(previous: Sections[], now: Sections, o: Required<DeterministicSum
     for (const s of all) pushRecent(list, ...s[k]);
     return list.slice(-cap);
   };
+  out.requests = cat('requests', o.maxRequests);
   out.decisions = cat('decisions', o.maxDecisions);
+  out.errors = cat('errors', o.maxErrors);
+  out.done = cat('done', o.maxAccomplished);
+  // A file changed before and again now is listed once, with what the newest summary says of it.
+  const byPath = new Map<string, string>();
+  for (const s of all) for (const line of s.changed) byPath.set(line.replace(/ \([^()]*\)$/, ''), line);
+  out.changed = [...byPath.values()].slice(-o.maxAccomplished);
   out.accomplished = cat('accomplished', o.maxAccomplished);
   out.constraints = cat('constraints', o.maxConstraints);
   out.earlier = cat('earlier', 3);

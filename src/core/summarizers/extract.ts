@@ -52,12 +52,64 @@ const DECISION =
 const CONSTRAINT =
   /\b(must|never|always|don't|do not|dont|shouldn't|should not|make sure|avoid|only use|not allowed|required?)\b/i;
 
+/**
+ * Whether a sentence names something a reader can act on: a code span, a path or file name, an
+ * identifier or a number.
+ */
+export function namesSomething(s: string): boolean {
+  return /`[^`]+`|\d/.test(s) || filePaths(s).length > 0 || identifiers(s).length > 0;
+}
+
+/** Words that carry no decision of their own: function words, the decision phrases, praise. */
+const EMPTY_WORDS = new Set(
+  (
+    'the and for but not are was were has have had will would could should can may might must shall ' +
+    "let lets let's try trying going use used using now then next here there just also still again " +
+    'decided decide decision chose choose opted switch switched instead because based plan approach ' +
+    'issue problem bug cause root fix fixed way thing things something one different same ' +
+    'ready solid good great fine done correct clear right working looking better simple easy clean ' +
+    'okay sure expected possible perfect nice all any some more most out into with from about what ' +
+    'which who this that these those its our your their his her you him them they she'
+  ).split(' '),
+);
+
+/**
+ * Filler a decision pattern catches: a lead-in to a block that follows ("Let me fix it by adding an
+ * alias:"), a sentence that points back instead of saying ("I'll use that alias in the next edits."),
+ * or one with fewer than two words of its own ("The plan is ready."). A sentence that names
+ * something (`namesSomething`) is never filler.
+ */
+export function isFiller(s: string): boolean {
+  if (namesSomething(s)) return false;
+  if (/:\s*$/.test(s)) return true;
+  // A demonstrative as the object ("use that alias", "with this approach"), not "the issue is that …".
+  if (
+    /\b(?:use|using|with|on|in|to|for|of|from|by|add|adding|try|do|into|keep|apply)\s+(?:that|this|these|those)\s+[a-z]+/i.test(
+      s,
+    )
+  )
+    return true;
+  const words = s.toLowerCase().match(/[a-z][a-z']{2,}/g) ?? [];
+  return words.filter((w) => !EMPTY_WORDS.has(w)).length < 2;
+}
+
+/** Sentences that state a decision, a cause or a choice, filler left out (`isFiller`). */
 export function decisionSentences(text: string): string[] {
-  return sentences(text).filter((s) => DECISION.test(s));
+  return sentences(text).filter((s) => DECISION.test(s) && !isFiller(s));
 }
 
 export function constraintSentences(text: string): string[] {
   return sentences(text).filter((s) => CONSTRAINT.test(s) || /(不要|必须|总是|永远不|别)/.test(s));
+}
+
+/**
+ * A harness's notice in the user's name rather than a request: an interruption (`[Request interrupted
+ * by user]`), or text that opens with a tag block (`<task-notification>…`, an observation
+ * `<returncode>…`, a `<system-reminder>`). The caller keeps the first request whatever its form.
+ */
+export function harnessNotice(text: string): boolean {
+  const t = text.trimStart();
+  return t.startsWith('[Request interrupted') || /^<([a-z][\w-]*)[^>]*>[\s\S]*?<\/\1>/i.test(t);
 }
 
 const NOT_FILES = new Set(['e.g', 'i.e', 'etc', 'vs', 'a.m', 'p.m', 'u.s']);
@@ -207,6 +259,21 @@ export function pathArgs(args: JsonValue): string[] {
       for (const x of v) if (typeof x === 'string' && x.length <= 200) out.push(x.trim());
   }
   return out;
+}
+
+/**
+ * Files a shell block in an agent's text writes (agents whose actions are fenced bash, such as
+ * mini-swe-agent): `sed -i … file`, `> file`, `>> file`, `tee file`; not `/dev/…` or `/tmp/…`.
+ */
+export function shellWrites(text: string): string[] {
+  const out: string[] = [];
+  for (const block of text.matchAll(/```(?:bash|sh|shell)?\n([\s\S]*?)```/g)) {
+    const code = block[1]!;
+    for (const m of code.matchAll(/\bsed\s+-i\S*\s+(?:'[^']*'|"[^"]*"|\S+)(?:\s+-e\s+\S+)*\s+([\w./-]+)/g))
+      out.push(m[1]!);
+    for (const m of code.matchAll(/(?:>>?|\btee\s+(?:-a\s+)?)\s*([\w./-]+\.[A-Za-z]\w*)\b/g)) out.push(m[1]!);
+  }
+  return out.filter((p) => !p.startsWith('/dev/') && !p.startsWith('/tmp/'));
 }
 
 /** True for tool names that change files. */

@@ -13,8 +13,12 @@ import {
 
 export const TITLES = {
   goal: 'Goal',
+  requests: 'User Requests',
   decisions: 'Key Decisions',
-  accomplished: 'Accomplished',
+  changed: 'Files Changed',
+  errors: 'Errors',
+  done: 'Done',
+  accomplished: 'Other Tool Calls',
   inProgress: 'In Progress',
   files: 'Relevant Files',
   constraints: 'User Constraints',
@@ -25,19 +29,47 @@ export type Key = keyof typeof TITLES;
 export type Sections = Record<Key, string[]>;
 export const ORDER: Key[] = [
   'goal',
+  'requests',
   'decisions',
-  'accomplished',
+  'changed',
+  'errors',
+  'done',
   'inProgress',
+  'accomplished',
   'files',
   'constraints',
   'identifiers',
   'earlier',
 ];
 
+/** Titles an earlier summary may use for a section (older versions of this summarizer). */
+export const OLD_TITLES: Readonly<Record<string, Key>> = { accomplished: 'accomplished' };
+
+/**
+ * Which prose section gives up an item first when the prose is over its share: the other tool calls,
+ * then a folded summary's text, the decisions, the later requests, the errors, the steps in progress,
+ * the work done, the files changed and last the user's constraints. The goal is clipped apart.
+ */
+const DROP_ORDER: readonly Key[] = [
+  'accomplished',
+  'earlier',
+  'decisions',
+  'requests',
+  'errors',
+  'inProgress',
+  'done',
+  'changed',
+  'constraints',
+];
+
 export function empty(): Sections {
   return {
     goal: [],
+    requests: [],
     decisions: [],
+    changed: [],
+    errors: [],
+    done: [],
     accomplished: [],
     inProgress: [],
     files: [],
@@ -73,7 +105,7 @@ export const PROSE_SHARE = 0.25;
 export const MIN_GOAL_CHARS = 120;
 
 /**
- * Fits the summary into `max` characters: prose sections lose their least recent items until they fit
+ * Fits the summary into `max` characters: prose sections lose items in `DROP_ORDER` until they fit
  * their share, then the references (files and identifiers, ranked by `rank`, then previous summaries'
  * order) are added best-first while the text fits. The goal line is clipped to the prose share.
  */
@@ -98,14 +130,9 @@ export function fitToLength(
   prose.goal = proseMax < MIN_GOAL_CHARS ? [] : prose.goal.map((g) => clip(g, goalMax));
   let text = render(prose);
   while (text.length > proseMax) {
-    let worst: Key | undefined;
-    let size = 0;
-    for (const k of ORDER) {
-      if (k === 'goal' || prose[k].length === 0) continue;
-      const n = prose[k].join('').length;
-      if (n > size) [worst, size] = [k, n];
-    }
+    const worst = DROP_ORDER.find((k) => prose[k].length > 0);
     if (!worst) break;
+    // The last step in progress goes first (the first is the last request); elsewhere the oldest.
     prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
     text = render(prose);
   }

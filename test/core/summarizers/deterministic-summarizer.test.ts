@@ -38,13 +38,13 @@ describe('createDeterministicSummarizer', () => {
     expect(section(summary, 'Key Decisions')).toEqual([
       '- The issue is that `effectiveTokenLimit` ignores reserveTokens.',
     ]);
-    expect(section(summary, 'Accomplished')).toEqual([
-      '- read_file: src/core/budget/budget.ts',
-      '- edit_file (changed): src/core/budget/budget.ts',
+    expect(section(summary, 'Files Changed')).toEqual(['- src/core/budget/budget.ts (edit_file)']);
+    expect(section(summary, 'Errors')).toEqual([
+      '- bash: npx vitest run test/core/budget.test.ts — FAIL: expected 111616',
     ]);
+    expect(section(summary, 'Other Tool Calls')).toEqual(['- read_file: src/core/budget/budget.ts']);
     expect(section(summary, 'In Progress')).toEqual([
       '- Last request (unanswered): Also check README.md and the KEEP_RECENT_TOKENS constant.',
-      '- Failed: bash: npx vitest run test/core/budget.test.ts — FAIL: expected 111616',
     ]);
     // Every file is in the summary, once: the prose spells these out already, so the index leaves them out.
     for (const file of ['test/core/budget.test.ts', 'README.md', 'src/core/budget/budget.ts'])
@@ -85,13 +85,19 @@ describe('createDeterministicSummarizer', () => {
     const { summary } = await s.summarize({
       purpose: 'compaction',
       preset: 'default',
-      messages: [user('Now document it in docs/budget.md'), assistant('Done; decided to use a table.')],
+      messages: [
+        user('Now document it in docs/budget.md'),
+        assistant('Done; decided to use a table for the thresholds.'),
+      ],
       previousSummary: first.summary,
     });
     expect(section(summary, 'Goal')[0]).toMatch(/^Please fix the failing test/);
     expect(summary).toContain('docs/budget.md');
     expect(summary).toContain('src/core/budget/budget.ts');
-    expect(section(summary, 'Key Decisions')).toContain('- Done; decided to use a table.');
+    expect(section(summary, 'Key Decisions')).toContain('- Done; decided to use a table for the thresholds.');
+    // The first summary's work is carried: the file it changed and the error it hit.
+    expect(section(summary, 'Files Changed')).toEqual(['- src/core/budget/budget.ts (edit_file)']);
+    expect(section(summary, 'Errors')).toHaveLength(1);
     expect(section(summary, 'In Progress')).toEqual(['- Last request: Now document it in docs/budget.md']);
   });
 

@@ -49,10 +49,26 @@ describe('identifiers', () => {
 
 describe('decisionSentences', () => {
   it('keeps sentences with decision phrases only', () => {
-    expect(decisionSentences('Looking around. The issue is the cache key. We should use zod here.')).toEqual([
-      'The issue is the cache key.',
-      'We should use zod here.',
-    ]);
+    expect(
+      decisionSentences('Looking around. The issue is the cache key. We should use zod for the schemas.'),
+    ).toEqual(['The issue is the cache key.', 'We should use zod for the schemas.']);
+  });
+
+  it('leaves out filler when a decision phrase says nothing of its own', () => {
+    // From a real Claude Code session: the first opened every offline summary's "Key Decisions".
+    const filler = [
+      'Expected — I’ll use that alias in the next edits.',
+      "Expected — I'll use that alias in the next edits.",
+      'The plan is ready.',
+      'Let me fix it by adding an alias:',
+      'Let me try a different approach to get the documentation:',
+    ];
+    expect(decisionSentences(filler.join(' '))).toEqual([]);
+    expect(
+      decisionSentences(
+        'Fixed by using `Sandbox.mode(Repo, {:shared, self()})` instead of `Sandbox.checkout`.',
+      ),
+    ).toHaveLength(1);
   });
 });
 
