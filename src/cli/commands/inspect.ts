@@ -34,6 +34,8 @@ export interface InspectOptions {
   json?: boolean;
   llm?: boolean;
   html?: string;
+  /** Count every message, not only those after the transcript's last compaction boundary. */
+  whole?: boolean;
 }
 
 function partTokens(p: Part, counter: TokenCounter): number {
@@ -96,7 +98,9 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   const pipeline = createPipeline(pipelineOptions) as ReturnType<typeof createPipeline> & {
     budget: { usable: number; warning: number; autoCompact: number; blocking: number };
   };
-  const messages = transcript.messages;
+  // What the model saw: from the harness's last compaction on (`--whole`: the file as it is).
+  const boundary = options.whole ? undefined : transcript.boundary;
+  const messages = boundary ? transcript.messages.slice(boundary.index) : transcript.messages;
   const input: { messages: readonly Message[]; system?: string } = { messages };
   if (transcript.system !== undefined) input.system = transcript.system;
   const estimate = pipeline.estimate(input);
@@ -151,6 +155,9 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
       })),
     notes: transcript.notes,
   };
+  if (boundary) report.boundary = { ...boundary, left: boundary.index };
+  const recorded = recordedUsage(messages);
+  if (recorded) report.recorded = recorded;
   const run = await pipeline.prepare({ ...input, messages: [...messages] });
   const after = new Set(run.messages.map((m) => m.id));
   report.next = {
@@ -177,6 +184,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     const page = renderInspectPage({
       report,
       before: { messages, tokens: estimate.tokens, level: estimate.level ?? 'ok' },
+      ...(boundary ? { earlier: transcript.messages.slice(0, boundary.index) } : {}),
       after: run,
       system: transcript.system,
       counter: used,
@@ -197,6 +205,17 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   } else if (options.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of renderInspect(report)) io.out(line);
   env.exit(EXIT.ok);
+}
+
+/** The prompt side of the newest reported usage: what the provider counted of the last request. */
+function recordedUsage(messages: readonly Message[]): InspectReport['recorded'] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const u = messages[i]!.usage;
+    if (messages[i]!.role !== 'assistant' || !u) continue;
+    const tokens = u.inputTokens + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+    if (tokens > 0) return { id: messages[i]!.id, tokens };
+  }
+  return undefined;
 }
 
 /** The preset's own counter (`resolvePreset` of the pipeline), so the tables agree with the estimate. */
@@ -247,6 +266,10 @@ export function inspectCommand(env: CliEnv): CommandModule<object, InspectOption
         .option('json', {
           type: 'boolean',
           describe: 'Print the report as JSON',
+        })
+        .option('whole', {
+          type: 'boolean',
+          describe: "Count the whole file, not only what follows the harness's last compaction boundary",
         }) as unknown as Argv<InspectOptions>,
     handler: (argv) => inspect(argv, env),
   };

@@ -35,6 +35,32 @@ export interface InspectReport {
     removed: number;
   };
   notes: string[];
+  /**
+   * The harness's last compaction (`compact_boundary`): the report counts the messages after it; `left`
+   * earlier ones are not in the context (`--whole` counts them).
+   */
+  boundary?: {
+    index: number;
+    left: number;
+    source: string;
+    line?: number;
+    trigger?: string;
+    preTokens?: number;
+  };
+  /** The provider's own count of the last request (input and cache), at the newest reported usage. */
+  recorded?: { id: string; tokens: number };
+}
+
+/** One line on the compaction boundary the report counts from. */
+export function boundaryLine(b: NonNullable<InspectReport['boundary']>): string {
+  const how = [b.trigger, b.preTokens !== undefined ? `${fmt(b.preTokens)} tokens before it` : '']
+    .filter(Boolean)
+    .join(', ');
+  const where =
+    b.source === 'compact_boundary'
+      ? `a compact_boundary${b.line !== undefined ? ` (line ${b.line})` : ''}`
+      : 'its summary message (isCompactSummary)';
+  return `the harness compacted this session before message ${fmt(b.index + 1)}${how ? ` (${how})` : ''}, marked by ${where}: counted from there; the ${fmt(b.left)} messages before it are not in the context (--whole counts them)`;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -58,11 +84,17 @@ function table(head: string[], rows: string[][]): string[] {
 
 export function renderInspect(r: InspectReport): string[] {
   const out = [
-    `${r.file}  (${r.format}, ${fmt(r.messages)} messages, ${fmt(r.turns)} turns; counter ${r.counter})`,
+    `${r.file}  (${r.format}, ${r.boundary ? `${fmt(r.messages)} of ${fmt(r.messages + r.boundary.left)} messages, those after its compaction boundary` : `${fmt(r.messages)} messages`}, ${fmt(r.turns)} turns; counter ${r.counter})`,
     '',
     `context  ${fmt(r.tokens)} tokens${r.anchored ? ` (anchored to reported usage; the counter alone says ${fmt(r.counted)})` : ''} of ${fmt(r.usable)} usable (window ${fmt(r.window)})`,
     `${usageBar(r.tokens, r.usable, r.thresholds.warning)} ${pct(r.tokens, r.usable)}  level ${r.level}`,
     `levels   warn ≥ ${fmt(r.thresholds.warning)}, compact ≥ ${fmt(r.thresholds.autoCompact)}, block ≥ ${fmt(r.thresholds.blocking)}`,
+    ...(r.boundary ? [`boundary ${boundaryLine(r.boundary)}`] : []),
+    ...(r.recorded
+      ? [
+          `recorded ${fmt(r.recorded.tokens)} input tokens by the provider's usage at ${r.recorded.id} (it also counts the system prompt and tool schemas the file does not hold)`,
+        ]
+      : []),
     '',
     'by role',
     ...table(

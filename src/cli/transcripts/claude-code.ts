@@ -19,6 +19,8 @@ import {
 export interface ClaudeCodeEvent {
   type: string;
   line: number;
+  /** Index of the message the event comes before (the messages read so far). */
+  at: number;
   uuid?: string;
   detail?: JsonValue;
 }
@@ -120,7 +122,7 @@ export function fromClaudeCodeJsonl(text: string): ClaudeCodeTranscript {
     const type = String(entry.type ?? 'unknown');
     if (typeof entry.sessionId === 'string') sessionId ??= entry.sessionId;
     if (type === 'system' && entry.subtype === 'compact_boundary') {
-      const e: ClaudeCodeEvent = { type: 'compact_boundary', line: lineNo };
+      const e: ClaudeCodeEvent = { type: 'compact_boundary', line: lineNo, at: messages.length };
       if (typeof entry.uuid === 'string') e.uuid = entry.uuid;
       if (entry.compactMetadata !== undefined) e.detail = entry.compactMetadata as JsonValue;
       events.push(e);

@@ -16,6 +16,12 @@ import {
 } from '../../core/index.ts';
 import { parseJsonText } from '../fixture-loader.ts';
 import { CliError } from '../io.ts';
+import {
+  type BoundaryEvent,
+  type CompactionBoundary,
+  lastBoundary,
+  trajectoryBoundaries,
+} from './boundary.ts';
 import { fromClaudeCodeJsonl } from './claude-code.ts';
 
 export const TRANSCRIPT_FORMATS = [
@@ -36,7 +42,16 @@ export interface Transcript {
   system?: string;
   /** The source's own fields worth keeping for the way out (trajectory id/agent/model). */
   header?: Record<string, unknown>;
+  /** Where the harness last compacted the history (the model sees only what follows). */
+  boundary?: CompactionBoundary;
   notes: string[];
+}
+
+/** The transcript with its last compaction boundary, when it has one. */
+function withBoundary(t: Transcript, events: readonly BoundaryEvent[] = []): Transcript {
+  const boundary = lastBoundary(t.messages, events);
+  if (boundary) t.boundary = boundary;
+  return t;
 }
 
 type Obj = Record<string, unknown>;
@@ -98,20 +113,30 @@ export function parseTranscript(text: string, format?: TranscriptFormat): Transc
     for (const e of cc.events) notes.push(`${e.type} at line ${e.line}`);
     const t: Transcript = { format: f, messages: cc.messages, notes };
     if (cc.sessionId) t.header = { sessionId: cc.sessionId };
-    return t;
+    const events = cc.events
+      .filter((e) => e.type === 'compact_boundary')
+      .map((e) => ({ at: e.at, line: e.line, ...(e.detail !== undefined ? { detail: e.detail } : {}) }));
+    return withBoundary(t, events);
   }
   const parsed = parseJsonText(text);
   if ('error' in parsed) throw new CliError(`cannot read transcript: ${parsed.error}`);
   const v = parsed.value;
   switch (f) {
     case 'neutral':
-      return { format: f, messages: parseMessages(Array.isArray(v) ? v : (v as Obj).messages), notes: [] };
+      return withBoundary({
+        format: f,
+        messages: parseMessages(Array.isArray(v) ? v : (v as Obj).messages),
+        notes: [],
+      });
     case 'openai':
       return { format: f, messages: fromOpenAI(Array.isArray(v) ? v : (v as Obj).messages), notes: [] };
     case 'trajectory': {
       if (!isObj(v)) throw new CliError('a trajectory is an object with messages');
-      const { messages, events: _events, ...header } = v;
-      return { format: f, messages: fromOpenAI(messages), header, notes: [] };
+      const { messages, events, ...header } = v;
+      return withBoundary(
+        { format: f, messages: fromOpenAI(messages), header, notes: [] },
+        trajectoryBoundaries(events),
+      );
     }
     case 'responses': {
       if (Array.isArray(v)) return { format: f, messages: fromResponses(v), notes: [] };
