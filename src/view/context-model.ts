@@ -1,7 +1,8 @@
 /**
- * The numbers behind a context view: the window split by category (system, tools, memory, summary and
- * messages by part kind), the largest items and one row per message. Pure and runtime-free, so the CLI's
- * `inspect --html` and the Worker's pages draw from the same model.
+ * The numbers behind a context view: every part of the prompt as a category and a row — the system
+ * prompt, the tool schemas, the blocks ctxkit injects (memories), the summary and the messages by part
+ * kind — each row with its tokens and, when the caller has it, its full text. Pure and runtime-free, so
+ * the CLI's `inspect --html` and the Worker's pages draw from the same model.
  */
 
 import { outputText } from '../core/messages/text.ts';
@@ -11,7 +12,8 @@ import type { TokenCounter } from '../core/ports.ts';
 export const CATEGORIES = [
   'system',
   'tools',
-  'memory',
+  /** Blocks ctxkit adds to the prompt: the memory block, recalled memories. */
+  'injected',
   'summary',
   'text',
   'reasoning',
@@ -23,6 +25,20 @@ export const CATEGORIES = [
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
+/** What a category is called on the page. */
+export const CATEGORY_LABELS: Record<Category, string> = {
+  system: 'system prompt',
+  tools: 'tool schemas',
+  injected: 'injected by ctxkit',
+  summary: 'summary',
+  text: 'text',
+  reasoning: 'reasoning',
+  'tool-call': 'tool calls',
+  'tool-result': 'tool results',
+  image: 'images',
+  'pass-through': 'pass-through',
+};
+
 export interface ViewBudget {
   window: number;
   usable: number;
@@ -31,8 +47,12 @@ export interface ViewBudget {
   blocking: number;
 }
 
+/** Longest full text a row carries (a longer one keeps its head and says how much is left out). */
+export const ROW_TEXT_MAX = 60_000;
+
 export interface MessageRow {
-  index: number;
+  /** Position among the messages (0-based); a prompt part (system, tools, injected) has none. */
+  index?: number;
   id: string;
   role: string;
   /** The category that holds most of its tokens. */
@@ -40,8 +60,14 @@ export interface MessageRow {
   label: string;
   tokens: number;
   preview: string;
+  /** The full text (at most `ROW_TEXT_MAX` characters), when the caller has it. */
+  text?: string;
+  /** Characters of the whole text. */
+  chars?: number;
   /** Set when the row was removed or rewritten by a stage (`removed`, `truncated`, …). */
   change?: string;
+  /** Added to the prompt by ctxkit (a summary, the memory block, a digest), not by the client. */
+  ctxkit?: boolean;
 }
 
 export interface ContextView {
@@ -54,7 +80,21 @@ export interface ContextView {
   segments: Array<{ category: Category; tokens: number; items: number }>;
   counted: number;
   largest: MessageRow[];
+  /** The prompt's parts before the messages: system prompt, injected blocks, tool schemas. */
+  parts: MessageRow[];
   rows: MessageRow[];
+}
+
+/** A tool schema as the view shows it: its name and its definition as JSON. */
+export interface ToolSchema {
+  name: string;
+  json: string;
+}
+
+/** A block ctxkit adds to the prompt (the memory block), by what it is. */
+export interface InjectedBlock {
+  label: string;
+  text: string;
 }
 
 export interface ContextViewInput {
@@ -65,12 +105,14 @@ export interface ContextViewInput {
   /** The estimate to show against the levels; the counted sum when absent. */
   tokens?: number;
   level?: string;
+  /** The client's system prompt. */
   system?: string;
-  /** Tokens of the tool definitions and of injected memory, when the caller measured them. */
-  toolsTokens?: number;
-  memoryTokens?: number;
+  tools?: readonly ToolSchema[];
+  injected?: readonly InjectedBlock[];
   /** Changes per message id (from a journal). */
   changes?: ReadonlyMap<string, string>;
+  /** Leave the rows' full texts out (a page that fetches them on demand). @default false */
+  withoutText?: boolean;
   top?: number;
 }
 
@@ -103,9 +145,20 @@ function wholeCategory(m: Message): Category | undefined {
   const kind = m.meta?.kind ?? '';
   if (kind === 'summary' || kind === 'compaction-marker' || m.meta?.isCompactSummary === true)
     return 'summary';
-  if (kind.includes('memory') || kind === 'recall') return 'memory';
+  if (kind.includes('memory') || kind === 'recall') return 'injected';
+  // A system message is the system prompt, however a format carries it (OpenAI's first message).
+  if (m.role === 'system') return 'system';
   return undefined;
 }
+
+/** Message kinds ctxkit writes itself. */
+const CTXKIT_KINDS = new Set([
+  'summary',
+  'compaction-marker',
+  'tool_summary',
+  'standing-instructions',
+  'recall',
+]);
 
 function labelOf(m: Message, names: ReadonlyMap<string, string>): string {
   const calls = m.parts.flatMap((p) => (p.type === 'tool-call' ? [p.name] : []));
@@ -126,7 +179,9 @@ export function messageContent(m: Message): string {
           ? outputText(p.output)
           : p.type === 'tool-call'
             ? `${p.name} ${JSON.stringify(p.args)}`
-            : '',
+            : p.type === 'image'
+              ? '[image]'
+              : '',
     )
     .filter((t) => t !== '')
     .join('\n');
@@ -138,19 +193,11 @@ export function flatPreview(text: string, length = 120): string {
   return flat.length > length ? `${flat.slice(0, length)}…` : flat;
 }
 
-function previewOf(m: Message, length = 120): string {
-  const p = m.parts.find((q) => q.type !== 'image');
-  const text = !p
-    ? ''
-    : p.type === 'text' || p.type === 'reasoning'
-      ? p.text
-      : p.type === 'tool-result'
-        ? outputText(p.output)
-        : p.type === 'tool-call'
-          ? `${p.name} ${JSON.stringify(p.args)}`
-          : '';
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > length ? `${flat.slice(0, length)}…` : flat;
+/** A full text for a row: at most `ROW_TEXT_MAX` characters, saying how many more there were. */
+export function rowText(text: string): string {
+  return text.length <= ROW_TEXT_MAX
+    ? text
+    : `${text.slice(0, ROW_TEXT_MAX)}\n[… ${(text.length - ROW_TEXT_MAX).toLocaleString('en-US')} more characters]`;
 }
 
 /** Splits a message's count over its parts in proportion to their sizes, so categories add up to it. */
@@ -177,6 +224,37 @@ function split(m: Message, total: number, counter: TokenCounter): Map<Category, 
   return out;
 }
 
+/** The rows of the prompt's parts: the system prompt, the injected blocks, each tool schema. */
+function promptParts(input: ContextViewInput): MessageRow[] {
+  const { counter } = input;
+  const row = (id: string, role: string, category: Category, label: string, text: string, tokens: number) => {
+    const r: MessageRow = {
+      id,
+      role,
+      category,
+      label,
+      tokens,
+      preview: flatPreview(text),
+      chars: text.length,
+    };
+    if (!input.withoutText) r.text = rowText(text);
+    return r;
+  };
+  const out: MessageRow[] = [];
+  if (input.system)
+    out.push(
+      row('system', 'system', 'system', 'system prompt', input.system, counter.countText(input.system)),
+    );
+  for (const [i, b] of (input.injected ?? []).entries())
+    out.push({
+      ...row(`injected-${i + 1}`, 'system', 'injected', b.label, b.text, counter.countText(b.text)),
+      ctxkit: true,
+    });
+  for (const t of input.tools ?? [])
+    out.push(row(`tool-${t.name}`, 'tools', 'tools', `tool ${t.name}`, t.json, counter.countText(t.json)));
+  return out;
+}
+
 export function buildContextView(input: ContextViewInput): ContextView {
   const { counter, messages } = input;
   const names = new Map<string, string>();
@@ -188,18 +266,18 @@ export function buildContextView(input: ContextViewInput): ContextView {
     t.items++;
     totals.set(c, t);
   };
-  if (input.system) add('system', counter.countText(input.system));
-  if (input.toolsTokens) add('tools', input.toolsTokens);
-  if (input.memoryTokens) add('memory', input.memoryTokens);
+  const parts = promptParts(input);
+  for (const p of parts) add(p.category, p.tokens);
   const rows: MessageRow[] = messages.map((m, index) => {
     const tokens = m.meta?.agentVisible === false ? 0 : counter.countMessage(m);
-    const parts = split(m, tokens, counter);
+    const split_ = split(m, tokens, counter);
     let category: Category = 'text';
     let most = -1;
-    for (const [c, n] of parts) {
+    for (const [c, n] of split_) {
       add(c, n);
       if (n > most) [category, most] = [c, n];
     }
+    const content = messageContent(m);
     const row: MessageRow = {
       index,
       id: m.id,
@@ -207,8 +285,11 @@ export function buildContextView(input: ContextViewInput): ContextView {
       category,
       label: labelOf(m, names),
       tokens,
-      preview: previewOf(m),
+      preview: flatPreview(content),
+      chars: content.length,
     };
+    if (!input.withoutText) row.text = rowText(content);
+    if (CTXKIT_KINDS.has(m.meta?.kind ?? '')) row.ctxkit = true;
     const change = input.changes?.get(m.id);
     if (change) row.change = change;
     return row;
@@ -218,7 +299,7 @@ export function buildContextView(input: ContextViewInput): ContextView {
     return t ? [{ category, ...t }] : [];
   });
   const counted = segments.reduce((n, s) => n + s.tokens, 0);
-  const largest = [...rows].sort((a, b) => b.tokens - a.tokens).slice(0, input.top ?? 10);
+  const largest = [...parts, ...rows].sort((a, b) => b.tokens - a.tokens).slice(0, input.top ?? 10);
   return {
     title: input.title,
     tokens: input.tokens ?? counted,
@@ -227,6 +308,7 @@ export function buildContextView(input: ContextViewInput): ContextView {
     segments,
     counted,
     largest,
+    parts,
     rows,
   };
 }

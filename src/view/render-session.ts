@@ -9,6 +9,7 @@ import type { RunEstimate } from '../core/pipeline/runner.ts';
 import type { StageReport } from '../core/pipeline/types.ts';
 import type { ContextView } from './context-model.ts';
 import { esc, fmt } from './html.ts';
+import { levelReason } from './level-reason.ts';
 import { renderContextView } from './render-context.ts';
 
 export interface SessionListRow {
@@ -52,7 +53,7 @@ export function renderSessionList(rows: readonly SessionListRow[], query: string
   const body = rows
     .map(
       (r) =>
-        `<tr><td class="id"><a href="${esc(route('sessions', r.id))}">${esc(r.id)}</a></td><td>${esc(r.title ?? '')}</td><td class="wide">${esc(r.project)}</td><td class="num wide">${fmt(r.messages)}</td><td class="num">${r.tokens === undefined ? '—' : `${fmt(r.tokens)} / ${fmt(r.usable ?? 0)}`}</td><td>${r.level ? `<span class="level-${esc(r.level)}">${esc(r.level)}</span>` : '—'}</td><td class="wide">${esc(when(r.lastActive))}</td></tr>`,
+        `<tr><td class="id" data-label="session"><a href="${esc(route('sessions', r.id))}">${esc(r.id)}</a></td><td data-label="title">${esc(r.title ?? '')}</td><td class="wide">${esc(r.project)}</td><td class="num wide">${fmt(r.messages)}</td><td class="num" data-label="tokens / usable">${r.tokens === undefined ? '—' : `${fmt(r.tokens)} / ${fmt(r.usable ?? 0)}`}</td><td data-label="level">${r.level ? `<span class="level-${esc(r.level)}">${esc(r.level)}</span>` : '—'}</td><td class="wide">${esc(when(r.lastActive))}</td></tr>`,
     )
     .join('');
   const shown = query
@@ -63,7 +64,7 @@ export function renderSessionList(rows: readonly SessionListRow[], query: string
 <label>Session id or title<input type="search" name="q" value="${esc(query)}" autocomplete="off"></label><button type="submit">Search</button>
 </form>
 <p class="summary" aria-live="polite">${shown} (newest activity first)</p>
-<div class="scroll"><table aria-label="Sessions"><thead><tr><th scope="col" class="id">session</th><th scope="col">title</th><th scope="col" class="wide">project</th><th scope="col" class="num wide">log rows</th><th scope="col" class="num">tokens / usable</th><th scope="col">level</th><th scope="col" class="wide">last activity (UTC)</th></tr></thead>
+<div class="scroll"><table class="stack" aria-label="Sessions"><thead><tr><th scope="col" class="id">session</th><th scope="col">title</th><th scope="col" class="wide">project</th><th scope="col" class="num wide">log rows</th><th scope="col" class="num">tokens / usable</th><th scope="col">level</th><th scope="col" class="wide">last activity (UTC)</th></tr></thead>
 <tbody>${body || '<tr><td colspan="7">No session yet.</td></tr>'}</tbody></table></div></section>`;
 }
 
@@ -83,9 +84,44 @@ const KIND_LABEL: Record<TimelineCall['kind'], string> = {
   overflow: 'overflow recovery',
 };
 
-export function renderTimeline(sessionId: string, calls: readonly TimelineCall[]): string {
+/** Where a page of the timeline is: its offset among the newest calls, its size, what was kept. */
+export interface TimelinePosition {
+  offset: number;
+  limit: number;
+  /** Calls the session recorded. */
+  total: number;
+  /** Calls the timeline holds. */
+  kept: number;
+  /** Calls kept with their details (the newest). */
+  detailed: number;
+}
+
+function pager(sessionId: string, t: TimelinePosition, shown: number): string {
+  const first = t.offset + 1;
+  const last = t.offset + shown;
+  const link = (offset: number, text: string, label: string) =>
+    `<a href="${esc(`${route('sessions', sessionId)}?offset=${offset}`)}" aria-label="${esc(label)}">${esc(text)}</a>`;
+  const newer =
+    t.offset > 0
+      ? link(
+          Math.max(0, t.offset - t.limit),
+          '← newer',
+          `newer calls, from ${fmt(Math.max(1, t.offset - t.limit + 1))}`,
+        )
+      : '';
+  const older = last < t.kept ? link(last, 'older →', `older calls, from ${fmt(last + 1)}`) : '';
+  const gone = t.total > t.kept ? ` · the ${fmt(t.total - t.kept)} oldest are no longer kept` : '';
+  const details = t.kept > t.detailed ? ` · the newest ${fmt(t.detailed)} keep their details` : '';
+  return `<nav class="pager" aria-label="Pages of the timeline">${newer}<span>calls ${fmt(first)}–${fmt(last)} of ${fmt(t.kept)} (newest first)${gone}${details}</span>${older}</nav>`;
+}
+
+export function renderTimeline(
+  sessionId: string,
+  calls: readonly TimelineCall[],
+  position?: TimelinePosition,
+): string {
   if (calls.length === 0)
-    return '<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2><p>No call yet: no prepare, compaction or proxy call (the session keeps its last 100).</p></section>';
+    return '<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2><p>No call yet: no prepare, compaction or proxy call.</p></section>';
   const counts = new Map<string, number>();
   for (const c of calls) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
   const tally = (['proxy', 'prepare', 'compact', 'overflow'] as const)
@@ -120,11 +156,13 @@ export function renderTimeline(sessionId: string, calls: readonly TimelineCall[]
           : c.upstream
             ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}`
             : '—';
-      return `<tr data-kind="${esc(c.kind)}"${c.compacted ? ' class="changed"' : ''}><td>${esc(when(c.at))}</td><td><a href="${esc(route('sessions', sessionId, 'calls', c.id))}" aria-label="${esc(`${kind} at ${when(c.at)}`)}">${esc(kind)}</a><br><span class="summary">${esc(how)}</span></td><td class="num">${c.kind === 'proxy' ? fmt(c.appended) : '—'}</td><td class="num">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span></td><td class="num">${upstream}</td><td>${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;
+      const reason = levelReason(c.reports, c.estimate.level);
+      return `<tr data-kind="${esc(c.kind)}"${c.compacted ? ' class="changed"' : ''}><td data-label="at (UTC)">${esc(when(c.at))}</td><td data-label="call"><a href="${esc(route('sessions', sessionId, 'calls', c.id))}" aria-label="${esc(`${kind} at ${when(c.at)}`)}">${esc(kind)}</a><br><span class="summary">${esc(how)}</span></td><td class="num" data-label="new messages">${c.kind === 'proxy' ? fmt(c.appended) : '—'}</td><td class="num" data-label="tokens">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td data-label="level"><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span><br><span class="reason">${esc(reason)}</span></td><td class="num" data-label="upstream">${upstream}</td><td data-label="journal">${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;
     })
     .join('');
-  return `<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline (${tally}; newest first)</h2>
-<div class="scroll"><table aria-label="Calls"><thead><tr><th scope="col">at (UTC)</th><th scope="col">call</th><th scope="col" class="num">new messages</th><th scope="col" class="num">tokens before → after</th><th scope="col">level</th><th scope="col" class="num">upstream</th><th scope="col">journal and stages</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
+  const where = position ? pager(sessionId, position, calls.length) : '';
+  return `<section aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline (${tally}${position && position.kept > calls.length ? ' on this page' : ''}; newest first)</h2>${where}
+<div class="scroll"><table class="stack" aria-label="Calls"><thead><tr><th scope="col">at (UTC)</th><th scope="col">call</th><th scope="col" class="num">new messages</th><th scope="col" class="num">tokens before → after</th><th scope="col">level, and why</th><th scope="col" class="num">upstream</th><th scope="col">journal and stages</th></tr></thead><tbody>${rows}</tbody></table></div>${where}</section>`;
 }
 
 export interface SessionPageInput {
@@ -138,6 +176,7 @@ export interface SessionPageInput {
   };
   view: ContextView;
   calls: readonly TimelineCall[];
+  timeline?: TimelinePosition;
 }
 
 export function renderSessionPage(p: SessionPageInput): string {
@@ -145,5 +184,5 @@ export function renderSessionPage(p: SessionPageInput): string {
   return `<nav aria-label="Breadcrumb" class="tabs"><a href="#/sessions">Sessions</a> › <span aria-current="page">${esc(s.id)}</span></nav>
 <h2 id="session-h" tabindex="-1" class="view-title">Session ${esc(s.id)}</h2>
 <p class="summary">${s.title ? `${esc(s.title)} · ` : ''}${s.project ? `project ${esc(s.project)} · ` : ''}${fmt(s.lastSeq)} log rows · created ${esc(when(s.createdAt))} · last activity ${esc(when(s.lastActive))} UTC</p>
-${renderContextView(p.view, 'ctx')}${renderTimeline(s.id, p.calls)}`;
+${p.timeline && p.timeline.offset > 0 ? '' : renderContextView(p.view, 'ctx')}${renderTimeline(s.id, p.calls, p.timeline)}`;
 }

@@ -137,12 +137,27 @@ describe('uiRoutes', () => {
   });
 });
 
-/** The `<tr>` rows of a call page's message table that carry a log seq. */
+/** The `<tr>` rows of a call page's message table that carry a log seq (a full text spans lines). */
 function seqRows(page: string): Array<{ seq: number; html: string }> {
-  return [...page.matchAll(/<tr data-seq="(\d+)"[^>]*>(.*?)<\/tr>/g)].map((m) => ({
+  return [...page.matchAll(/<tr data-seq="(\d+)"[^>]*>([\s\S]*?)<\/tr>/g)].map((m) => ({
     seq: Number(m[1]),
     html: m[2]!,
   }));
+}
+
+/** `1–3, 7` → [1, 2, 3, 7]. */
+function expandSeqs(ranges: string): number[] {
+  return ranges.split(', ').flatMap((r) => {
+    const [a, b] = r.split('–').map(Number);
+    return Array.from({ length: (b ?? a!) - a! + 1 }, (_, i) => a! + i);
+  });
+}
+
+/** The rows that stand for a run of messages an earlier call left out, with the seqs they list. */
+function leftOutRuns(page: string): Array<{ seqs: string; html: string }> {
+  return [
+    ...page.matchAll(/<tr class="group" data-state="unsent" data-seqs="([^"]+)">([\s\S]*?)<\/tr>/g),
+  ].map((m) => ({ seqs: m[1]!, html: m[2]! }));
 }
 
 describe('a call page: what the client sent beside what went upstream', () => {
@@ -174,8 +189,12 @@ describe('a call page: what the client sent beside what went upstream', () => {
     const links = [...page.matchAll(/href="([^"]*messages[^"]*)" data-recover="([^"]+)"/g)];
     expect(links.length).toBeGreaterThan(0);
     for (const l of links) expect(logged.has(l[2]!), l[2]).toBe(true);
-    // Messages that went upstream as the client sent them say so.
-    expect(rows.filter((r) => r.html.includes('<td>kept</td>')).length).toBeGreaterThan(0);
+    // Messages that went upstream as the client sent them say so, with their tokens.
+    const sent = rows.filter((r) => r.html.includes('<td data-label="this call">sent</td>'));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent[0]!.html).toMatch(/<td class="num" data-label="tokens">\d[\d,]*<\/td>/);
+    // It opens on what the call changed: the section comes before the list.
+    expect(page.indexOf('id="changed-h"')).toBeLessThan(page.indexOf('id="sent-h"'));
   });
 
   it('names, on a later call, the messages an earlier call left out, with a log link that gets them back', async () => {
@@ -197,17 +216,24 @@ describe('a call page: what the client sent beside what went upstream', () => {
     await res.arrayBuffer();
     const second = res.headers.get('x-ctxkit-journal')!.split('/').at(-1)!;
     const page = (await client(w, key).get(`/v1/ui/sessions/ui-1/calls/${second}`)).body as string;
-    const rows = seqRows(page);
-    expect(rows).toHaveLength(firstHistory().length + 2);
-    const earlier = rows.filter((r) => r.html.includes('left out by an earlier call'));
-    expect(earlier.length).toBeGreaterThan(0);
-    const link = /href="([^"]+)" data-recover="([^"]+)"/.exec(earlier[0]!.html)!;
+    // Every message the client sent: one row each, a run an earlier call left out as one row.
+    const runs = leftOutRuns(page);
+    expect(runs.length).toBeGreaterThan(0);
+    const seqs = [...seqRows(page).map((r) => r.seq), ...runs.flatMap((r) => expandSeqs(r.seqs))];
+    expect(seqs.sort((a, b) => a - b)).toEqual(
+      Array.from({ length: firstHistory().length + 2 }, (_, i) => i + 1),
+    );
+    expect(runs[0]!.html).toContain('left out by an earlier call');
+    const link = /href="([^"]+)" data-recover="([^"]+)"/.exec(runs[0]!.html)!;
     const href = link[1]!.replaceAll('&#47;', '/');
     const [path, messageId] = href.split('#');
     expect(path).toMatch(/^\/v1\/sessions\/ui-1\/messages\?after=\d+$/);
     const back = (await client(w, key).get(path!)).body.messages as Loose[];
     expect(back[0].message.id).toBe(decodeURIComponent(messageId!));
-    expect(back[0].seq).toBe(earlier[0]!.seq);
+    expect(back[0].seq).toBe(expandSeqs(runs[0]!.seqs)[0]);
+    // What it sends beside what the first call sent.
+    expect(page).toContain('id="since-h"');
+    expect(page).toMatch(/\+ \d+ log messages now sent that it did not send: seq/);
   });
 
   it('shows, for a call retried after a context overflow, what the retry sent upstream', async () => {
@@ -229,8 +255,11 @@ describe('a call page: what the client sent beside what went upstream', () => {
     expect(page).toContain('recovered from a context overflow');
     // The recovery's removals are on the rows of the messages the client sent.
     const rows = seqRows(page);
-    expect(rows).toHaveLength(160);
-    expect(rows.filter((r) => r.html.includes('<td>kept</td>')).length).toBeLessThan(160);
+    const seqs = [...rows.map((r) => r.seq), ...leftOutRuns(page).flatMap((r) => expandSeqs(r.seqs))];
+    expect(seqs).toHaveLength(160);
+    expect(rows.filter((r) => r.html.includes('<td data-label="this call">sent</td>')).length).toBeLessThan(
+      160,
+    );
   });
 
   it('records the session API’s prepare and compact runs in the timeline, each with its own page', async () => {
@@ -352,21 +381,52 @@ describe('the call log’s timeline', () => {
 
   it('reads summaries only, keeps them in step with updates and drops them with their records', async () => {
     const m = memoryStorage();
-    const log = createCallLog(m.storage, 2);
+    // Details for the newest 2 calls, summaries for the newest 3.
+    const log = createCallLog(m.storage, 2, 3);
     await log.put(record('a', 'prepare'));
     await log.put(record('b', 'proxy'));
     await log.update('b', { upstream: { status: 200, logged: true } });
     await log.put(record('c', 'compact'));
+    await log.put(record('d', 'prepare'));
     m.reads.length = 0;
     const summaries = await log.summaries();
     expect(summaries.map((s) => [s.id, s.kind, s.changes])).toEqual([
       ['b', 'proxy', { removed: 1 }],
       ['c', 'compact', { removed: 1 }],
+      ['d', 'prepare', { removed: 1 }],
     ]);
     expect(summaries[0]!.upstream?.status).toBe(200);
     // No record (no journal) was read for the timeline, and the dropped call left nothing behind.
     expect(m.reads.filter((k) => k.startsWith('proxy:call:'))).toEqual([]);
     expect([...m.map.keys()].filter((k) => k.endsWith(':a'))).toEqual([]);
+    // The oldest kept call keeps its summary, not its details.
+    expect(await log.get('b')).toBeUndefined();
+    expect(await log.get('c')).toBeDefined();
+  });
+
+  it('pages the timeline newest first and counts every call it recorded', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage, 2, 3);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await log.put(record(id, 'proxy'));
+    const first = await log.page(0, 2);
+    expect(first.calls.map((c) => c.id)).toEqual(['d', 'e']);
+    expect([first.total, first.kept, first.detailed]).toEqual([5, 3, 2]);
+    expect((await log.page(2, 2)).calls.map((c) => c.id)).toEqual(['c']);
+    expect((await log.previous('e'))?.id).toBe('d');
+  });
+
+  it('keeps a text the records name once, and deletes it when no kept record names it', async () => {
+    const m = memoryStorage();
+    const log = createCallLog(m.storage, 1, 5);
+    const ref = { digest: 'd1', tokens: 3, chars: 11 };
+    const texts = new Map([['d1', 'hello world']]);
+    await log.put({ ...record('a', 'proxy'), prompt: { system: ref } }, texts);
+    await log.put({ ...record('b', 'proxy'), prompt: { system: ref } }, texts);
+    expect(await log.text('d1')).toBe('hello world');
+    // a's details left the window; b still names the text.
+    await log.put(record('c', 'proxy'));
+    expect(await log.text('d1')).toBeUndefined();
+    expect([...m.map.keys()].filter((k) => k.startsWith('proxy:text:'))).toEqual([]);
   });
 
   it('summarizes a record kept before summaries were', async () => {

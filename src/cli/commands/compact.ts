@@ -9,10 +9,22 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { FIXTURE_COUNTERS, FIXTURE_PRESETS, type Message, randomIds, systemClock } from '../../core/index.ts';
+import {
+  FIXTURE_COUNTERS,
+  FIXTURE_PRESETS,
+  journalFor,
+  type Message,
+  randomIds,
+  systemClock,
+} from '../../core/index.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
-import { loadTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../transcripts/load-transcript.ts';
+import {
+  fileKeeper,
+  loadTranscript,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+} from '../transcripts/load-transcript.ts';
 import {
   defaultOutputFormat,
   OUTPUT_FORMATS,
@@ -94,7 +106,8 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
     window: options.window,
     estimate: run.estimate,
     reports: run.reports,
-    journal: run.journal,
+    // The originals are in the transcript file, unchanged: the journal says where.
+    journal: journalFor(run.journal, fileKeeper(options.transcript, transcript.messages)),
     events: run.events,
     memories: run.memories ?? [],
   };

@@ -187,6 +187,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
       ...(boundary ? { earlier: transcript.messages.slice(0, boundary.index) } : {}),
       after: run,
       system: transcript.system,
+      tools: transcript.tools,
       counter: used,
       budget: {
         window: options.window,

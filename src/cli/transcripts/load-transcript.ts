@@ -11,6 +11,7 @@ import {
   fromGemini,
   fromOpenAI,
   fromResponses,
+  type HistoryKeeper,
   type Message,
   parseMessages,
 } from '../../core/index.ts';
@@ -44,6 +45,8 @@ export interface Transcript {
   header?: Record<string, unknown>;
   /** Where the harness last compacted the history (the model sees only what follows). */
   boundary?: CompactionBoundary;
+  /** The tool schemas the request carried (`tools` of an OpenAI, Anthropic or Responses body). */
+  tools?: Array<{ name: string; json: string }>;
   notes: string[];
 }
 
@@ -51,6 +54,28 @@ export interface Transcript {
 function withBoundary(t: Transcript, events: readonly BoundaryEvent[] = []): Transcript {
   const boundary = lastBoundary(t.messages, events);
   if (boundary) t.boundary = boundary;
+  return t;
+}
+
+/** A request body's tool schemas, each by its name (OpenAI's `function.name`, Anthropic's `name`). */
+function toolSchemas(tools: unknown): Transcript['tools'] {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return tools.slice(0, 500).map((t, i) => {
+    const fn = isObj(t) && isObj(t.function) ? t.function : undefined;
+    const name =
+      isObj(t) && typeof t.name === 'string'
+        ? t.name
+        : typeof fn?.name === 'string'
+          ? fn.name
+          : `tool ${i + 1}`;
+    return { name, json: JSON.stringify(t, null, 2) };
+  });
+}
+
+/** The body's `tools` on the transcript, when it carries some. */
+function withTools(t: Transcript, body: unknown): Transcript {
+  const tools = isObj(body) ? toolSchemas(body.tools) : undefined;
+  if (tools) t.tools = tools;
   return t;
 }
 
@@ -129,7 +154,10 @@ export function parseTranscript(text: string, format?: TranscriptFormat): Transc
         notes: [],
       });
     case 'openai':
-      return { format: f, messages: fromOpenAI(Array.isArray(v) ? v : (v as Obj).messages), notes: [] };
+      return withTools(
+        { format: f, messages: fromOpenAI(Array.isArray(v) ? v : (v as Obj).messages), notes: [] },
+        v,
+      );
     case 'trajectory': {
       if (!isObj(v)) throw new CliError('a trajectory is an object with messages');
       const { messages, events, ...header } = v;
@@ -143,16 +171,24 @@ export function parseTranscript(text: string, format?: TranscriptFormat): Transc
       if (!isObj(v))
         throw new CliError('a Responses transcript is { instructions?, input } or an item array');
       const instructions = typeof v.instructions === 'string' ? { instructions: v.instructions } : {};
-      return { format: f, messages: fromResponses(v.input, instructions), notes: [] };
+      return withTools({ format: f, messages: fromResponses(v.input, instructions), notes: [] }, v);
     }
     case 'gemini':
       return { format: f, messages: fromGemini(v), notes: [] };
     case 'anthropic': {
       const messages = fromAnthropic(v);
-      const t: Transcript = { format: f, messages, notes: [] };
-      return t;
+      return withTools({ format: f, messages, notes: [] }, v);
     }
   }
+}
+
+/** The transcript file as the keeper of a journal's originals: each message's place in it, by id. */
+export function fileKeeper(file: string, messages: readonly Message[]): HistoryKeeper {
+  const at = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (!at.has(m.id)) at.set(m.id, i);
+  });
+  return { kind: 'file', file, position: (id) => at.get(id) };
 }
 
 export async function loadTranscript(file: string, format?: TranscriptFormat): Promise<Transcript> {

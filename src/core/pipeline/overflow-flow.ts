@@ -8,7 +8,7 @@ import { pairToolCalls } from '../invariants/pairing.ts';
 import { verifiedKey } from '../invariants/reasoning.ts';
 import { isPinned } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
-import { SESSION_LOG } from './journal.ts';
+import { callerRecover, SESSION_LOG } from './journal.ts';
 import type { Recorder } from './runner.ts';
 import { type OverflowVerdict, recoverFromOverflow } from './stages/overflow.ts';
 import { isContextOverflowError, isMessageFormatError } from './stages/overflow-errors.ts';
@@ -89,7 +89,7 @@ const clearHistory: Stage = {
         tokensBefore: ctx.counter.countMessage(m),
         tokensAfter: now ? ctx.counter.countMessage(now) : 0,
         location: SESSION_LOG,
-        recover: `read message ${m.id} back from the session log`,
+        recover: callerRecover(m.id),
       });
     });
     return {

@@ -17,10 +17,14 @@ import {
   type Usage,
 } from '../../core/index.ts';
 import type { TimelineCall } from '../../view/render-session.ts';
+import { type CallTexts, createTextStore, digestsOf } from './call-texts.ts';
 import type { ProviderId } from './protocol.ts';
 
-/** @default 100 calls per session */
+/** Calls per session kept with their details (journal, lists, texts). @default 100 */
 export const MAX_CALLS = 100;
+
+/** Calls per session kept in the timeline (their summaries; the oldest beyond `MAX_CALLS` without details). @default 1000 */
+export const MAX_SUMMARIES = 1000;
 
 /** Entries kept per list of `MessageRefs` (a run of unchanged log rows is one entry). */
 export const MAX_REFS = 2000;
@@ -106,7 +110,7 @@ export function addedMemory(block: SessionState['memoryBlock'] | undefined): Add
   return { tokens: block.tokens, memoryIds: [...block.memoryIds], recall: block.recallCount };
 }
 
-export interface CallRecord {
+export interface CallRecord extends CallTexts {
   /** Absent: `proxy`. */
   kind?: CallKind;
   id: string;
@@ -180,14 +184,35 @@ function isCompaction(s: StageReport): boolean {
   return s.status === 'applied' && /compact|summar/i.test(s.stage);
 }
 
+/** One page of the timeline, newest first, with how many calls there were and how many are kept. */
+export interface TimelinePage {
+  /** The page's calls, oldest first. */
+  calls: TimelineCall[];
+  /** Calls this session recorded since its first (kept or not). */
+  total: number;
+  /** Calls the timeline holds (`MAX_SUMMARIES` at most). */
+  kept: number;
+  /** Calls whose details (journal, lists, texts) are kept: the newest `MAX_CALLS`. */
+  detailed: number;
+  /** Newest-first position of the page's first call. */
+  offset: number;
+}
+
 export interface CallLog {
-  put(record: CallRecord): Promise<void>;
+  /** Keeps a record (with the texts it names by digest, `call-texts.ts`). */
+  put(record: CallRecord, texts?: ReadonlyMap<string, string>): Promise<void>;
   update(id: string, patch: Partial<CallRecord>): Promise<void>;
   get(id: string): Promise<CallRecord | undefined>;
+  /** The record kept before `id` (the previous call), if its details are kept. */
+  previous(id: string): Promise<CallRecord | undefined>;
+  /** A text a record names by digest. */
+  text(digest: string): Promise<string | undefined>;
   /** The kept records, oldest first. */
   list(): Promise<CallRecord[]>;
   /** The kept records' summaries, oldest first (no journal is read, but a record's older than them). */
   summaries(): Promise<TimelineCall[]>;
+  /** `limit` summaries from the `offset`-th newest, for a page of the timeline. */
+  page(offset: number, limit: number): Promise<TimelinePage>;
 }
 
 const ABANDONED = 'proxy:abandoned';
@@ -211,40 +236,76 @@ export function createProxyStorage(storage: CallStorage) {
   };
 }
 
-export function createCallLog(storage: CallStorage, max = MAX_CALLS): CallLog {
+const COUNT = 'proxy:count';
+
+export function createCallLog(storage: CallStorage, max = MAX_CALLS, maxSummaries = MAX_SUMMARIES): CallLog {
+  const texts = createTextStore(storage);
   const save = async (record: CallRecord) => {
     await storage.put(callKey(record.id), record);
     await storage.put(summaryKey(record.id), summarize(record));
   };
   const index = async () => (await storage.get<string[]>(INDEX)) ?? [];
+  const summaryOf = async (id: string) => {
+    const kept = await storage.get<TimelineCall>(summaryKey(id));
+    if (kept) return kept;
+    // A record written before summaries were kept.
+    const record = await storage.get<CallRecord>(callKey(id));
+    return record && summarize(record);
+  };
   return {
-    async put(record) {
-      const next = [...(await index()).filter((id) => id !== record.id), record.id];
-      const dropped = next.splice(0, Math.max(0, next.length - max));
+    async put(record, batch) {
+      const ids = await index();
+      const next = [...ids.filter((id) => id !== record.id), record.id];
+      const dropped = next.splice(0, Math.max(0, next.length - maxSummaries));
+      // The calls that leave the details window keep their summary; their texts are counted off.
+      const undetailed = next.slice(Math.max(0, next.length - max - 1), Math.max(0, next.length - max));
+      await texts.add(digestsOf(record), batch ?? new Map());
       await save(record);
       await storage.put(INDEX, next);
-      if (dropped.length > 0) await storage.delete(dropped.flatMap((id) => [callKey(id), summaryKey(id)]));
+      await storage.put(
+        COUNT,
+        ((await storage.get<number>(COUNT)) ?? ids.length) + (ids.includes(record.id) ? 0 : 1),
+      );
+      for (const id of [...dropped, ...undetailed]) {
+        const old = await storage.get<CallRecord>(callKey(id));
+        if (old) {
+          await texts.release(digestsOf(old));
+          // A record from before summaries were kept leaves one behind while it stays in the timeline.
+          if (!dropped.includes(id) && !(await storage.get(summaryKey(id))))
+            await storage.put(summaryKey(id), summarize(old));
+        }
+      }
+      const gone = [...dropped.map(callKey), ...dropped.map(summaryKey), ...undetailed.map(callKey)];
+      for (let i = 0; i < gone.length; i += 128) await storage.delete(gone.slice(i, i + 128));
     },
     async update(id, patch) {
       const record = await storage.get<CallRecord>(callKey(id));
       if (record) await save({ ...record, ...patch });
     },
     get: (id) => storage.get<CallRecord>(callKey(id)),
+    async previous(id) {
+      const ids = await index();
+      const at = ids.indexOf(id);
+      return at > 0 ? storage.get<CallRecord>(callKey(ids[at - 1]!)) : undefined;
+    },
+    text: (digest) => texts.get(digest),
     async list() {
       const records = await Promise.all((await index()).map((id) => storage.get<CallRecord>(callKey(id))));
       return records.filter((r): r is CallRecord => r !== undefined);
     },
     async summaries() {
-      const all = await Promise.all(
-        (await index()).map(async (id) => {
-          const kept = await storage.get<TimelineCall>(summaryKey(id));
-          if (kept) return kept;
-          // A record written before summaries were kept.
-          const record = await storage.get<CallRecord>(callKey(id));
-          return record && summarize(record);
-        }),
-      );
+      const all = await Promise.all((await index()).map(summaryOf));
       return all.filter((s): s is TimelineCall => s !== undefined);
+    },
+    async page(offset, limit) {
+      const ids = await index();
+      const end = Math.max(0, ids.length - offset);
+      const slice = ids.slice(Math.max(0, end - limit), end);
+      const calls = (await Promise.all(slice.map(summaryOf))).filter(
+        (s): s is TimelineCall => s !== undefined,
+      );
+      const total = Math.max(ids.length, (await storage.get<number>(COUNT)) ?? 0);
+      return { calls, total, kept: ids.length, detailed: Math.min(ids.length, max), offset };
     },
   };
 }

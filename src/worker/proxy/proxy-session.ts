@@ -46,6 +46,7 @@ import {
   messageRefs,
   seqRefs,
 } from './call-log.ts';
+import { callTexts, TextBatch } from './call-texts.ts';
 import { messageDigest, storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { phaseTimer } from './timing.ts';
@@ -321,7 +322,12 @@ export async function proxyTurn(
     const client = path.slice(0, from).map((r) => r.seq);
     for (let i = 0; i < (staged?.messages.length ?? 0); i++) client.push(staged!.afterSeq + 1 + i);
     record.messages = boundedRefs(seqRefs(client), messageRefs(run.send, loaded.rows));
-    await storage.calls.put(record);
+    // The call page's texts no log row holds: the prompt's parts and the messages ctxkit made.
+    const batch = new TextBatch(deps.pipeline.counter);
+    const logged = new Set(loaded.rows.map((r) => r.message.id));
+    const texts = { system: input.system, injected: block.text, tools: input.tools, sent: run.send, logged };
+    Object.assign(record, await callTexts(texts, batch, deps.pipeline.counter));
+    await storage.calls.put(record, batch.texts);
     w.mark('write.record');
     return w.on ? { timing: w.phases } : {};
   };

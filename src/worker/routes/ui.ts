@@ -8,12 +8,11 @@
 import type { Hono } from 'hono';
 import * as z from 'zod';
 import { CtxError } from '../../core/index.ts';
-import { flatPreview, messageContent } from '../../view/context-model.ts';
 import { renderPage } from '../../view/html.ts';
 import { renderCallPage } from '../../view/render-call.ts';
 import { renderSessionList, renderSessionPage, type SessionListRow } from '../../view/render-session.ts';
 import { type AppContext, type AppEnv, idParam, queryParams } from '../http/context.ts';
-import { expandRefs, summarize } from '../proxy/call-log.ts';
+import { MAX_SUMMARIES } from '../proxy/call-log.ts';
 import { sessionStub } from '../session/stub.ts';
 import { unwrap } from '../session/wire.ts';
 import { createD1SessionStore } from '../store/d1-stores.ts';
@@ -24,9 +23,11 @@ const LEVELS_SHOWN = 50;
 const CALL_RE = /^[0-9a-f-]{36}$/;
 
 const listQuery = z.strictObject({ q: z.string().max(200).optional() });
+/** A page of a session's timeline: the offset among its newest calls (bounded by what is kept). */
+const sessionQuery = z.strictObject({ offset: z.coerce.number().int().min(0).max(MAX_SUMMARIES).optional() });
 
 /** Every query schema of these routes (walked by the bounds audit). */
-export const uiRouteSchemas = { list: listQuery };
+export const uiRouteSchemas = { list: listQuery, session: sessionQuery };
 
 /** No framing, no other origin, no referrer: the page talks to this Worker only. */
 const PAGE_HEADERS = {
@@ -62,7 +63,7 @@ const SHELL_HEADER = `<nav id="nav" class="tabs" aria-label="Views" hidden><a hr
 const MEMORIES = `<section aria-labelledby="memories-h"><h2 id="memories-h" tabindex="-1">Memories</h2>
 <form class="filters" data-route="memories" role="search" aria-label="Search memories"><label>Search (the API's hybrid search)<input type="search" name="q" autocomplete="off"></label><button type="submit">Search</button></form>
 <p class="summary" aria-live="polite"></p>
-<div class="scroll"><table aria-label="Memories"><thead><tr><th scope="col" class="id wide">id</th><th scope="col">type</th><th scope="col">title</th><th scope="col" class="preview">content</th><th scope="col">pinned</th><th scope="col">expires</th><th scope="col"><span class="skip">actions</span></th></tr></thead><tbody></tbody></table></div></section>`;
+<div class="scroll"><table class="stack" aria-label="Memories"><thead><tr><th scope="col" class="id wide">id</th><th scope="col">type</th><th scope="col">title</th><th scope="col" class="preview">content</th><th scope="col">pinned</th><th scope="col">expires</th><th scope="col"><span class="skip">actions</span></th></tr></thead><tbody></tbody></table></div></section>`;
 
 const SHELL_BODY = `<form id="signin" aria-labelledby="signin-h"><h2 id="signin-h">Sign in</h2>
 <p class="summary">The key stays in this tab (session storage) and is sent in the <code>authorization</code> header only.</p>
@@ -119,7 +120,8 @@ export function uiRoutes(app: Hono<AppEnv>): void {
 
   app.get('/v1/ui/sessions/:session', async (c) => {
     const key = { tenant: c.get('tenant'), session: idParam(c, 'session') };
-    const data = unwrap(await sessionStub(c.env, key).view(key));
+    const { offset } = queryParams(c, sessionQuery);
+    const data = unwrap(await sessionStub(c.env, key).view(key, offset !== undefined ? { offset } : {}));
     return html(c, renderSessionPage(data));
   });
 
@@ -130,49 +132,7 @@ export function uiRoutes(app: Hono<AppEnv>): void {
       throw new CtxError('invalid_input', 'must be a call id from an x-ctxkit-call header', {
         path: 'params.call',
       });
-    const stub = sessionStub(c.env, key);
-    const [record, logRows] = await Promise.all([
-      stub.proxyCall(key, id),
-      createD1SessionStore(c.env.DB).messages(key.tenant, key.session),
-    ]);
-    const call = unwrap(record);
-    const lists = call.messages;
-    const retried = call.overflow?.retry === true && call.overflow.output !== undefined;
-    const input = lists ? expandRefs(lists.input) : [];
-    const output = lists ? expandRefs(retried ? call.overflow!.output! : lists.output) : [];
-    let rows = logRows;
-    if (lists) {
-      const named = new Set<number>();
-      for (const m of [...input, ...output]) if ('seq' in m) named.add(m.seq);
-      rows = logRows.filter((r) => named.has(r.seq));
-    } else {
-      // A record older than the lists: the log as the call found it, then the rows it appended.
-      const k = logRows.findIndex((r) => r.createdAt >= call.at);
-      rows = logRows.slice(0, (k < 0 ? logRows.length : k) + call.appended);
-    }
-    const journal = [...call.journal, ...(call.overflow?.journal ?? [])];
-    return html(
-      c,
-      renderCallPage({
-        sessionId: key.session,
-        call: summarize(call),
-        journal,
-        logIds: new Set(logRows.map((r) => r.message.id)),
-        ...(lists ? { messages: { input, output, ...(lists.cut ? { cut: true } : {}), retried } } : {}),
-        ...(call.added ? { added: call.added } : {}),
-        rows: rows.map((r) => {
-          const text = messageContent(r.message);
-          return {
-            seq: r.seq,
-            id: r.message.id,
-            role: r.message.role,
-            characters: text.length,
-            preview: flatPreview(text),
-            compacted: r.compacted,
-            ...(r.message.meta?.truncatedAtArrival !== undefined ? { arrival: true } : {}),
-          };
-        }),
-      }),
-    );
+    const { logIds, ...view } = unwrap(await sessionStub(c.env, key).callView(key, id));
+    return html(c, renderCallPage({ sessionId: key.session, logIds: new Set(logIds), ...view }));
   });
 }

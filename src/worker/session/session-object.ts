@@ -43,6 +43,7 @@ import { createD1MemoryStore, createD1SessionStore } from '../store/d1-stores.ts
 import { workerSummarizer } from '../summarizer.ts';
 import { aheadAfterAnswer, prepareAfterAnswer } from './ahead-after-answer.ts';
 import { type AppendResult, appendMessages, type KnownIds } from './append.ts';
+import { type CallView, callView } from './call-view.ts';
 import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush.ts';
 import { type AppendBody, parseIncoming } from './formats.ts';
 import {
@@ -440,9 +441,18 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** Read-only; not queued. The context view's data (`session-view.ts`). */
-  async view(key: SessionKey): Promise<Outcome<SessionView>> {
-    return outcome(async () => sessionView(await this.deps(key), key, this.proxy().calls));
+  /** Read-only; not queued. The context view's data (`session-view.ts`), one page of the timeline. */
+  async view(key: SessionKey, page?: { offset?: number; limit?: number }): Promise<Outcome<SessionView>> {
+    return outcome(async () => sessionView(await this.deps(key), key, this.proxy().calls, page));
+  }
+
+  /** Read-only; not queued. A call page's data (`call-view.ts`). */
+  async callView(key: SessionKey, id: string): Promise<Outcome<CallView>> {
+    return outcome(async () => {
+      const view = await callView(await this.deps(key), key, this.proxy().calls, id);
+      if (!view) throw new CtxError('not_found', `call ${id} not found`, { path: 'params.call' });
+      return view;
+    });
   }
 
   /** The cron's daily summary of this session. */

@@ -9,6 +9,7 @@ import {
   type DroppedEntry,
   type JournalEntry,
   type JsonValue,
+  journalFor,
   type PipelineEvent,
   type PipelineRun,
   resolveWorkingContext,
@@ -26,6 +27,7 @@ import {
   type CallLog,
   messageRefs,
 } from '../proxy/call-log.ts';
+import { callTexts, TextBatch } from '../proxy/call-texts.ts';
 import { type OutputDialect, type Rendered, renderMessages, toDialect } from './formats.ts';
 import { afterSetState, freshView, rememberView } from './session-cache.ts';
 import type { Loaded, SessionDeps } from './session-deps.ts';
@@ -140,26 +142,38 @@ export interface RunLog {
 async function recordRun(
   deps: SessionDeps,
   loaded: Loaded,
-  input: ContextInput,
+  input: ContextInput & { injected?: string | undefined },
   run: PipelineRun,
   log: RunLog,
   added: AddedMemory | null,
 ): Promise<void> {
-  await log.calls.put({
-    kind: log.kind,
-    id: crypto.randomUUID(),
-    at: deps.clock.now(),
-    provider: input.dialect ?? 'neutral',
-    model: '',
-    stream: false,
-    appended: 0,
-    diverged: false,
-    estimate: run.estimate,
-    reports: run.reports,
-    journal: run.journal,
-    messages: boundedRefs(messageRefs(loaded.messages, loaded.rows), messageRefs(run.send, loaded.rows)),
-    ...(added ? { added: { memory: added } } : {}),
-  });
+  // The call page's texts no log row holds: the prompt's parts and the messages ctxkit made.
+  const batch = new TextBatch(deps.pipeline.counter);
+  const logged = new Set(loaded.rows.map((r) => r.message.id));
+  const texts = await callTexts(
+    { system: input.system, injected: input.injected, tools: input.tools, sent: run.send, logged },
+    batch,
+    deps.pipeline.counter,
+  );
+  await log.calls.put(
+    {
+      kind: log.kind,
+      id: crypto.randomUUID(),
+      at: deps.clock.now(),
+      provider: input.dialect ?? 'neutral',
+      model: '',
+      stream: false,
+      appended: 0,
+      diverged: false,
+      estimate: run.estimate,
+      reports: run.reports,
+      journal: run.journal,
+      messages: boundedRefs(messageRefs(loaded.messages, loaded.rows), messageRefs(run.send, loaded.rows)),
+      ...(added ? { added: { memory: added } } : {}),
+      ...texts,
+    },
+    batch.texts,
+  );
 }
 
 export async function finish(
@@ -175,12 +189,13 @@ export async function finish(
   await persistRun(deps, key, loaded, state, run);
   const memories = await saveRunMemory(deps, key, loaded, state, run);
   const added = addedMemory(state.memoryBlock);
-  if (log) await recordRun(deps, loaded, input, run, log, added);
+  if (log) await recordRun(deps, loaded, { ...input, injected: state.memoryBlock?.text }, run, log, added);
   return {
     ...renderMessages(run.send, system, input.dialect),
     dialect: input.dialect ?? 'neutral',
     reports: run.reports,
-    journal: run.journal,
+    // The originals are in this session's log: its route, not the caller's own history.
+    journal: journalFor(run.journal, { kind: 'service', session: key.session }),
     events: run.events,
     estimate: run.estimate,
     memories,

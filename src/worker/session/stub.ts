@@ -18,6 +18,7 @@ export type SessionApi = Pick<
   | 'remove'
   | 'stats'
   | 'view'
+  | 'callView'
   | 'daily'
   | 'proxyTurn'
   | 'proxyCommit'

@@ -39,10 +39,11 @@ function route(){
   if(p[0]==='memories')return memories(new URLSearchParams(q).get('q')||'');
   if(p[0]==='sessions'&&p[1]&&p[2]==='calls'&&p[3])
     return fragment('/v1/ui/sessions/'+encodeURIComponent(p[1])+'/calls/'+encodeURIComponent(p[3]));
-  if(p[0]==='sessions'&&p[1])return fragment('/v1/ui/sessions/'+encodeURIComponent(p[1]));
+  if(p[0]==='sessions'&&p[1])return fragment('/v1/ui/sessions/'+encodeURIComponent(p[1])+(q?'?'+q:''));
   return fragment('/v1/ui/sessions'+(q?'?'+q:''));
 }
-function cell(tr,text,cls){var td=document.createElement('td');td.textContent=text;if(cls)td.className=cls;tr.appendChild(td);return td;}
+function cell(tr,text,cls,label){var td=document.createElement('td');td.textContent=text;if(cls)td.className=cls;
+  if(label)td.setAttribute('data-label',label);tr.appendChild(td);return td;}
 function memories(q){
   view.innerHTML=document.getElementById('memories-template').innerHTML;
   var form=view.querySelector('form'),body=view.querySelector('tbody'),status=view.querySelector('.summary');
@@ -57,9 +58,9 @@ function memories(q){
         return {id:mem?x.source.slice(7):'',source:x.source,title:x.source+' (score '+x.score.toFixed(3)+')',content:x.text,hit:true};}):b.memories;
       status.textContent=list.length+(q?' found for “'+q+'”':' memories');
       list.forEach(function(m){
-        var tr=document.createElement('tr');cell(tr,m.id||'','id wide');cell(tr,m.type||'');cell(tr,m.title||'');
-        cell(tr,(m.content||'').slice(0,200),'preview');cell(tr,m.hit?'—':m.pinned?'pinned':'');
-        cell(tr,m.hit?'—':m.expiresAt?new Date(m.expiresAt).toISOString().slice(0,10):'never');
+        var tr=document.createElement('tr');cell(tr,m.id||'','id wide');cell(tr,m.type||'','','type');cell(tr,m.title||'','','title');
+        cell(tr,(m.content||'').slice(0,200),'preview','content');cell(tr,m.hit?'—':m.pinned?'pinned':'','','pinned');
+        cell(tr,m.hit?'—':m.expiresAt?new Date(m.expiresAt).toISOString().slice(0,10):'never','','expires');
         var td=cell(tr,'');
         if(m.id){var b2=document.createElement('button');b2.type='button';b2.textContent='Delete';
           b2.setAttribute('aria-label','Delete memory '+(m.title||m.id));

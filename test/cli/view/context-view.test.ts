@@ -58,14 +58,19 @@ describe('buildContextView', () => {
       counter,
       budget,
       system: 'be brief',
-      toolsTokens: 300,
+      tools: [{ name: 'read_file', json: '{"name":"read_file","parameters":{"type":"object"}}' }],
+      injected: [{ label: 'memory block', text: '## Memory\n- the build runs with npm' }],
     });
     const sum =
-      messages.reduce((n, m) => n + counter.countMessage(m), 0) + counter.countText('be brief') + 300;
+      messages.reduce((n, m) => n + counter.countMessage(m), 0) +
+      counter.countText('be brief') +
+      counter.countText('{"name":"read_file","parameters":{"type":"object"}}') +
+      counter.countText('## Memory\n- the build runs with npm');
     expect(v.counted).toBe(sum);
     expect(v.segments.map((s) => s.category)).toEqual([
       'system',
       'tools',
+      'injected',
       'summary',
       'text',
       'reasoning',
@@ -74,6 +79,26 @@ describe('buildContextView', () => {
     ]);
     expect(v.largest[0]!.category).toBe('tool-result');
     expect(v.rows[3]!.category).toBe('summary');
+  });
+
+  it('gives every part of the prompt a row with its tokens and full text when given a system prompt, tools and an injected block', () => {
+    const v = buildContextView({
+      title: 't',
+      messages: session(5),
+      counter,
+      budget,
+      system: 'You are a careful engineer.',
+      tools: [{ name: 'read_file', json: '{"name":"read_file"}' }],
+      injected: [{ label: 'memory block', text: '- the build runs with npm' }],
+    });
+    expect(v.parts.map((r) => [r.category, r.label, r.text])).toEqual([
+      ['system', 'system prompt', 'You are a careful engineer.'],
+      ['injected', 'memory block', '- the build runs with npm'],
+      ['tools', 'tool read_file', '{"name":"read_file"}'],
+    ]);
+    expect(v.parts[1]!.ctxkit).toBe(true);
+    expect(v.rows[3]!.text).toBe('summary of earlier turns');
+    expect(v.parts.every((r) => r.tokens > 0)).toBe(true);
   });
 
   it('reports the level the tokens reach when no level is given', () => {
@@ -92,6 +117,8 @@ describe('renderContextView', () => {
     });
     const ms = performance.now() - t0;
     expect(html.match(/<tr data-kind=/g)?.length).toBe(1000 + 10);
+    // Each message's full text is on the page, closed until asked for.
+    expect(html.match(/<details class="full">/g)?.length).toBe(1000);
     expect(ms).toBeLessThan(1000);
   });
 
@@ -105,6 +132,10 @@ describe('renderContextView', () => {
     ];
     const html = renderContextView(buildContextView({ title: 't', messages, counter, budget }));
     expect(html).not.toContain('<script>alert');
+    // The full text is there, escaped.
+    expect(html).toContain(
+      '<pre>&lt;script&gt;alert(1)&lt;&#47;script&gt; see https:&#47;&#47;example.com</pre>',
+    );
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).toMatch(/role="img" aria-label="[^"]+usable tokens/);
     expect(html).toContain('<label>Search<input type="search"');

@@ -16,16 +16,10 @@ import type { Message } from '../../messages/types.ts';
 import { toModelView } from '../../messages/visibility.ts';
 import type { SummarizeRequest } from '../../ports.ts';
 import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
+import { callerRecover } from '../journal.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
-import {
-  applied,
-  indexToolCalls,
-  noop,
-  parseOptions,
-  SESSION_LOG_LOCATION,
-  sessionLogRecover,
-} from './stage-kit.ts';
+import { applied, indexToolCalls, noop, parseOptions, SESSION_LOG_LOCATION } from './stage-kit.ts';
 import { archivable, itemOf, status, summaryMessage, type ToolItem, visibleTool } from './tool-items.ts';
 
 export const toolArchivingOptionsSchema = z.strictObject({
@@ -295,7 +289,7 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
             tokensBefore: ctx.counter.countMessage(m),
             tokensAfter: 0,
             location: SESSION_LOG_LOCATION,
-            recover: `still in the history with agentVisible=false (kind tool_result_archived); ${sessionLogRecover(m.id)}`,
+            recover: `${callerRecover(m.id, true)} (kind tool_result_archived)`,
           });
         }
         journal.push({

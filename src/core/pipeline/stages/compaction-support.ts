@@ -197,7 +197,7 @@ export function journalEntry(
     location: SESSION_LOG,
     recover:
       action === 'inserted'
-        ? `Inserted by ${stage}; the messages it stands for stay in the session log.`
+        ? `Inserted by ${stage}; each message it stands for has its own entry.`
         : sessionLogRecover(message.id),
   };
   if (extra.replacementId !== undefined) entry.replacementId = extra.replacementId;

@@ -8,15 +8,18 @@ import { CtxError } from '../../errors.ts';
 import { PARSE_IN_ENGLISH } from '../../messages/schema.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
-import { SESSION_LOG } from '../journal.ts';
+import { callerRecover, SESSION_LOG } from '../journal.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
 
 /** Journal location of content that only left the context: the session store keeps every message. */
 export const SESSION_LOG_LOCATION = SESSION_LOG;
 
-/** How to read a message back from the session log (the store, or the worker's route). */
+/**
+ * How to read back a message the run left out, as the pipeline alone can say it (`callerRecover`); a
+ * session layer rewrites it for where it keeps the log (`journalFor`).
+ */
 export function sessionLogRecover(messageId: string): string {
-  return `message ${messageId} is kept whole in the session log: SessionStore.messages(tenant, session), or GET /v1/sessions/{session}/messages`;
+  return callerRecover(messageId);
 }
 
 /** Validates stage options; a bad value throws `CtxError('invalid_config')` naming `stage.field`. */

@@ -134,7 +134,7 @@ export function pinnedSection(
   for (const s of dropped) {
     const e = journalEntry(stage, 'truncated', message, counter, { tokensAfter: entry.tokensAfter });
     e.recover = `Standing instruction dropped (${isWeakInstruction(s) ? 'a weak match' : 'the oldest'}, section over its ${maxTokens}-token cap): "${s}"${
-      sources.has(s) ? ` — stated in ${sources.get(s)}, kept in the session log` : ''
+      sources.has(s) ? ` — stated in message ${sources.get(s)}` : ''
     }.`;
     journal.push(e);
   }
