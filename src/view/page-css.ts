@@ -83,7 +83,9 @@ details.full summary{color:var(--accent)}
   td.wide,th.wide{display:none}
   .bar{height:28px}
   .long table{table-layout:auto}
-  table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+  /* The header stays for screen readers, one pixel wide: each cell says its column (data-label). */
+  table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+  table.stack thead tr,table.stack thead th{display:block;width:1px;height:1px;padding:0;overflow:hidden;white-space:nowrap}
   table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block;width:100%}
   table.stack tr{border:1px solid var(--line);border-radius:4px;margin:0 0 8px;padding:4px 8px}
   table.stack td,table.stack th[scope=row]{border:0;padding:2px 0;text-align:left;white-space:normal}

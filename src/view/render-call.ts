@@ -236,6 +236,13 @@ function changesSection(
   return `<section aria-labelledby="changed-h"><h2 id="changed-h">${esc(title)}</h2>${lead}<ul class="chips" aria-label="In numbers">${chips.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>${table}</section>`;
 }
 
+/** The first few ids of a list, and how many more. */
+function someIds(ids: readonly string[], shown = 4): string {
+  return ids.length <= shown
+    ? ids.join(', ')
+    : `${ids.slice(0, shown).join(', ')} and ${fmt(ids.length - shown)} more`;
+}
+
 function diffSection(p: CallPageInput, entries: readonly Entry[]): string {
   const prev = p.previous;
   if (!prev) return '';
@@ -252,13 +259,13 @@ function diffSection(p: CallPageInput, entries: readonly Entry[]): string {
       ? `+ ${fmt(addedSeqs.length)} log messages now sent that it did not send: seq ${seqRanges(addedSeqs)}`
       : '',
     addedMade.length > 0
-      ? `+ ${fmt(addedMade.length)} made by ctxkit: ${addedMade.map((e) => e.id).join(', ')}`
+      ? `+ ${fmt(addedMade.length)} made by ctxkit: ${someIds(addedMade.map((e) => e.id))}`
       : '',
     goneSeqs.length > 0
       ? `− ${fmt(goneSeqs.length)} log messages it sent, no longer sent: seq ${seqRanges(goneSeqs)}`
       : '',
     goneMade.length > 0
-      ? `− ${fmt(goneMade.length)} made by ctxkit, no longer sent: ${goneMade.map((g) => g.id).join(', ')}`
+      ? `− ${fmt(goneMade.length)} made by ctxkit, no longer sent: ${someIds(goneMade.map((g) => g.id ?? ''))}`
       : '',
     d.rewritten.length > 0
       ? `~ ${fmt(d.rewritten.length)} sent rewritten in one and not the other: seq ${seqRanges(d.rewritten.map((r) => r.seq))}`
@@ -301,7 +308,7 @@ export function renderCallPage(p: CallPageInput): string {
   const parts = promptRows(p).length;
   return `<nav aria-label="Breadcrumb" class="tabs"><a href="#/sessions">Sessions</a> › <a href="#/sessions/${esc(encodeURIComponent(p.sessionId))}">${esc(p.sessionId)}</a> › <span aria-current="page">${esc(title.toLowerCase())} ${esc(c.id.slice(0, 8))}</span></nav>
 <h2 id="call-h" tabindex="-1" class="view-title">${esc(title)} ${esc(c.id)}</h2>
-<p class="summary">${esc(when(c.at))} UTC · ${what} · tokens <strong>${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</strong> · level <strong class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</strong> <span class="reason">(${esc(reason)})</span>${c.estimate.anchored ? ' · anchored to reported usage' : ''}${upstream}</p>
+<p class="summary">${esc(when(c.at))} UTC · ${what} · tokens <strong>${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</strong> · level after it <strong class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</strong> <span class="reason">(${esc(reason)})</span>${c.estimate.anchored ? ' · anchored to reported usage' : ''}${upstream}</p>
 ${changesSection(p, entries, reason, madeFrom)}${diffSection(p, entries)}${renderAdded(p.added)}
 <section aria-labelledby="sent-h"><h2 id="sent-h">${esc(proxy ? 'Client sent' : 'Context before')} → ${esc(to)} (${lists}; ${fmt(p.journal.length)} journal entries)</h2>
 <p class="summary">The prompt in the order the model reads it${parts > 0 ? `: ${fmt(parts)} prompt parts (system prompt, injected blocks, tool schemas), then the messages` : ''}. Open a row’s “full text” to read it whole.</p>

@@ -100,7 +100,8 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   };
   // What the model saw: from the harness's last compaction on (`--whole`: the file as it is).
   const boundary = options.whole ? undefined : transcript.boundary;
-  const messages = boundary ? transcript.messages.slice(boundary.index) : transcript.messages;
+  const cut = boundary ? fromBoundary(transcript.messages, boundary.index) : undefined;
+  const messages = cut?.messages ?? transcript.messages;
   const input: { messages: readonly Message[]; system?: string } = { messages };
   if (transcript.system !== undefined) input.system = transcript.system;
   const estimate = pipeline.estimate(input);
@@ -155,7 +156,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
       })),
     notes: transcript.notes,
   };
-  if (boundary) report.boundary = { ...boundary, left: boundary.index };
+  if (boundary && cut) report.boundary = { ...boundary, left: cut.earlier.length };
   const recorded = recordedUsage(messages);
   if (recorded) report.recorded = recorded;
   const run = await pipeline.prepare({ ...input, messages: [...messages] });
@@ -184,7 +185,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     const page = renderInspectPage({
       report,
       before: { messages, tokens: estimate.tokens, level: estimate.level ?? 'ok' },
-      ...(boundary ? { earlier: transcript.messages.slice(0, boundary.index) } : {}),
+      ...(cut ? { earlier: cut.earlier } : {}),
       after: run,
       system: transcript.system,
       tools: transcript.tools,
@@ -206,6 +207,22 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   } else if (options.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of renderInspect(report)) io.out(line);
   env.exit(EXIT.ok);
+}
+
+/**
+ * What the model sees after a compaction boundary — the leading system messages, then what follows
+ * it — and what it no longer sees.
+ */
+function fromBoundary(
+  messages: readonly Message[],
+  index: number,
+): { messages: Message[]; earlier: Message[] } {
+  let lead = 0;
+  while (lead < index && messages[lead]!.role === 'system') lead++;
+  return {
+    messages: [...messages.slice(0, lead), ...messages.slice(index)],
+    earlier: messages.slice(lead, index),
+  };
 }
 
 /** The prompt side of the newest reported usage: what the provider counted of the last request. */

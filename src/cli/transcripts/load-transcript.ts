@@ -130,8 +130,13 @@ export function detectFormat(text: string): TranscriptFormat {
   return 'openai';
 }
 
+/** A transcript text as neutral messages, with its last compaction boundary whatever its format. */
 export function parseTranscript(text: string, format?: TranscriptFormat): Transcript {
-  const f = format ?? detectFormat(text);
+  const t = parseAs(text, format ?? detectFormat(text));
+  return t.boundary ? t : withBoundary(t);
+}
+
+function parseAs(text: string, f: TranscriptFormat): Transcript {
   if (f === 'claude-code') {
     const cc = fromClaudeCodeJsonl(text);
     const notes = Object.entries(cc.skipped).map(([t, n]) => `skipped ${n} ${t} line(s)`);

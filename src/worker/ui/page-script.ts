@@ -105,7 +105,7 @@ document.addEventListener('submit',function(e){
   if(r){e.preventDefault();var q=f.q.value.trim();location.hash='#/'+r+(q?'?q='+encodeURIComponent(q):'');}
 });
 out.addEventListener('click',function(){sessionStorage.removeItem(KEY);location.hash='';say('Signed out.');show();});
-window.addEventListener('hashchange',function(){if(key()&&(location.hash===''||/^#\\//.test(location.hash)))route();});
+window.addEventListener('hashchange',function(){if(key()&&(location.hash===''||/^#\\//.test(location.hash)))show();});
 show();
 })();
 `;

@@ -23,7 +23,7 @@ interface Report {
   recorded?: { id: string; tokens: number };
 }
 
-const text = (id: string, role: 'user' | 'assistant', t: string): Message => ({
+const text = (id: string, role: 'system' | 'user' | 'assistant', t: string): Message => ({
   id,
   role,
   parts: [{ type: 'text', text: t }],
@@ -124,8 +124,9 @@ describe.skipIf(!existsSync(TRAJECTORY))('ctxcheck inspect on a session that com
 });
 
 describe('ctxcheck inspect on a neutral transcript with a summary message', () => {
-  it('counts from the summary message when no event marks the boundary', async () => {
+  it('counts from the summary message, the system prompt kept, when no event marks the boundary', async () => {
     await writeJson(dir, 'neutral.json', [
+      text('sys', 'system', 'You are careful.'),
       text('u1', 'user', 'x '.repeat(4000)),
       text('a1', 'assistant', 'ok'),
       { ...text('s', 'user', 'Earlier: the parser was fixed.'), meta: { isCompactSummary: true } },
@@ -133,8 +134,9 @@ describe('ctxcheck inspect on a neutral transcript with a summary message', () =
     ]);
     const r = await ctxcheck(['inspect', 'neutral.json', '--window', '32000', '--json'], dir);
     const report = JSON.parse(r.stdout) as Report;
-    expect(report.boundary).toMatchObject({ index: 2, source: 'isCompactSummary' });
-    expect(report.messages).toBe(2);
+    expect(report.boundary).toMatchObject({ index: 3, left: 2, source: 'isCompactSummary' });
+    // The system prompt stays: it is in every request, before and after the harness compacted.
+    expect(report.messages).toBe(3);
     expect(report.tokens).toBeLessThan(100);
   });
 });
