@@ -287,6 +287,13 @@ describe('a call page: what the client sent beside what went upstream', () => {
     );
     expect(session).toContain('>overflow recovery</a>');
     expect(session).toContain(`href="#&#47;sessions&#47;ui-1&#47;calls&#47;${run.id}"`);
+    // The timeline pages: from the third newest call on, without the window above it; a bad offset is a 400.
+    const older = (await client(w, key).get('/v1/ui/sessions/ui-1?offset=2')).body as string;
+    expect(older).toContain('calls 3–5 of 5 (newest first)');
+    expect(older).toContain(`href="#&#47;sessions&#47;ui-1?offset=0"`);
+    expect(older).not.toContain('id="ctx-window"');
+    expect((await client(w, key).get('/v1/ui/sessions/ui-1?offset=-1')).status).toBe(400);
+    expect((await client(w, key).get('/v1/ui/sessions/ui-1?offset=x')).status).toBe(400);
     const page = (await client(w, key).get(`/v1/ui/sessions/ui-1/calls/${run.id}`)).body as string;
     expect(page).toContain(`Compaction ${run.id}`);
     expect(page).toContain('Context before → returned');

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/core/index.ts';
+import type { Message, StageReport } from '../../../src/core/index.ts';
 import { createChars4Counter } from '../../../src/core/index.ts';
 import { buildContextView } from '../../../src/view/context-model.ts';
 import { esc, renderPage } from '../../../src/view/html.ts';
 import { renderContextView } from '../../../src/view/render-context.ts';
+import { renderTimeline, type TimelineCall } from '../../../src/view/render-session.ts';
 
 const budget = {
   window: 200_000,
@@ -139,6 +140,50 @@ describe('renderContextView', () => {
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).toMatch(/role="img" aria-label="[^"]+usable tokens/);
     expect(html).toContain('<label>Search<input type="search"');
+  });
+});
+
+describe('renderTimeline', () => {
+  const call = (id: string, reports: StageReport[] = []): TimelineCall => ({
+    kind: 'proxy',
+    id,
+    at: 0,
+    provider: 'openai',
+    model: 'gpt-4o',
+    stream: false,
+    appended: 1,
+    diverged: false,
+    estimate: { before: 100, after: 100, level: 'ok', anchored: false },
+    reports,
+    changes: {},
+    compacted: false,
+    overflow: false,
+  });
+
+  it('pages the calls and says how many the session made and kept when the timeline holds more than a page', () => {
+    const html = renderTimeline('s1', [call('c3'), call('c4')], {
+      offset: 2,
+      limit: 2,
+      total: 152,
+      kept: 100,
+      detailed: 100,
+    });
+    expect(html).toContain('calls 3–4 of 100 (newest first) · the 52 oldest are no longer kept');
+    expect(html).toContain('href="#&#47;sessions&#47;s1?offset=0"');
+    expect(html).toContain('href="#&#47;sessions&#47;s1?offset=4"');
+  });
+
+  it('gives the level its reason when nothing changed', () => {
+    const skipped: StageReport = {
+      stage: 'pruning',
+      status: 'skipped',
+      tokensBefore: 100,
+      tokensAfter: 100,
+      detail: 'level ok below warn',
+    };
+    expect(renderTimeline('s1', [call('c1', [skipped])])).toContain(
+      'nothing changed — pruning skipped: level ok below warn',
+    );
   });
 });
 
