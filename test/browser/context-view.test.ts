@@ -13,9 +13,16 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAIHistory, SPILLED_OUTPUT, spilledTurn } from '../worker/support/proxy-history.ts';
+import { openAIHistory, SPILLED_OUTPUT } from '../worker/support/proxy-history.ts';
 import { overflowing, tabTo, unnamed, unnamedTables } from './support/page.ts';
-import { findChromium, type Service, SHOTS, startService } from './support/service.ts';
+import {
+  buildCommandMemory,
+  findChromium,
+  type Service,
+  SHOTS,
+  spilledSession,
+  startService,
+} from './support/service.ts';
 
 const CHROMIUM = findChromium();
 if (!CHROMIUM)
@@ -33,11 +40,7 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     s = await startService();
-    callLink = await s.proxied(
-      'ui-1',
-      { messages: [...openAIHistory(30, 400), ...spilledTurn(), { role: 'user', content: 'Summarize.' }] },
-      16_384,
-    );
+    callLink = await spilledSession(s);
     // 1,000 messages in a window large enough that the agent sees all of them.
     await s.proxied('big-1', { messages: [...openAIHistory(250, 3)] }, 1_000_000);
     await s.proxied(
@@ -48,15 +51,7 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
         as: s.otherKey,
       },
     );
-    await s.api('/v1/memories', {
-      method: 'POST',
-      body: JSON.stringify({
-        type: 'project',
-        title: 'Build command',
-        content: 'Run npm run build before release.',
-        pinned: true,
-      }),
-    });
+    await buildCommandMemory(s, true);
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('dialog', (d) => void d.accept());

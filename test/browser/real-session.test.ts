@@ -15,10 +15,17 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCli } from '../../src/cli/cli.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { openAIHistory, spilledTurn } from '../worker/support/proxy-history.ts';
 import { overflowing } from './support/page.ts';
 import { REPLAY_SYSTEM, replayCalls, toolSchemas, wireMessages } from './support/replay.ts';
-import { findChromium, ROOT, type Service, SHOTS, startService } from './support/service.ts';
+import {
+  buildCommandMemory,
+  findChromium,
+  ROOT,
+  type Service,
+  SHOTS,
+  spilledSession,
+  startService,
+} from './support/service.ts';
 
 const CHROMIUM = findChromium();
 /** A real Claude Code session (../shared/data/README.md). */
@@ -48,19 +55,8 @@ describe.skipIf(!CHROMIUM || !REAL)(
       mkdirSync(SHOTS, { recursive: true });
       s = await startService();
       // A synthetic session with a spilled tool result, for a call page with every kind of row.
-      callLink = await s.proxied(
-        'ui-1',
-        { messages: [...openAIHistory(30, 400), ...spilledTurn(), { role: 'user', content: 'Summarize.' }] },
-        16_384,
-      );
-      await s.api('/v1/memories', {
-        method: 'POST',
-        body: JSON.stringify({
-          type: 'project',
-          title: 'Build command',
-          content: 'Run npm run build before release.',
-        }),
-      });
+      callLink = await spilledSession(s);
+      await buildCommandMemory(s);
       const messages = wireMessages(TRAJECTORY);
       const tools = toolSchemas(messages);
       const t0 = Date.now();

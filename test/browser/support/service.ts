@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type FakeProvider, startFakeProvider } from '../../support/fake-provider-server.ts';
+import { openAIHistory, spilledTurn } from '../../worker/support/proxy-history.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 export const SHOTS = join(ROOT, 'screenshots');
@@ -118,4 +119,25 @@ export async function startService(): Promise<Service> {
       rmSync(persist, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A session `id` whose one proxied call has every kind of row: 30 turns of large tool outputs at a
+ * 16K window (truncated, archived, left out) and a tool result spilled to a blob. Its journal link.
+ */
+export function spilledSession(s: Service, id = 'ui-1'): Promise<string> {
+  const messages = [...openAIHistory(30, 400), ...spilledTurn(), { role: 'user', content: 'Summarize.' }];
+  return s.proxied(id, { messages }, 16_384);
+}
+
+/** A project memory "Build command" of the service's tenant (the memories view's row). */
+export async function buildCommandMemory(s: Service, pinned = false): Promise<void> {
+  const body = {
+    type: 'project',
+    title: 'Build command',
+    content: 'Run npm run build before release.',
+    pinned,
+  };
+  const res = await s.api('/v1/memories', { method: 'POST', body: JSON.stringify(body) });
+  if (res.status !== 201) throw new Error(`memory ${res.status}: ${await res.text()}`);
 }
