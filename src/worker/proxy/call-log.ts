@@ -2,8 +2,9 @@
  * What each call of a session did — the proxy's calls (appended messages, stage reports, the journal,
  * the upstream's status and usage, overflow recovery) and the `prepare`, `compact` and `overflow`
  * routes' runs — kept in the session object's storage for the last `MAX_CALLS` calls, with the
- * messages each call started from and sent as log seqs (`MessageRefs`, bounded), and read back
- * through `GET /v1/proxy/sessions/:session/calls/:call` and the context view's timeline.
+ * messages each call started from and sent as log seqs (`MessageRefs`, bounded) and the texts no log
+ * row holds by digest (`call-texts.ts`), and read back through `GET /v1/proxy/sessions/:session/calls/
+ * :call` and the context view; the timeline keeps the summaries of the last `MAX_SUMMARIES`.
  * Nothing of the request's credentials is ever part of a record.
  */
 import {
