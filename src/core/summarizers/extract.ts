@@ -57,19 +57,18 @@ const CONSTRAINT =
  * identifier or a number.
  */
 export function namesSomething(s: string): boolean {
-  return /`[^`]+`|\d/.test(s) || filePaths(s).length > 0 || identifiers(s).length > 0;
+  // A code span, a number, a file name or path, camelCase, snake_case or a call: the shapes
+  // `filePaths` and `identifiers` find, tested without listing them.
+  return /`[^`]+`|\d|\w\.[A-Za-z]{1,5}\b|\w\/\w|[a-z][A-Z]|[A-Za-z]_[A-Za-z]|\w\(/.test(s);
 }
 
 /** Words that carry no decision of their own: function words, the decision phrases, praise. */
 const EMPTY_WORDS = new Set(
   (
-    'the and for but not are was were has have had will would could should can may might must shall ' +
-    "let lets let's try trying going use used using now then next here there just also still again " +
-    'decided decide decision chose choose opted switch switched instead because based plan approach ' +
-    'issue problem bug cause root fix fixed way thing things something one different same ' +
-    'ready solid good great fine done correct clear right working looking better simple easy clean ' +
-    'okay sure expected possible perfect nice all any some more most out into with from about what ' +
-    'which who this that these those its our your their his her you him them they she'
+    "the and for but not are was were has have had will would could should can may must let let's try use " +
+    'using now next here there just also decided decide chose switch instead because based plan approach ' +
+    'issue problem cause fix fixed way thing different ready solid good great fine done correct clear ' +
+    'looking better expected with from about what this that these those its our your their you they'
   ).split(' '),
 );
 

@@ -7,7 +7,7 @@
 import { pairToolCalls } from '../invariants/pairing.ts';
 import { outputText } from '../messages/text.ts';
 import type { JsonValue, Message } from '../messages/types.ts';
-import { clip, isWriteTool, keyArg, oneLine, pathArgs, shellWrites } from './extract.ts';
+import { clip, isWriteTool, keyArg, oneLine, shellWrites } from './extract.ts';
 
 export interface WorkLog {
   /** One line per changed file: `path (Edit ×3, Write)`, in order of first change. */
@@ -106,9 +106,9 @@ export function workLog(messages: readonly Message[]): WorkLog {
       if (!done.includes(line)) done.push(line);
       continue;
     }
-    const paths = isWriteTool(pair.name) ? pathArgs(args) : [];
-    if (paths.length > 0) {
-      for (const p of paths) change(p, pair.name);
+    // A write tool's key argument is the file it changes (`file_path`, `path`…).
+    if (isWriteTool(pair.name) && arg) {
+      change(arg, pair.name);
       continue;
     }
     const n = (counts.get(label) ?? 0) + 1;
