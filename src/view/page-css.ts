@@ -34,16 +34,14 @@ section{margin:0 0 24px}
 h2{font-size:16px;margin:16px 0 8px}
 h3{font-size:15px;margin:12px 0 6px}
 .summary{color:var(--muted);margin:4px 0 8px}
-.bar{position:relative;display:flex;height:36px;border:1px solid var(--fg);border-radius:3px;overflow:visible;background:#f2f2f2}
-.bar .seg{height:100%;min-width:1px}
-.bar .mark{position:absolute;top:-6px;bottom:-6px;width:0;border-left:2px dashed var(--fg)}
-.bar .mark span{position:absolute;left:4px;font-size:12px;line-height:14px;white-space:nowrap;color:var(--fg)}
-.bar .mark-end span{left:auto;right:4px}
-.bar .mark-warn span{top:-46px}.bar .mark-compact span{top:-32px}.bar .mark-block span{top:-18px}
-.marks{height:46px}
+svg.bar{display:block;width:100%;height:36px;border:1px solid var(--fg);border-radius:3px}
+svg.bar .track{fill:#f2f2f2}
+svg.bar .mark{stroke:var(--fg);stroke-width:2;stroke-dasharray:4 3}
+svg.marks{display:block;width:100%;height:46px;overflow:visible}
+svg.marks text{font-size:12px;fill:var(--fg)}
 .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-1px;margin-right:6px}
 ${Object.entries(CATEGORY_COLOURS)
-  .map(([c, colour]) => `.k-${c}{background:${colour}}`)
+  .map(([c, colour]) => `.k-${c}{background:${colour};fill:${colour}}`)
   .join('')}
 .level-ok{color:#1e6b1e}.level-warn{color:#8a5a00}.level-compact{color:#b3261e}.level-block{color:#8b0000;font-weight:700}
 .scroll{overflow-x:auto;max-width:100%}
@@ -81,7 +79,7 @@ details.full summary{color:var(--accent)}
   main{padding:8px}
   header.top{padding:8px}
   td.wide,th.wide{display:none}
-  .bar{height:28px}
+  svg.bar{height:28px}
   .long table{table-layout:auto}
   /* The header stays for screen readers, one pixel wide: each cell says its column (data-label). */
   table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}

@@ -6,34 +6,50 @@
  */
 import { CATEGORY_LABELS, type ContextView, type MessageRow } from './context-model.ts';
 import { fullText } from './full-text.ts';
-import { CATEGORY_COLOURS, chunkedTable, esc, fmt, pct } from './html.ts';
+import { chunkedTable, esc, fmt, pct } from './html.ts';
 
+/**
+ * The window as a bar, drawn in SVG with lengths in percent of its width: the segments by category,
+ * the warn/compact/block lines, their labels above (stacked, and right-aligned near the end so that no
+ * label widens the page). No `style` attribute: a strict content security policy allows it.
+ */
 function windowPicture(v: ContextView, id: string): string {
   const { budget } = v;
   const scale = Math.max(budget.usable, v.tokens, v.counted, 1);
   const used = v.counted === 0 ? 0 : Math.min(1, v.tokens / scale);
+  let x = 0;
   const segs = v.segments
     .map((s) => {
       const width = v.counted === 0 ? 0 : (s.tokens / v.counted) * used * 100;
-      return `<div class="seg" style="width:${width.toFixed(3)}%;background:${CATEGORY_COLOURS[s.category]}" title="${esc(`${CATEGORY_LABELS[s.category]}: ${fmt(s.tokens)} tokens`)}"></div>`;
+      const rect = `<rect class="k-${s.category}" x="${x.toFixed(3)}%" y="0" width="${width.toFixed(3)}%" height="100%"><title>${esc(`${CATEGORY_LABELS[s.category]}: ${fmt(s.tokens)} tokens`)}</title></rect>`;
+      x += width;
+      return rect;
     })
     .join('');
-  // A label near the right end is drawn to the left of its line, so it never widens the page.
-  const mark = (name: string, at: number) =>
-    `<div class="mark mark-${name}${at / scale > 0.6 ? ' mark-end' : ''}" style="left:${((at / scale) * 100).toFixed(3)}%" aria-hidden="true"><span>${esc(name)}</span></div>`;
+  const marks = (['warn', 'compact', 'block'] as const).map((name, i) => {
+    const at =
+      ((name === 'warn' ? budget.warning : name === 'compact' ? budget.autoCompact : budget.blocking) /
+        scale) *
+      100;
+    const end = at > 60;
+    return {
+      line: `<line class="mark" x1="${at.toFixed(3)}%" x2="${at.toFixed(3)}%" y1="0" y2="100%"></line>`,
+      label: `<text x="${at.toFixed(3)}%" y="${12 + i * 14}" dx="${end ? -4 : 4}" text-anchor="${end ? 'end' : 'start'}">${name}</text>`,
+    };
+  });
   const described = v.segments.map((s) => `${CATEGORY_LABELS[s.category]} ${fmt(s.tokens)}`).join(', ');
   const label = `${fmt(v.tokens)} of ${fmt(budget.usable)} usable tokens (${pct(v.tokens, budget.usable)}), level ${v.level}: ${described}. Warn at ${fmt(budget.warning)}, compact at ${fmt(budget.autoCompact)}, block at ${fmt(budget.blocking)}.`;
   const legend = v.segments
     .map(
       (s) =>
-        `<tr><th scope="row"><span class="swatch" style="background:${CATEGORY_COLOURS[s.category]}" aria-hidden="true"></span>${esc(CATEGORY_LABELS[s.category])}</th><td class="num" data-label="items">${fmt(s.items)}</td><td class="num" data-label="tokens" data-tokens="${s.category}">${fmt(s.tokens)}</td><td class="num" data-label="of usable">${pct(s.tokens, budget.usable)}</td></tr>`,
+        `<tr><th scope="row"><span class="swatch k-${s.category}" aria-hidden="true"></span>${esc(CATEGORY_LABELS[s.category])}</th><td class="num" data-label="items">${fmt(s.items)}</td><td class="num" data-label="tokens" data-tokens="${s.category}">${fmt(s.tokens)}</td><td class="num" data-label="of usable">${pct(s.tokens, budget.usable)}</td></tr>`,
     )
     .join('');
   return `<section aria-labelledby="${id}-window">
 <h2 id="${id}-window">The window</h2>
 <p class="summary"><strong>${fmt(v.tokens)}</strong> tokens of ${fmt(budget.usable)} usable (window ${fmt(budget.window)}) · ${pct(v.tokens, budget.usable)} · level <strong class="level-${esc(v.level)}">${esc(v.level)}</strong>${v.tokens !== v.counted ? ` · every row counted: ${fmt(v.counted)}${v.parts.some((r) => r.category !== 'injected') ? ' (with the system prompt and tool schemas)' : ''}` : ''}</p>
-<div class="marks"></div>
-<div class="bar" role="img" aria-label="${esc(label)}">${segs}${mark('warn', budget.warning)}${mark('compact', budget.autoCompact)}${mark('block', budget.blocking)}</div>
+<svg class="marks" aria-hidden="true">${marks.map((m) => m.label).join('')}</svg>
+<svg class="bar" role="img" aria-label="${esc(label)}"><rect class="track" x="0" y="0" width="100%" height="100%"></rect>${segs}${marks.map((m) => m.line).join('')}</svg>
 <div class="scroll"><table aria-label="Tokens by category"><thead><tr><th scope="col">category</th><th scope="col" class="num">items</th><th scope="col" class="num">tokens</th><th scope="col" class="num">of usable</th></tr></thead>
 <tbody>${legend}</tbody></table></div>
 <p class="summary">Levels: warn ≥ ${fmt(budget.warning)}, compact ≥ ${fmt(budget.autoCompact)}, block ≥ ${fmt(budget.blocking)}.</p>

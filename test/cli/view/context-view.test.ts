@@ -139,6 +139,9 @@ describe('renderContextView', () => {
     );
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).toMatch(/role="img" aria-label="[^"]+usable tokens/);
+    // Nothing a strict content security policy refuses: no style attribute, no inline event handler.
+    expect(html).not.toMatch(/\sstyle=/);
+    expect(html).not.toMatch(/\son[a-z]+=/);
     expect(html).toContain('<label>Search<input type="search"');
   });
 });

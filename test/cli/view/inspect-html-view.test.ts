@@ -82,6 +82,13 @@ describe.skipIf(!present)('ctxcheck inspect --html', () => {
     expect(html).toContain('data-tokens="tools"');
   });
 
+  it('holds one style block and one script and nothing else a strict content security policy refuses', () => {
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html.match(/<style>/g)).toHaveLength(1);
+    expect(html).not.toMatch(/<[^>]+\sstyle=/);
+    expect(html).not.toMatch(/<[^>]+\son[a-z]+=/);
+  });
+
   it('says where the file keeps each original, never a service route', () => {
     expect(html).not.toContain('/v1/sessions');
     expect(html).not.toContain('&#47;v1&#47;sessions');
