@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAIHistory, SPILLED_OUTPUT } from '../worker/support/proxy-history.ts';
-import { overflowing, tabTo, unnamed, unnamedTables } from './support/page.ts';
+import { overflowing, tabTo, unnamed, unnamedTables, viewLoaded } from './support/page.ts';
 import {
   buildCommandMemory,
   findChromium,
@@ -243,7 +243,7 @@ describe.skipIf(!CHROMIUM)('the context view in chromium (npm start)', () => {
     const call = `#/sessions/ui-1/calls/${callLink.split('/').at(-1)}`;
     for (const v of ['#/sessions', '#/sessions/ui-1', '#/sessions/big-1', '#/memories', call]) {
       await page.goto(`${s.base}/ui${v}`);
-      await page.waitForSelector('#view h2[tabindex]');
+      await viewLoaded(page, v);
       expect(await overflowing(page), v).toEqual([]);
     }
     // A call at a phone's width: the "get it back" links stay.

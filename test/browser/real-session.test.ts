@@ -15,7 +15,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCli } from '../../src/cli/cli.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { overflowing } from './support/page.ts';
+import { overflowing, viewLoaded } from './support/page.ts';
 import { REPLAY_SYSTEM, replayCalls, toolSchemas, wireMessages } from './support/replay.ts';
 import {
   buildCommandMemory,
@@ -143,7 +143,7 @@ describe.skipIf(!CHROMIUM || !REAL)(
       ];
       for (const v of views) {
         await page.goto(`${s.base}/ui${v}`);
-        await page.waitForSelector('#view h2[tabindex]');
+        await viewLoaded(page, v);
         expect(await overflowing(page), v).toEqual([]);
       }
       // The compaction call, with its summary and a tool schema opened.

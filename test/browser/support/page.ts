@@ -68,3 +68,31 @@ export function overflowing(page: Page): Promise<string[]> {
     return out.slice(0, 20);
   });
 }
+
+/**
+ * Waits until the view of `route` (`#/sessions/s1`, `#/sessions/s1/calls/c`, `#/memories`…) has loaded:
+ * its heading is there, names what the route names, and no fragment is being fetched.
+ */
+export async function viewLoaded(page: Page, route: string): Promise<void> {
+  const parts = route.replace(/^#\//, '').split('?')[0]!.split('/');
+  const heading =
+    parts[0] === 'memories'
+      ? '#memories-h'
+      : parts[2] === 'calls'
+        ? '#call-h'
+        : parts[1]
+          ? '#session-h'
+          : '#sessions-h';
+  const names = parts[2] === 'calls' ? parts[3] : parts[1];
+  await page.waitForFunction(
+    ([h, n]) => {
+      const el = document.querySelector(h!);
+      return (
+        !!el &&
+        !document.getElementById('view')?.hasAttribute('aria-busy') &&
+        (!n || (el.textContent ?? '').includes(n))
+      );
+    },
+    [heading, names ?? ''],
+  );
+}
