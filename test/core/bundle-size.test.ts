@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
 
 describe('bundle size', () => {
-  it('keeps createPipeline + every adapter within 70 KB gzip (the packaging goal) when bundled from src', async () => {
+  it('keeps createPipeline + every adapter within 75 KB gzip (the packaging goal) when bundled from src', async () => {
     const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
     // 62 KB until #25: the send fingerprint (content digests, sent.ts) added ~0.2 KB. 63 KB until #26
     // item 3: opaque pass-through parts in every adapter, multi-part results, approvals and the reasoning
@@ -16,8 +16,13 @@ describe('bundle size', () => {
     // budget's smallest-window check: 67,017 B. 66 KB until #28's compaction prepared ahead
     // (pipeline.ahead, its scheduler and the fingerprint check): 68,894 B. 68 KB until the multi-part
     // tool outputs in every adapter (69,583 B) and the fingerprint's alignment over ctxkit's own
-    // reductions and digests (70,302 B): the guard is now docs/packaging.md's goal itself, ≤ 70 KB.
-    expect(gzip).toBeLessThanOrEqual(70 * 1024);
+    // reductions and digests (70,302 B): the guard was then docs/packaging.md's goal itself, ≤ 70 KB.
+    // 70 KB until the offline summary carried the work (files changed, errors and whether they were
+    // fixed, commits and closed tasks, later requests, no filler), model-written summaries were told
+    // from a user's words, and the journal's recovery text fitted its caller: 73,524 B. The goal is now
+    // 75 KB; the seed presets' stages (cowagent, kosmokrator, tiancai: ~17 KB minified) are in every
+    // bundle because `createPipeline` takes a preset by name.
+    expect(gzip).toBeLessThanOrEqual(75 * 1024);
   });
 
   it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {
