@@ -72,14 +72,15 @@ describe('uiRoutes', () => {
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
   });
 
-  it("lets only the page's own inline script run, by its SHA-256, never 'unsafe-inline' script", async () => {
+  it("lets only the page's own inline script and style block apply, by their SHA-256, never 'unsafe-inline'", async () => {
     const res = await w.request('/ui');
     const html = await res.text();
     const csp = res.headers.get('content-security-policy') ?? '';
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
     const hash = createHash('sha256').update(script).digest('base64');
     expect(/script-src ([^;]*)/.exec(csp)![1]).toBe(`'sha256-${hash}'`);
-    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).not.toMatch(/unsafe-inline/);
+    expect(csp).toContain("style-src-attr 'none'");
     expect(/style-src-elem ([^;]*)/.exec(csp)![1]).toMatch(/^'sha256-[A-Za-z0-9+/=]+'$/);
   });
 

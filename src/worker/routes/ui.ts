@@ -49,13 +49,13 @@ async function inlineHashes(html: string, tag: 'script' | 'style'): Promise<stri
 
 /**
  * The page's CSP: only its own inline script and style block run, by their SHA-256 (no
- * `'unsafe-inline'` for scripts: markup that slipped into a fragment cannot run). Style attributes
- * stay allowed (`style-src-attr`): the fragments draw their bars with them, and CSS runs no script.
+ * `'unsafe-inline'` anywhere: markup that slipped into a fragment can neither run nor restyle the page).
+ * The views carry no `style` attribute (their bars are SVG, their colours classes), so none is allowed.
  */
 async function contentSecurityPolicy(html: string): Promise<string> {
   const scripts = (await inlineHashes(html, 'script')).join(' ');
   const styles = (await inlineHashes(html, 'style')).join(' ');
-  return `default-src 'none'; script-src ${scripts}; style-src ${styles}; style-src-elem ${styles}; style-src-attr 'unsafe-inline'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src ${scripts}; style-src ${styles}; style-src-elem ${styles}; style-src-attr 'none'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 
 const SHELL_HEADER = `<nav id="nav" class="tabs" aria-label="Views" hidden><a href="#/sessions">Sessions</a> · <a href="#/memories">Memories</a> · <button type="button" id="signout">Sign out</button></nav>`;
