@@ -1,5 +1,9 @@
-/** `SessionStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores. */
-import { and, asc, desc, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
+/**
+ * `SessionStore` over the shared drizzle schema; used by the SQLite (Node) and D1 (worker) stores.
+ * A message too large for a row is kept in a blob store with a pointer in its row (large-rows.ts);
+ * the reads (pages, rows by seq, recall) are in sql-session-reads.ts.
+ */
+import { and, asc, desc, eq, gt, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import {
   type Clock,
   CtxError,
@@ -7,22 +11,30 @@ import {
   type IdGenerator,
   isCtxError,
   type Message,
-  messageText,
-  type RecallHit,
   randomIds,
   type SessionInfo,
   type SessionState,
   type SessionStore,
-  type StoredMessage,
   systemClock,
-  toFtsQuery,
 } from '../../core/index.ts';
 import { sessionMessages, sessions } from '../schema.ts';
+import { createRowCodec, type EncodedRow, type LargeValues } from './large-rows.ts';
 import { chunked, isUniqueViolation, type SqlDriver, type SqlWrite } from './sql-driver.ts';
+import { type SessionReads, sessionReads } from './sql-session-reads.ts';
+
+/** Where a page of sessions ends: the last session's activity time and id. */
+export interface SessionCursor {
+  lastActive: number;
+  id: string;
+}
 
 export interface SqlSessionStoreOptions {
   clock?: Clock;
   ids?: IdGenerator;
+  /** Where messages too large for a row are kept (absent: every message in its row). */
+  large?: LargeValues;
+  /** Characters of a message's JSON above which it goes to `large`. @default LARGE_ROW_CHARS */
+  largeRowChars?: number;
 }
 
 type SessionRow = typeof sessions.$inferSelect;
@@ -39,13 +51,26 @@ function toInfo(r: SessionRow): SessionInfo {
   };
 }
 
-/** The text a log row indexes for recall (user and assistant text; `''` for the rest). */
-export function indexedText(m: Message): string {
-  return m.role === 'user' || m.role === 'assistant' ? messageText(m) : '';
-}
+/** The text a log row indexes for recall (kept here for the stores' users; large-rows.ts writes it). */
+export { indexedText } from './large-rows.ts';
 
 /** A `SessionStore` that can also append and set the state in one atomic write (one round trip). */
-export interface SqlSessionStore extends SessionStore {
+export interface SqlSessionStore extends SessionStore, SessionReads {
+  /**
+   * Readies `messages` for their rows now — the large ones put in the blob store — so that the append
+   * that follows only writes rows; the UTF-8 bytes they add to the log.
+   */
+  prepareRows(tenant: string, id: string, messages: readonly Message[]): Promise<number>;
+  /** The UTF-8 bytes `messages` would add to a log (nothing is written). */
+  rowBytes(messages: readonly Message[]): Promise<number>;
+  /**
+   * A page of `list` (newest activity first) after the session `after` names: `next` names the last
+   * one given when more follow. A session active while the pages are walked may move between them.
+   */
+  listPage(
+    tenant: string,
+    options: { project?: string | undefined; limit: number; after?: SessionCursor | undefined },
+  ): Promise<{ sessions: SessionInfo[]; next: SessionCursor | null }>;
   /**
    * `append` and then `setState` as one batch: the new rows, the session's `lastSeq`, its state and
    * the rows' `compacted` flags. `conflict` when the log is no longer at `expectedSeq`.
@@ -69,6 +94,7 @@ export function createSqlSessionStore(
   options: SqlSessionStoreOptions = {},
 ): SqlSessionStore {
   const { db } = driver;
+  const codec = createRowCodec(options.large, options.largeRowChars);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const where = (tenant: string, id: string) => and(eq(sessions.tenant, tenant), eq(sessions.id, id));
@@ -103,15 +129,22 @@ export function createSqlSessionStore(
     ];
   };
   /** The insert of one log row; `seq` is a number or an SQL expression. */
-  const insertRow = (tenant: string, id: string, m: Message, seq: number | SQL, now: number) =>
+  const insertRow = (
+    tenant: string,
+    id: string,
+    m: Message,
+    row: EncodedRow,
+    seq: number | SQL,
+    now: number,
+  ) =>
     db.insert(sessionMessages).values({
       tenant,
       sessionId: id,
       seq,
       messageId: m.id,
       role: m.role,
-      text: indexedText(m),
-      message: JSON.stringify(m),
+      text: row.text,
+      message: row.json,
       createdAt: now,
       compacted: false,
     });
@@ -131,9 +164,12 @@ export function createSqlSessionStore(
     messages: readonly Message[],
     after: SqlWrite[],
   ): Promise<number> => {
+    const rows = await codec.put(tenant, id, messages);
     const now = clock.now();
     const last = lastSeq + messages.length;
-    const writes: SqlWrite[] = messages.map((m, i) => insertRow(tenant, id, m, lastSeq + i + 1, now));
+    const writes: SqlWrite[] = messages.map((m, i) =>
+      insertRow(tenant, id, m, rows[i]!, lastSeq + i + 1, now),
+    );
     if (messages.length > 0)
       writes.push(
         db
@@ -151,6 +187,15 @@ export function createSqlSessionStore(
   };
 
   return {
+    ...sessionReads(driver, codec, need),
+    async prepareRows(tenant, id, messages) {
+      const rows = await codec.put(tenant, id, messages);
+      return rows.reduce((n, r) => n + r.bytes, 0);
+    },
+    async rowBytes(messages) {
+      const rows = await Promise.all(messages.map((m) => codec.encode(m)));
+      return rows.reduce((n, r) => n + r.bytes, 0);
+    },
     async create(input) {
       const id = input.id ?? ids.next('ses');
       const now = clock.now();
@@ -178,17 +223,30 @@ export function createSqlSessionStore(
       return row ? toInfo(row) : undefined;
     },
     async list(tenant, opts = {}) {
-      const cond =
-        opts.project === undefined
-          ? eq(sessions.tenant, tenant)
-          : and(eq(sessions.tenant, tenant), eq(sessions.project, opts.project));
+      return (await this.listPage(tenant, { ...opts, limit: opts.limit ?? 50 })).sessions;
+    },
+    async listPage(tenant, opts) {
+      const conds = [eq(sessions.tenant, tenant)];
+      if (opts.project !== undefined) conds.push(eq(sessions.project, opts.project));
+      if (opts.after)
+        conds.push(
+          or(
+            lt(sessions.lastActive, opts.after.lastActive),
+            and(eq(sessions.lastActive, opts.after.lastActive), gt(sessions.id, opts.after.id)),
+          )!,
+        );
       const rows = await db
         .select()
         .from(sessions)
-        .where(cond)
+        .where(and(...conds))
         .orderBy(desc(sessions.lastActive), asc(sessions.id))
-        .limit(opts.limit ?? 50);
-      return rows.map(toInfo);
+        .limit(opts.limit + 1);
+      const page = rows.slice(0, opts.limit).map(toInfo);
+      const last = page[page.length - 1];
+      return {
+        sessions: page,
+        next: rows.length > opts.limit && last ? { lastActive: last.lastActive, id: last.id } : null,
+      };
     },
     async append(tenant, id, messages, opts = {}) {
       const row = await need(tenant, id);
@@ -208,6 +266,7 @@ export function createSqlSessionStore(
         await driver.batch(stateWrites(tenant, id, state));
         return from;
       }
+      const rows = await codec.put(tenant, id, messages);
       const last = from + messages.length;
       const now = clock.now();
       const writes: SqlWrite[] = [
@@ -220,6 +279,7 @@ export function createSqlSessionStore(
             tenant,
             id,
             m,
+            rows[i]!,
             sql`(SELECT ${sessions.lastSeq} - ${messages.length - 1 - i} FROM ${sessions} WHERE ${where(tenant, id)} AND ${sessions.lastSeq} = ${last})`,
             now,
           ),
@@ -242,24 +302,6 @@ export function createSqlSessionStore(
       }
       return last;
     },
-    async messages(tenant, id, opts = {}) {
-      await need(tenant, id);
-      const conds = [rowsOf(tenant, id), gt(sessionMessages.seq, opts.afterSeq ?? 0)];
-      if (opts.includeCompacted === false) conds.push(eq(sessionMessages.compacted, false));
-      const rows = await db
-        .select()
-        .from(sessionMessages)
-        .where(and(...conds))
-        .orderBy(asc(sessionMessages.seq));
-      return rows.map(
-        (r): StoredMessage => ({
-          seq: r.seq,
-          message: JSON.parse(r.message) as Message,
-          createdAt: r.createdAt,
-          compacted: r.compacted,
-        }),
-      );
-    },
     async getState(tenant, id) {
       const row = await need(tenant, id);
       return JSON.parse(row.state) as SessionState;
@@ -280,6 +322,7 @@ export function createSqlSessionStore(
           ? db.delete(sessionMessages).where(rowsOf(tenant, id))
           : db.update(sessionMessages).set({ compacted: true }).where(rowsOf(tenant, id)),
       ]);
+      if (opts.purge) await codec.drop(tenant, id);
     },
     async delete(tenant, id) {
       const existing = await this.get(tenant, id);
@@ -288,6 +331,7 @@ export function createSqlSessionStore(
         db.delete(sessionMessages).where(rowsOf(tenant, id)),
         db.delete(sessions).where(where(tenant, id)),
       ]);
+      await codec.drop(tenant, id);
       return true;
     },
     async cleanup(idleBefore, tenant) {
@@ -304,6 +348,7 @@ export function createSqlSessionStore(
             db.delete(sessions).where(where(s.tenant, s.id)),
           );
         await driver.batch(writes);
+        for (const st of group) await codec.drop(st.tenant, st.id);
       }
       return stale.length;
     },
@@ -313,34 +358,6 @@ export function createSqlSessionStore(
         .from(sessions)
         .where(gte(sessions.lastActive, since))
         .orderBy(asc(sessions.tenant), asc(sessions.id));
-    },
-    async recall(tenant, q) {
-      const match = toFtsQuery(q.query, { dropStopwords: true });
-      if (match === '') return [];
-      const rows = await db.all<{
-        session_id: string;
-        title: string | null;
-        role: string;
-        text: string;
-        seq: number;
-      }>(sql`
-        SELECT m.session_id, s.title, m.role, m.text, m.seq
-        FROM messages_fts f
-        JOIN session_messages m ON m.pk = f.rowid
-        JOIN sessions s ON s.tenant = m.tenant AND s.id = m.session_id
-        WHERE messages_fts MATCH ${match} AND m.tenant = ${tenant} AND s.project = ${q.project}
-          AND m.session_id <> ${q.excludeSession} AND m.role IN ('user', 'assistant')
-        ORDER BY bm25(messages_fts), m.pk
-        LIMIT ${q.limit ?? 3}`);
-      return rows.map(
-        (r): RecallHit => ({
-          sessionId: r.session_id,
-          title: r.title,
-          role: r.role,
-          text: r.text,
-          seq: r.seq,
-        }),
-      );
     },
   };
 }
