@@ -29,6 +29,21 @@ const GENERIC_5XX: Partial<Record<CtxErrorCode, string>> = {
   storage_error: 'storage is unavailable',
 };
 
+/**
+ * A refusal no `CtxError` code says (the core's codes are the library's): a request body that never
+ * finished arriving is a 408 `request_timeout`, which clients retry.
+ */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly path: string | null,
+  ) {
+    super(message);
+  }
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; path: string | null };
 }
@@ -40,6 +55,11 @@ export interface ErrorReply {
 
 /** Maps anything thrown to a status and a body safe to send. */
 export function errorReply(error: unknown): ErrorReply {
+  if (error instanceof ServiceError)
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, path: error.path } },
+    };
   if (isCtxError(error)) {
     const status = STATUS_BY_CODE[error.code] ?? 500;
     const code = error.code === 'forbidden' ? 'not_found' : error.code;

@@ -10,7 +10,12 @@ import { sameLeading, scanArrayField } from '../../src/worker/proxy/json-scan.ts
 import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-session.ts';
-import { createSseReader, type SseEvent } from '../../src/worker/proxy/sse.ts';
+import {
+  createSseFramer,
+  createSseReader,
+  type SseEvent,
+  SseEventTooLarge,
+} from '../../src/worker/proxy/sse.ts';
 import { phaseTimer, serverTiming, timingOn } from '../../src/worker/proxy/timing.ts';
 import { createWriteQueue } from '../../src/worker/session/write-queue.ts';
 
@@ -26,7 +31,7 @@ function readAll(text: string, cut: number): SseEvent[] {
 
 describe('createSseReader', () => {
   const stream =
-    'event: a\ndata: {"x":1}\n\n: comment\r\ndata: line1\r\ndata: line2\r\n\r\ndata: [DONE]\n\ndata: é✓';
+    'event: a\ndata: {"x":1}\n\n: comment\r\ndata: line1\r\ndata: line2\r\n\r\ndata: [DONE]\r\rdata: é✓\n';
   it('gives the same events whatever the chunk boundaries, multi-byte characters included', () => {
     const whole = readAll(stream, 10_000);
     expect(whole).toEqual([
@@ -36,6 +41,44 @@ describe('createSseReader', () => {
       { event: undefined, data: 'é✓' },
     ]);
     for (const cut of [1, 2, 3, 7]) expect(readAll(stream, cut)).toEqual(whole);
+  });
+
+  it('drops a half-written last line: an event is whole only once its lines ended', () => {
+    expect(readAll('data: 1\n\ndata: {"hal', 4)).toEqual([{ event: undefined, data: '1' }]);
+  });
+});
+
+describe('createSseFramer', () => {
+  it('hands on the bytes of each whole event as they came, and holds an event still arriving', () => {
+    const framer = createSseFramer();
+    const first = framer.push(enc.encode('data: a\r\n\r\ndata: b'));
+    expect(first.bytes.map((b) => new TextDecoder().decode(b))).toEqual(['data: a\r\n\r\n']);
+    const second = framer.push(enc.encode('\n\n'));
+    expect(second.bytes.map((b) => new TextDecoder().decode(b))).toEqual(['data: b\n\n']);
+    expect(second.events.map((e) => e.data)).toEqual(['b']);
+  });
+
+  it('refuses an event past its bound before decoding any of it', () => {
+    const framer = createSseFramer(1000);
+    framer.push(enc.encode(`data: ${'x'.repeat(600)}`));
+    expect(() => framer.push(enc.encode('x'.repeat(600)))).toThrow(SseEventTooLarge);
+  });
+
+  it('reads an 8 MB event in linear time: chunk by chunk about as fast as in one piece', () => {
+    const bytes = enc.encode(`data: ${'y'.repeat(8 * 1024 * 1024)}\n\n`);
+    const time = (piece: number) => {
+      const reader = createSseReader();
+      const started = performance.now();
+      let events = 0;
+      for (let i = 0; i < bytes.length; i += piece)
+        events += reader.push(bytes.subarray(i, i + piece)).length;
+      expect(events).toBe(1);
+      return performance.now() - started;
+    };
+    const whole = time(bytes.length);
+    const chunked = time(16 * 1024);
+    // Searching the whole pending buffer again at every chunk (quadratic) takes seconds here.
+    expect(chunked).toBeLessThan(whole * 4 + 250);
   });
 });
 

@@ -708,7 +708,7 @@ describe('the write of a turn', () => {
       .bind(session)
       .first<{ lastSeq: number; state: string }>();
 
-  it('answers 503 and stores nothing when the D1 write fails during the upstream call', async () => {
+  it('relays the paid answer when the D1 write fails during the upstream call, and the next call stores the turn', async () => {
     fake.script(
       { kind: 'answer', text: 'A1' },
       { kind: 'answer', text: 'A2' },
@@ -729,13 +729,11 @@ describe('the write of a turn', () => {
       .run();
     try {
       const failed = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
-      expect(failed.status).toBe(503);
-      expect(((await failed.json()) as Loose).error).toEqual({
-        code: 'storage_error',
-        message: 'storage is unavailable',
-        path: null,
-      });
-      // The context did go upstream (at the same time as the write), but its answer was withheld.
+      // The upstream was paid for: its answer reaches the client, which is told the turn is not stored.
+      expect(failed.status).toBe(200);
+      expect(((await failed.json()) as Loose).choices[0].message.content).toBe('A2');
+      expect(failed.headers.get('x-ctxkit-warning')).toMatch(/not be stored; the next call/);
+      expect(failed.headers.get('x-ctxkit-journal')).toBeNull();
       expect(fake.requests).toHaveLength(2);
       expect(fake.requests[1]!.body.messages.at(-1)).toEqual(u('u2'));
     } finally {
@@ -743,16 +741,16 @@ describe('the write of a turn', () => {
     }
     expect((await logged('wf-1')).map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1']);
     expect(await sessionRow('wf-1')).toEqual(before);
-    // The next call finds the log as it was and appends the new message then.
-    const again = await call('wf-1', [u('u1'), a('A1'), u('u2')]);
+    // The next call's history brings the turn and its answer back: both are stored then.
+    const again = await call('wf-1', [u('u1'), a('A1'), u('u2'), a('A2'), u('u3')]);
     expect(again.status).toBe(200);
-    expect(again.headers.get('x-ctxkit-appended')).toBe('1');
+    expect(again.headers.get('x-ctxkit-appended')).toBe('3');
     expect(((await again.json()) as Loose).choices[0].message.content).toBe('A3');
     const rows = await until(
       () => logged('wf-1'),
-      (r) => r.length === 4,
+      (r) => r.length === 6,
     );
-    expect(rows.map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1', 'u2', 'A3']);
+    expect(rows.map((r: Loose) => r.message.parts[0].text)).toEqual(['u1', 'A1', 'u2', 'A2', 'u3', 'A3']);
   });
 
   it("lets the session's other routes read the turn's writes, and answers only once D1 holds them", async () => {

@@ -1,29 +1,32 @@
 /**
- * The relay on its own, over web streams: a client that goes away cancels the upstream (or, asked to,
- * the relay reads on to the end for the log). The runtime may report a disconnect as the cancel of the
- * response stream or the abort of `request.signal`, or not at all (workerd under `npm start` may just
- * stop reading the stream): the relay then sees the chunk it handed over left untaken (the stall
- * watch). Each of these ends the relay once. test/worker/tenant-limits.test.ts drives the unreported
- * case end to end, through a real socket.
+ * The relay on its own, over web streams. A client that is gone (its signal, the cancel of the body, a
+ * failed write) cancels the upstream, or the relay reads on to the end for the log when asked; a client
+ * that is only slow is waited for, never cut; every stream the relay cannot finish ends with the
+ * provider's error event on a fresh line. Timeouts count the upstream's silence, not a blocked loop.
+ * test/worker/tenant-limits.test.ts drives disconnects end to end, through a real socket.
  */
 import { describe, expect, it } from 'vitest';
+import { SILENT, withinSilence } from '../../src/worker/http/silence.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
-import { fetchUpstream, relayStream, type StreamEnd, UpstreamFault } from '../../src/worker/proxy/relay.ts';
+import { fetchUpstream, UpstreamFault } from '../../src/worker/proxy/relay.ts';
+import { type RelayOptions, relayStream, type StreamEnd } from '../../src/worker/proxy/relay-stream.ts';
 
+const enc = new TextEncoder();
 const chunk = (text: string) =>
   `data: ${JSON.stringify({ id: 'c1', model: 'gpt-4o', choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An upstream that makes one event per pull, `count` in all then `[DONE]`, and says when it was cancelled. */
-function upstream(count: number) {
+function upstream(count: number, extra: { pullMs?: number } = {}) {
   const seen = { made: 0, cancelled: false };
-  const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
+      if (extra.pullMs) await sleep(extra.pullMs);
       if (seen.made === count) {
-        controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+        controller.enqueue(enc.encode('data: [DONE]\n\n'));
         return controller.close();
       }
-      controller.enqueue(encoder.encode(chunk(`w${seen.made++} `)));
+      controller.enqueue(enc.encode(chunk(`w${seen.made++} `)));
     },
     cancel() {
       seen.cancelled = true;
@@ -32,11 +35,19 @@ function upstream(count: number) {
   return { body, seen };
 }
 
-function relay(
-  body: ReadableStream<Uint8Array>,
-  keepReading: boolean,
-  extra: { client?: AbortSignal; stallMs?: number } = {},
-) {
+/** An upstream that sends `parts` as they are, then ends (or fails with `fail`). */
+function scripted(parts: string[], fail = false) {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < parts.length) return controller.enqueue(enc.encode(parts[i++]!));
+      if (fail) controller.error(new Error('connection reset'));
+      else controller.close();
+    },
+  });
+}
+
+function relay(body: ReadableStream<Uint8Array>, extra: Partial<RelayOptions> = {}) {
   const ends: StreamEnd[] = [];
   const waits: Promise<unknown>[] = [];
   const abort = new AbortController();
@@ -45,7 +56,6 @@ function relay(
     idleMs: 1000,
     abort,
     accumulator: openAIChat.accumulator(),
-    keepReading,
     waitUntil: (p) => waits.push(p),
     onEnd: (end) => ends.push(end),
     ...extra,
@@ -53,20 +63,23 @@ function relay(
   return { stream, ends, waits, abort };
 }
 
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
 describe('relayStream', () => {
-  it('cancels the upstream when the client goes away, and ends with what arrived, marked partial', async () => {
+  it('cancels the upstream when the client cancels, and ends with what arrived, marked partial', async () => {
     const { body, seen } = upstream(1000);
-    const { stream, ends, abort } = relay(body, false);
+    const { stream, ends, abort, waits } = relay(body);
     const reader = stream.getReader();
     await reader.read();
     await reader.read();
     await reader.cancel();
-    const made = seen.made;
+    await Promise.all(waits);
     expect(seen.cancelled).toBe(true);
     expect(abort.signal.aborted).toBe(true);
-    expect(made).toBeLessThan(10);
-    expect(ends).toHaveLength(1);
-    expect(ends[0]!.outcome).toBe('client-abort');
+    expect(seen.made).toBeLessThan(10);
+    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
     expect(ends[0]!.answer).toMatchObject({
       parts: [{ type: 'text', text: 'w0 w1 ' }],
       meta: { partial: true },
@@ -75,7 +88,7 @@ describe('relayStream', () => {
 
   it('reads on to the end for the log when the call asked to keep reading', async () => {
     const { body, seen } = upstream(50);
-    const { stream, ends, waits } = relay(body, true);
+    const { stream, ends, waits } = relay(body, { keepReading: true });
     const reader = stream.getReader();
     await reader.read();
     await reader.cancel();
@@ -84,64 +97,159 @@ describe('relayStream', () => {
     expect(ends[0]!.outcome).toBe('complete');
     expect((ends[0]!.answer!.parts[0] as { text: string }).text.split(' ')).toHaveLength(51);
   });
-});
 
-describe('relayStream: a client gone without a word', () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-  it('stops the upstream and ends once, partial, when the client stops taking chunks', async () => {
-    const { body, seen } = upstream(1000);
-    const { stream, ends, abort } = relay(body, false, { stallMs: 50 });
-    const reader = stream.getReader();
-    await reader.read();
-    // No cancel, no signal: the reader just stops, as workerd's does when its client left.
-    await sleep(200);
-    expect([seen.cancelled, abort.signal.aborted]).toEqual([true, true]);
-    expect(seen.made).toBeLessThan(5);
-    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
-    expect(ends[0]!.answer).toMatchObject({ meta: { partial: true } });
-    await expect(reader.read()).rejects.toThrow('the client took no chunk for 50 ms');
-  });
-
-  it('does not cut a live reader that takes each chunk within the stall window', async () => {
-    const { body, seen } = upstream(8);
-    const { stream, ends } = relay(body, false, { stallMs: 80 });
-    const reader = stream.getReader();
-    let text = '';
-    const decoder = new TextDecoder();
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      text += decoder.decode(r.value);
-      await sleep(20);
-    }
-    expect([seen.made, seen.cancelled]).toEqual([8, false]);
-    expect(text.trim().endsWith('[DONE]')).toBe(true);
-    expect(ends.map((e) => e.outcome)).toEqual(['complete']);
-  });
-
-  it('ends once when the signal, the cancel and the stall watch all report the same disconnect', async () => {
+  it('ends once, partial, when the signal and the cancel report the same disconnect', async () => {
     const { body, seen } = upstream(1000);
     const client = new AbortController();
-    const { stream, ends } = relay(body, false, { client: client.signal, stallMs: 30 });
+    const { stream, ends, waits } = relay(body, { client: client.signal });
     const reader = stream.getReader();
     await reader.read();
     client.abort();
     await reader.cancel();
-    await sleep(100);
+    await Promise.all(waits);
     expect(seen.cancelled).toBe(true);
     expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
   });
 
-  it('reads on to the end for the log when a client that asked for it stops taking chunks', async () => {
-    const { body, seen } = upstream(30);
-    const { stream, ends, waits } = relay(body, true, { stallMs: 30 });
+  it('stops the upstream at once when the signal reports the client gone while the upstream is silent', async () => {
+    const { body, seen } = upstream(1000, { pullMs: 5000 });
+    const client = new AbortController();
+    const { stream, ends, waits } = relay(body, { client: client.signal, idleMs: 60_000 });
+    stream
+      .getReader()
+      .read()
+      .catch(() => undefined);
+    await sleep(20);
+    client.abort();
+    await Promise.all(waits);
+    expect(seen.cancelled).toBe(true);
+    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
+  });
+});
+
+describe('relayStream: a slow client is not a gone client', () => {
+  it('waits for a reader that stops reading for 2.5 s and relays the whole answer once it reads again', async () => {
+    const { body, seen } = upstream(40);
+    const { stream, ends, waits } = relay(body, { idleMs: 10_000 });
     const reader = stream.getReader();
     await reader.read();
-    await sleep(100);
+    await sleep(2500);
+    let text = '';
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      text += new TextDecoder().decode(r.value);
+    }
     await Promise.all(waits);
-    expect([seen.made, seen.cancelled]).toEqual([30, false]);
+    expect([seen.made, seen.cancelled]).toEqual([40, false]);
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
     expect(ends.map((e) => e.outcome)).toEqual(['complete']);
+  });
+
+  it('lets a reader go that takes nothing for its idle bound: the upstream stopped, the error event queued', async () => {
+    const { body, seen } = upstream(1000);
+    const { stream, ends, waits } = relay(body, { clientIdleMs: 100 });
+    const reader = stream.getReader();
+    await reader.read();
+    await sleep(400);
+    expect(seen.cancelled).toBe(true);
+    expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
+    let rest = '';
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      rest += new TextDecoder().decode(r.value);
+    }
+    await Promise.all(waits);
+    expect(rest).toMatch(/"error":\{"message":"the client read nothing for 100 ms"/);
+  });
+});
+
+describe('relayStream: the streams it cannot finish', () => {
+  it('ends a stream broken mid-event with the error event on a fresh line, every relayed event whole', async () => {
+    const half = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"hal';
+    const { stream, ends, waits } = relay(scripted([chunk('a'), half], true));
+    const text = await readAll(stream);
+    await Promise.all(waits);
+    expect(text).not.toContain('"hal');
+    const events = text.split('\n\n').filter((b) => b !== '');
+    expect(events).toHaveLength(2);
+    for (const e of events) expect(() => JSON.parse(e.replace(/^data: /, ''))).not.toThrow();
+    expect(events[1]).toMatch(/^data: \{"error":\{"message":"the upstream stream failed"/);
+    expect(ends.map((e) => e.outcome)).toEqual(['truncated']);
+  });
+
+  it('ends a stream that stops inside an event the same way, the half-written line dropped', async () => {
+    const { stream } = relay(scripted([chunk('a'), 'data: {"id":"c1","choi']));
+    const text = await readAll(stream);
+    expect(text).toBe(
+      `${chunk('a')}data: {"error":{"message":"the upstream stream ended before its last event","type":"server_error","param":null,"code":"upstream_stream_error"}}\n\n`,
+    );
+  });
+
+  it('ends with the error event naming PROXY_MAX_EVENT_BYTES when one event passes its bound, none of it relayed', async () => {
+    const big = `data: ${'x'.repeat(5000)}`;
+    const { stream, ends, abort } = relay(
+      scripted([chunk('a'), big.slice(0, 2500), big.slice(2500), '\n\n']),
+      {
+        maxEventBytes: 4096,
+      },
+    );
+    const text = await readAll(stream);
+    expect(text).not.toContain('xxxx');
+    expect(text).toMatch(/exceeds 4096 bytes, the proxy's bound \(PROXY_MAX_EVENT_BYTES\)/);
+    expect(ends.map((e) => e.outcome)).toEqual(['too-large']);
+    expect(abort.signal.aborted).toBe(true);
+  });
+
+  it('ends with the error event naming PROXY_MAX_ANSWER_BYTES once the answer passes its bound', async () => {
+    const { body, seen } = upstream(10_000);
+    const { stream, ends } = relay(body, { maxAnswerBytes: 2000 });
+    const text = await readAll(stream);
+    expect(text).toMatch(/exceeds 2000 bytes, the proxy's bound \(PROXY_MAX_ANSWER_BYTES\)/);
+    expect(seen.made).toBeLessThan(40);
+    expect(seen.cancelled).toBe(true);
+    expect(ends.map((e) => e.outcome)).toEqual(['too-large']);
+  });
+
+  it('does not take a blocked loop for a silent upstream', async () => {
+    // The next chunk is ready during a 600 ms stretch in which the loop is blocked (its delivery then
+    // queued behind the expired timers): an idle timeout of 200 ms must not fire for it.
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (n++ === 1) {
+          await sleep(20);
+          const until = performance.now() + 600;
+          while (performance.now() < until) {}
+          await new Promise((r) => setImmediate(r));
+          controller.enqueue(enc.encode(chunk('late')));
+          controller.enqueue(enc.encode('data: [DONE]\n\n'));
+          return controller.close();
+        }
+        controller.enqueue(enc.encode(chunk('first')));
+      },
+    });
+    const { stream, ends } = relay(body, { idleMs: 200 });
+    const text = await readAll(stream);
+    expect(text).toContain('late');
+    expect(ends.map((e) => e.outcome)).toEqual(['complete']);
+  });
+});
+
+describe('withinSilence', () => {
+  it('runs out after the wait when nothing comes, and not over a stretch the loop was blocked', async () => {
+    const started = performance.now();
+    expect(await withinSilence(new Promise(() => undefined), 100)).toBe(SILENT);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    const ready = new Promise<string>((resolve) => {
+      setTimeout(() => {
+        const until = performance.now() + 300;
+        while (performance.now() < until) {}
+        setImmediate(() => resolve('arrived'));
+      }, 10);
+    });
+    expect(await withinSilence(ready, 100)).toBe('arrived');
   });
 });
 

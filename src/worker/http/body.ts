@@ -1,8 +1,16 @@
 /**
  * Request bodies: JSON only, size-limited twice — on the declared `Content-Length` before reading,
- * and on the bytes actually read (a client can lie or stream without a length).
+ * and on the bytes actually read (a client can lie or stream without a length) — and limited in time:
+ * a body that has not wholly arrived `timeoutMs` after its headers (a `Content-Length` longer than what
+ * comes, a client that stalls) is a 408. Parsed JSON is depth-bounded (json-depth.ts).
  */
 import { CtxError } from '../../core/index.ts';
+import { ServiceError } from '../errors.ts';
+import { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.ts';
+import { SILENT, withinSilence } from './silence.ts';
+
+/** @default 30 s (`BODY_READ_TIMEOUT_MS`) */
+export const DEFAULT_BODY_READ_MS = 30_000;
 
 /** @default 1 MiB */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
@@ -16,8 +24,24 @@ function tooLarge(max: number): CtxError {
   return new CtxError('payload_too_large', `request body exceeds ${max} bytes`, { path: 'body' });
 }
 
-/** Reads the body as UTF-8 text, at most `max` bytes. */
-export async function readText(request: Request, max: number): Promise<string> {
+/** Reads the body as UTF-8 text, at most `max` bytes, within `timeoutMs`. */
+export async function readText(
+  request: Request,
+  max: number,
+  timeoutMs = DEFAULT_BODY_READ_MS,
+): Promise<string> {
+  const text = await withinSilence(readUnbounded(request, max), timeoutMs);
+  if (text !== SILENT) return text;
+  request.body?.cancel().catch(() => undefined);
+  throw new ServiceError(
+    408,
+    'request_timeout',
+    `the request body did not arrive within ${timeoutMs} ms (BODY_READ_TIMEOUT_MS)`,
+    'body',
+  );
+}
+
+async function readUnbounded(request: Request, max: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(max);
   if (!request.body) return '';
@@ -70,10 +94,18 @@ function decodeUtf8(bytes: Uint8Array): string {
  * Reads a JSON body: `application/json` only (415 otherwise), limited to `max` bytes, parsed. An empty
  * body is `undefined` with `allowEmpty`, else a 400.
  */
+export interface ReadJsonOptions {
+  allowEmpty?: boolean;
+  /** @default DEFAULT_BODY_READ_MS */
+  timeoutMs?: number;
+  /** Deepest nesting accepted (a 400 naming the path past it). @default MAX_JSON_DEPTH */
+  maxDepth?: number;
+}
+
 export async function readJson(
   request: Request,
   max: number,
-  options: { allowEmpty?: boolean } = {},
+  options: ReadJsonOptions = {},
 ): Promise<unknown> {
   return (await readJsonText(request, max, options)).value;
 }
@@ -82,23 +114,26 @@ export async function readJson(
 export async function readJsonText(
   request: Request,
   max: number,
-  options: { allowEmpty?: boolean } = {},
+  options: ReadJsonOptions = {},
 ): Promise<{ text: string; value: unknown }> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     throw new CtxError('unsupported', 'content-type must be application/json', {
       path: 'headers.content-type',
     });
-  const text = await readText(request, max);
+  const text = await readText(request, max, options.timeoutMs);
   if (text.trim() === '') {
     if (options.allowEmpty) return { text, value: undefined };
     throw new CtxError('invalid_input', 'body is empty (expected a JSON object)', { path: 'body' });
   }
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new CtxError('invalid_input', `body is not valid JSON: ${(error as Error).message}`, {
       path: 'body',
     });
   }
+  checkJsonDepth(value, options.maxDepth ?? MAX_JSON_DEPTH);
+  return { text, value };
 }

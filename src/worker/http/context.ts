@@ -7,6 +7,7 @@ import type * as z from 'zod';
 import { CtxError, parseWith } from '../../core/index.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { Env } from '../env.ts';
+import { serviceBounds } from '../service-bounds.ts';
 import { maxBodyBytes, readJson } from './body.ts';
 
 export interface AppEnv {
@@ -22,7 +23,9 @@ export type AppContext = Context<AppEnv>;
 
 /** Reads, size-checks and validates a JSON body. */
 export async function jsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<T> {
-  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES));
+  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), {
+    timeoutMs: serviceBounds(c.env).bodyReadMs,
+  });
   return parseWith(schema, raw, []);
 }
 
@@ -31,7 +34,10 @@ export async function optionalJsonBody<T>(c: AppContext, schema: z.ZodType<T>): 
   const length = c.req.header('content-length');
   const hasBody = c.req.header('content-type') !== undefined || (length !== undefined && length !== '0');
   if (!hasBody) return parseWith(schema, {}, []);
-  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), { allowEmpty: true });
+  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), {
+    allowEmpty: true,
+    timeoutMs: serviceBounds(c.env).bodyReadMs,
+  });
   return parseWith(schema, raw ?? {}, []);
 }
 

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { fromAnthropic, type JsonValue, type Message, parseWith, toAnthropic } from '../../core/index.ts';
+import { wrapAnswer } from './opaque-json.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
@@ -51,6 +52,7 @@ function answerMessage(content: unknown, usage: unknown, model: unknown): Messag
   const blocks = content.filter((b) => KNOWN_BLOCKS.has((b as { type?: string })?.type ?? ''));
   if (blocks.length === 0) return undefined;
   const raw: Record<string, unknown> = { role: 'assistant', content: blocks };
+  wrapAnswer('anthropic', raw);
   if (usage !== null && typeof usage === 'object') raw.usage = usage;
   if (typeof model === 'string') raw.model = model;
   try {

@@ -11,6 +11,7 @@ import {
   parseWith,
   toOpenAI,
 } from '../../core/index.ts';
+import { wrapAnswer } from './opaque-json.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
@@ -34,6 +35,7 @@ function answerMessage(raw: unknown, usage: unknown, model: unknown): Message | 
   const msg: Record<string, unknown> = { ...(raw as Record<string, unknown>), role: 'assistant' };
   if (usage !== null && typeof usage === 'object') msg.usage = usage;
   if (typeof model === 'string') msg.model = model;
+  wrapAnswer('openai', msg);
   try {
     return fromOpenAI([msg])[0];
   } catch {

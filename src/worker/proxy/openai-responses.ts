@@ -15,6 +15,7 @@ import {
   toResponses,
   usageFromRecord,
 } from '../../core/index.ts';
+import { wrapAnswer } from './opaque-json.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
@@ -50,6 +51,7 @@ function answerMessage(response: unknown): Message | undefined {
   if (!r || !Array.isArray(r.output)) return undefined;
   const items = r.output.filter((i) => KNOWN_OUTPUT.has((i as { type?: string })?.type ?? ''));
   if (items.length === 0) return undefined;
+  wrapAnswer('responses', { output: items });
   try {
     const message = fromResponses(items, { path: 'output' }).find((m) => m.role === 'assistant');
     if (!message) return undefined;
@@ -67,11 +69,15 @@ function answerMessage(response: unknown): Message | undefined {
   }
 }
 
+/** The events the log needs; the others (deltas, `partial_image`s of megabytes) are not even parsed. */
+const LOGGED_EVENTS = new Set(['response.output_item.done', 'response.completed', 'response.incomplete']);
+
 function accumulator(): AnswerAccumulator {
   let final: unknown;
   const done: unknown[] = [];
   return {
     push(event) {
+      if (event.event !== undefined && !LOGGED_EVENTS.has(event.event)) return;
       const e = eventJson(event);
       if (!e) return;
       if (e.type === 'response.output_item.done' && e.item) done.push(e.item);
