@@ -5,19 +5,25 @@
  */
 import { createServer } from 'node:net';
 
-export const START_USAGE = '--port N, --ip A, --persist-to DIR, --var KEY:VALUE, --wrangler';
+export const START_USAGE = '--port N, --ip A, --persist-to DIR, --var KEY:VALUE, --wrangler, --test-faults';
 
 /**
  * @param {readonly string[]} argv
- * @returns {{ ok: true, value: { port: number, ip: string, persistTo: string | undefined, wrangler: boolean, vars: Record<string, string> } } | { ok: false, error: string }}
+ * `--test-faults` bundles the test build of src/worker/test-faults.ts (test/support/test-faults-armed.ts):
+ * fault points a test arms per request (bench/attack). A production bundle cannot contain them.
+ * @returns {{ ok: true, value: { port: number, ip: string, persistTo: string | undefined, wrangler: boolean, testFaults: boolean, vars: Record<string, string> } } | { ok: false, error: string }}
  */
 export function parseStartArgs(argv) {
-  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false };
+  const out = { port: '8787', ip: '127.0.0.1', 'persist-to': undefined, wrangler: false, testFaults: false };
   const vars = {};
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
     if (name === '--wrangler') {
       out.wrangler = true;
+      continue;
+    }
+    if (name === '--test-faults') {
+      out.testFaults = true;
       continue;
     }
     if (!['--port', '--ip', '--persist-to', '--var'].includes(name)) {
@@ -43,7 +49,14 @@ export function parseStartArgs(argv) {
   }
   return {
     ok: true,
-    value: { port, ip: out.ip, persistTo: out['persist-to'], wrangler: out.wrangler, vars },
+    value: {
+      port,
+      ip: out.ip,
+      persistTo: out['persist-to'],
+      wrangler: out.wrangler,
+      testFaults: out.testFaults,
+      vars,
+    },
   };
 }
 

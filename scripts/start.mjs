@@ -29,6 +29,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseStartArgs, portProblem } from './start-args.mjs';
+import { testFaultsPlugin } from './test-faults-plugin.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wrangler = join(
@@ -172,6 +173,8 @@ async function startMiniflare() {
     conditions: ['workerd', 'worker', 'browser'],
     external: ['cloudflare:*', 'node:*'],
     logLevel: 'error',
+    // `--test-faults`: the armed fault points of test/support (never part of src, so never deployed).
+    plugins: parsed.testFaults ? [testFaultsPlugin(root)] : [],
   });
 
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, 'wrangler.toml'));
@@ -228,6 +231,10 @@ async function startMiniflare() {
     await mf.dispose().catch(() => {});
     process.exit(2);
   }
+  if (parsed.testFaults)
+    console.log(
+      'ctxkit: TEST BUILD: fault points armed by x-ctxkit-test-fault (never use this build for real data)',
+    );
   console.log(
     `ctxkit: ready on ${url.origin} (run the daily cron: curl -X POST ${url.origin}/v1/admin/cron -H "authorization: Bearer $ADMIN_TOKEN" -H "content-type: application/json" -d '{"cron":"55 23 * * *"}')`,
   );

@@ -45,6 +45,9 @@ export const DEFAULT_BOUNDS = {
   bodyReadMs: 30_000,
 } as const satisfies ServiceBounds;
 
+/** Bytes of messages one page of a session's log carries at most (a larger first row comes alone). */
+export const LOG_PAGE_BYTES = 16 * MIB;
+
 /** The variable that sets each bound, for messages that tell an operator what to raise. */
 export const BOUND_VARS: Record<keyof ServiceBounds, string> = Object.fromEntries(
   Object.entries(BOUNDS).map(([k, b]) => [k, b.env]),

@@ -12,6 +12,8 @@ export interface FakeToolCall {
   id: string;
   name: string;
   args: Record<string, unknown>;
+  /** The arguments as the provider writes them (default: `JSON.stringify(args)`), e.g. deeply nested JSON. */
+  argumentsText?: string;
 }
 
 export type ProviderReply =
@@ -34,11 +36,22 @@ export type ProviderReply =
   | { kind: 'delay'; ms: number; reply: ProviderReply }
   /**
    * A 200 SSE answer written as given, one event every `everyMs`; `end: false` keeps the stream open
-   * after the last one (a stalled stream), else it ends (truncated when the events lack the last one).
+   * after the last one (a stalled stream), `end: 'destroy'` breaks the connection after it, else it
+   * ends (truncated when the events lack the last one). `events` may be made on demand (`count`
+   * events, `event(i)` each: a huge answer never held whole); `after(i)` pauses before event `i + 1`.
    */
-  | { kind: 'events'; events: string[]; everyMs?: number; end?: boolean }
+  | {
+      kind: 'events';
+      events: string[] | { count: number; event(i: number): string };
+      everyMs?: number;
+      end?: boolean | 'destroy';
+      /** Waited for after event `i` was written, before the next one. */
+      after?: (i: number) => Promise<void> | undefined;
+    }
   /** A 200 answer whose body is `body` as is (e.g. not JSON). */
   | { kind: 'raw'; body: string; contentType?: string }
+  /** A 200 answer of `bytes` bytes made on demand in pieces of `piece` (never held whole). */
+  | { kind: 'huge'; bytes: number; piece?: string; contentType?: string }
   /**
    * Reflects the credentials it was sent (`authorization`, `x-api-key`), as a misconfigured endpoint or
    * a debugging proxy does: in response headers (`x-echo-authorization`, `x-echo-api-key`) and in its
@@ -136,6 +149,10 @@ export interface FakeProvider {
   /** Every `events` answer: how many events it wrote, and whether the client closed it before the end. */
   streams: Array<{ written: number; closedEarly: boolean }>;
   script(...replies: ProviderReply[]): void;
+  /** Replies for the requests that name `model`, taken before the common script (concurrent calls each get theirs). */
+  scriptModel(model: string, ...replies: ProviderReply[]): void;
+  /** Requests whose answer has not ended yet (the connection still open). */
+  open(): number;
   /** Drops the scripted replies not used yet and the recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -195,7 +212,7 @@ async function openai(res: ServerResponse, body: Record<string, unknown>, reply:
   const calls = (reply.toolCalls ?? []).map((c) => ({
     id: c.id,
     type: 'function',
-    function: { name: c.name, arguments: JSON.stringify(c.args) },
+    function: { name: c.name, arguments: c.argumentsText ?? JSON.stringify(c.args) },
   }));
   const finish = calls.length > 0 ? 'tool_calls' : 'stop';
   if (!body.stream) {
@@ -416,7 +433,7 @@ async function responses(res: ServerResponse, body: Record<string, unknown>, rep
       id: `fc_fake_${i}`,
       call_id: c.id,
       name: c.name,
-      arguments: JSON.stringify(c.args),
+      arguments: c.argumentsText ?? JSON.stringify(c.args),
       status: 'completed',
     });
   const response = {
@@ -458,6 +475,8 @@ export async function startFakeProvider(
   options: { port?: number; script?: ProviderReply[] } = {},
 ): Promise<FakeProvider> {
   const queue: ProviderReply[] = [...(options.script ?? [])];
+  const byModel = new Map<string, ProviderReply[]>();
+  let open = 0;
   const requests: ProviderRequest[] = [];
   const streams: FakeProvider['streams'] = [];
   const sockets = new Set<Socket>();
@@ -484,6 +503,8 @@ export async function startFakeProvider(
         return;
       }
       requests.push({ protocol, path, headers: req.headers, body, bytes: raw.length });
+      open++;
+      res.on('close', () => open--);
       const serve = (next: ProviderReply): void => {
         switch (next.kind) {
           case 'hang':
@@ -511,18 +532,40 @@ export async function startFakeProvider(
           case 'events': {
             const stream = { written: 0, closedEarly: false };
             streams.push(stream);
+            const list = next.events;
+            const count = Array.isArray(list) ? list.length : list.count;
+            const eventAt = (i: number) => (Array.isArray(list) ? list[i]! : list.event(i));
             res.writeHead(200, { 'content-type': 'text/event-stream' });
             res.on('close', () => {
-              if (stream.written < next.events.length || next.end === false) stream.closedEarly = true;
+              if (stream.written < count || next.end === false) stream.closedEarly = true;
             });
-            const write = () => {
+            const write = async () => {
               if (res.destroyed) return;
-              if (stream.written >= next.events.length) {
-                if (next.end !== false) res.end();
+              if (stream.written >= count) {
+                if (next.end === 'destroy') res.destroy();
+                else if (next.end !== false) res.end();
                 return;
               }
-              res.write(next.events[stream.written++]);
-              setTimeout(write, next.everyMs ?? 0);
+              const i = stream.written++;
+              // Backpressure: a reader that stops reading stops the provider too (as a real one's socket does).
+              if (!res.write(eventAt(i))) await new Promise((r) => res.once('drain', r));
+              await next.after?.(i);
+              setTimeout(() => void write(), next.everyMs ?? 0);
+            };
+            void write();
+            return;
+          }
+          case 'huge': {
+            res.writeHead(200, { 'content-type': next.contentType ?? 'application/json' });
+            const piece = next.piece ?? 'x'.repeat(65_536);
+            let sent = 0;
+            const write = () => {
+              while (sent < next.bytes && !res.destroyed) {
+                const p = piece.slice(0, Math.min(piece.length, next.bytes - sent));
+                sent += p.length;
+                if (!res.write(p)) return void res.once('drain', write);
+              }
+              if (!res.destroyed) res.end();
             };
             write();
             return;
@@ -545,7 +588,8 @@ export async function startFakeProvider(
                 : anthropic(res, body, next));
         }
       };
-      serve(queue.shift() ?? { kind: 'answer', text: 'ok' });
+      const mine = typeof body.model === 'string' ? byModel.get(body.model) : undefined;
+      serve(mine?.shift() ?? queue.shift() ?? { kind: 'answer', text: 'ok' });
     });
   });
   server.on('connection', (s) => {
@@ -567,8 +611,13 @@ export async function startFakeProvider(
     script: (...replies) => {
       queue.push(...replies);
     },
+    scriptModel: (model, ...replies) => {
+      byModel.set(model, [...(byModel.get(model) ?? []), ...replies]);
+    },
+    open: () => open,
     reset: () => {
       queue.length = 0;
+      byModel.clear();
       requests.length = 0;
       streams.length = 0;
     },

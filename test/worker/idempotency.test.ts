@@ -178,3 +178,63 @@ describe('client message ids in every format', () => {
     expect(res.body.error.path).toBe('messages[0].id');
   });
 });
+
+describe('Idempotency-Key through a crash (the test build, whose fault points hold the runtime)', () => {
+  let f: RunningWorker;
+  let fkey: string;
+  beforeAll(async () => {
+    f = await startWorker({ testFaults: true });
+    fkey = await f.createKey('crash');
+  });
+  afterAll(async () => {
+    await f?.dispose();
+  });
+
+  const send = (path: string, json: unknown, headers: Record<string, string> = {}) =>
+    f.request(path, { method: 'POST', key: fkey, json, headers });
+
+  async function texts(session: string): Promise<string[]> {
+    const res = await f.request(`/v1/sessions/${session}/messages`, { key: fkey });
+    return (
+      JSON.parse(await res.text()) as { messages: Array<{ message: { parts: Array<{ text?: string }> } }> }
+    ).messages.map((r) => r.message.parts[0]?.text ?? '');
+  }
+
+  for (const point of ['append:before-d1-write', 'append:after-d1-write'] as const)
+    it(`stores a keyed append once when the runtime dies at ${point} and the client retries`, async () => {
+      const session = `crash-${point.replace(/[^a-z]/g, '')}`;
+      await (await send('/v1/sessions', { id: session })).text();
+      const turn = { messages: [{ role: 'user', parts: [{ type: 'text', text: `once ${point}` }] }] };
+      const held = send(`/v1/sessions/${session}/messages`, turn, {
+        'idempotency-key': `k-${session}`,
+        'x-ctxkit-test-fault': point,
+      }).catch(() => undefined);
+      // The fault point holds the append for ever: let it get there, then kill the runtime.
+      await new Promise((r) => setTimeout(r, 1500));
+      const persistDir = f.persistDir;
+      await f.dispose({ keepState: true });
+      await held;
+      f = await startWorker({ persistDir, migrate: false, testFaults: true });
+      const retry = await send(`/v1/sessions/${session}/messages`, turn, {
+        'idempotency-key': `k-${session}`,
+      });
+      expect(retry.status).toBe(201);
+      expect(await texts(session)).toEqual([`once ${point}`]);
+      // And a third copy is a replay.
+      const again = await send(`/v1/sessions/${session}/messages`, turn, {
+        'idempotency-key': `k-${session}`,
+      });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(await texts(session)).toEqual([`once ${point}`]);
+    });
+
+  it('has no fault point in the bundle a deployment gets: the armed module is only in the test build', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { bundleWorker } = await import('./support/bundle.ts');
+    const deployed = readFileSync(await bundleWorker(), 'utf8');
+    const test = readFileSync(await bundleWorker({ testFaults: true }), 'utf8');
+    expect(test).toContain('ctxkit test fault: holding at');
+    expect(deployed).not.toContain('ctxkit test fault');
+    expect(deployed).not.toContain('x-ctxkit-test-fault');
+  });
+});

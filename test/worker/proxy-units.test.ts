@@ -9,7 +9,7 @@ import { messageDigest, withDigest } from '../../src/worker/proxy/digest.ts';
 import { sameLeading, scanArrayField } from '../../src/worker/proxy/json-scan.ts';
 import { knownWindow } from '../../src/worker/proxy/model-windows.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
-import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-session.ts';
+import { cutWorking, sendRefs } from '../../src/worker/proxy/proxy-path.ts';
 import {
   createSseFramer,
   createSseReader,

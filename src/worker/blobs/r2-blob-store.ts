@@ -91,6 +91,8 @@ export function createR2BlobStore(options: R2BlobStoreOptions): BlobStore {
         const page = await bucket.list(listOptions as R2ListOptions);
         const stale = page.objects
           .filter((o) => {
+            // A large message of a session log lives as long as its session (blobs/log-values.ts).
+            if (o.customMetadata?.kind === 'log') return false;
             const created = Number(o.customMetadata?.createdAt ?? o.uploaded.getTime());
             return created < before;
           })

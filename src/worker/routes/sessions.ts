@@ -14,12 +14,14 @@ import {
   optionalJsonBody,
   queryParams,
 } from '../http/context.ts';
+import { LOG_PAGE_BYTES } from '../service-bounds.ts';
 import { appendBodySchema, INPUT_FORMATS } from '../session/formats.ts';
 import { idempotencyOf, type MaybeReplayed, sessionIdFor } from '../session/idempotency.ts';
 import { settingsSchema } from '../session/settings.ts';
 import { type SessionApi, sessionStub } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
 import { createD1SessionStore } from '../store/d1-stores.ts';
+import { armedFault } from '../test-faults.ts';
 
 const createSchema = settingsSchema.extend({
   id: z
@@ -29,6 +31,10 @@ const createSchema = settingsSchema.extend({
   title: z.string().max(500).optional(),
   project: z.string().max(200).optional(),
 });
+
+/** Rows of the log per page at most, and by default (in bytes: `LOG_PAGE_BYTES`). */
+export const MAX_LOG_PAGE = 5000;
+export const DEFAULT_LOG_PAGE = 1000;
 
 const contextSchema = z.strictObject({
   /** @default 'neutral' */
@@ -44,17 +50,26 @@ const overflowSchema = contextSchema.extend({
 });
 const clearSchema = z.strictObject({ purge: z.boolean().optional() });
 
+/** A page of sessions ends at `<lastActive>.<id>` of its last one. */
+const SESSION_CURSOR = /^(\d{1,16})\.([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/;
+
 const listQuery = z.strictObject({
   project: z.string().max(200).optional(),
+  /** @default 50 */
   limit: z.coerce.number().int().min(1).max(500).optional(),
+  cursor: z.string().regex(SESSION_CURSOR, 'must be the `next` of a previous page').optional(),
 });
+const seqParam = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER - 1);
 const messagesQuery = z.strictObject({
-  after: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER - 1)
-    .optional(),
+  after: seqParam.optional(),
+  /** The `next` of the previous page (a seq): the same as `after`. */
+  cursor: seqParam.optional(),
+  /** @default 1000 */
+  limit: z.coerce.number().int().min(1).max(MAX_LOG_PAGE).optional(),
   compacted: z.enum(['true', 'false']).optional(),
 });
 
@@ -107,11 +122,13 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
 
   app.get('/v1/sessions', async (c) => {
     const q = queryParams(c, listQuery);
-    const sessions = await createD1SessionStore(c.env.DB).list(c.get('tenant'), {
-      ...(q.project !== undefined ? { project: q.project } : {}),
-      ...(q.limit !== undefined ? { limit: q.limit } : {}),
+    const at = q.cursor === undefined ? undefined : SESSION_CURSOR.exec(q.cursor)!;
+    const page = await createD1SessionStore(c.env.DB).listPage(c.get('tenant'), {
+      project: q.project,
+      limit: q.limit ?? 50,
+      after: at && { lastActive: Number(at[1]), id: at[2]! },
     });
-    return c.json({ sessions });
+    return c.json({ sessions: page.sessions, next: page.next && `${page.next.lastActive}.${page.next.id}` });
   });
 
   app.get('/v1/sessions/:session', async (c) => {
@@ -131,19 +148,24 @@ export function sessionRoutes(app: Hono<AppEnv>): void {
     const key = sessionKey(c);
     const body = await jsonBody(c, appendBodySchema);
     const idem = await idempotencyOf(c.req.header('idempotency-key'), `append ${key.session}`, body);
-    return replied(c, unwrap(await sessionObject(c, key).append(key, body, idem)), 201);
+    const fault = armedFault(c.req.raw.headers);
+    return replied(c, unwrap(await sessionObject(c, key).append(key, body, idem, fault)), 201);
   });
 
   app.get('/v1/sessions/:session/messages', async (c) => {
     const key = sessionKey(c);
     const q = queryParams(c, messagesQuery);
-    const store = createD1SessionStore(c.env.DB);
+    if (q.after !== undefined && q.cursor !== undefined)
+      throw new CtxError('invalid_input', 'give after or cursor, not both', { path: 'query.cursor' });
+    const store = createD1SessionStore(c.env.DB, { blobs: c.env.BLOBS });
     if (!(await store.get(key.tenant, key.session))) return notFound(key);
-    const rows = await store.messages(key.tenant, key.session, {
-      ...(q.after !== undefined ? { afterSeq: q.after } : {}),
+    const page = await store.page(key.tenant, key.session, {
+      afterSeq: q.cursor ?? q.after ?? 0,
+      limit: q.limit ?? DEFAULT_LOG_PAGE,
+      maxBytes: LOG_PAGE_BYTES,
       includeCompacted: q.compacted !== 'false',
     });
-    return c.json({ messages: rows });
+    return c.json({ messages: page.rows, next: page.next === null ? null : String(page.next) });
   });
 
   app.post('/v1/sessions/:session/prepare', async (c) => {

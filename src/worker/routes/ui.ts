@@ -105,8 +105,15 @@ export function uiRoutes(app: Hono<AppEnv>): void {
           messages: s.lastSeq,
           lastActive: s.lastActive,
         };
-        const stats = await sessionStub(c.env, { tenant, session: s.id }).stats({ tenant, session: s.id });
-        if (stats.ok)
+        // One session that cannot be read (its object failing, its data broken) never fails the list:
+        // its row is shown without its level.
+        const stats = await sessionStub(c.env, { tenant, session: s.id })
+          .stats({ tenant, session: s.id })
+          .catch((error: unknown) => {
+            console.error(`ctxkit ui: the stats of session ${s.id} failed:`, error);
+            return undefined;
+          });
+        if (stats?.ok)
           Object.assign(row, {
             tokens: stats.value.context.tokens,
             usable: stats.value.context.usable,

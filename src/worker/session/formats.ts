@@ -20,6 +20,7 @@ import {
   toOpenAI,
   toResponsesRequest,
 } from '../../core/index.ts';
+import { checkJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import { anthropicWithIds, clientIds, withOpenAIIds } from './client-ids.ts';
 
 export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic', 'responses', 'gemini'] as const;
@@ -50,7 +51,16 @@ export interface ParsedMessages {
 
 const AUTO = '\u0000auto';
 
+/** Incoming messages in neutral form, their JSON within the service's depth bound (a 400 naming the path). */
 export function parseIncoming(body: AppendBody): ParsedMessages {
+  const parsed = convertIncoming(body);
+  parsed.messages.forEach((m, i) => {
+    checkJsonDepth(m.parts, MAX_JSON_DEPTH, ['messages', i, 'parts']);
+  });
+  return parsed;
+}
+
+function convertIncoming(body: AppendBody): ParsedMessages {
   const format = body.format ?? 'neutral';
   if (body.system !== undefined && (format === 'neutral' || format === 'openai'))
     throw new CtxError(

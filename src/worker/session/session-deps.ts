@@ -15,9 +15,11 @@ import type {
   SessionState,
   SessionStore,
 } from '../../core/index.ts';
+import type { SessionBlobs } from '../blobs/session-blobs.ts';
 import type { StorageQuota } from '../limits/storage-quota.ts';
 import type { DocumentAppender } from './memory-documents.ts';
 import type { SessionCache } from './session-cache.ts';
+import type { SessionSize } from './session-size.ts';
 import type { MemorySettings } from './settings.ts';
 
 export interface SessionDeps {
@@ -38,6 +40,10 @@ export interface SessionDeps {
   memoryReach?: ExtractedReach | undefined;
   /** The tenant's stored-bytes quota (absent: no tenant limits). */
   quota?: StorageQuota | undefined;
+  /** The session's size bound (absent: unbounded). */
+  size?: SessionSize | undefined;
+  /** The pipeline's spills into the blob store (absent: a spill failure is not told apart). */
+  spills?: Pick<SessionBlobs, 'failures' | 'forMessage'> | undefined;
 }
 
 export interface Loaded {

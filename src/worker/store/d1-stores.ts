@@ -5,11 +5,16 @@
  */
 import type { D1Database } from '@cloudflare/workers-types';
 import { drizzle } from 'drizzle-orm/d1';
-import type { MemoryStore, SessionStore } from '../../core/index.ts';
+import type { MemoryStore } from '../../core/index.ts';
 import { schema } from '../../db/schema.ts';
 import type { SqlDb, SqlDriver } from '../../db/sql/sql-driver.ts';
 import { createSqlMemoryStore } from '../../db/sql/sql-memory-store.ts';
-import { createSqlSessionStore, type SqlSessionStoreOptions } from '../../db/sql/sql-session-store.ts';
+import {
+  createSqlSessionStore,
+  type SqlSessionStore,
+  type SqlSessionStoreOptions,
+} from '../../db/sql/sql-session-store.ts';
+import { r2LargeValues } from '../blobs/log-values.ts';
 
 export function d1Driver(d1: D1Database): SqlDriver {
   const orm = drizzle(d1, { schema });
@@ -22,8 +27,17 @@ export function d1Driver(d1: D1Database): SqlDriver {
   };
 }
 
-export function createD1SessionStore(db: D1Database, options: SqlSessionStoreOptions = {}): SessionStore {
-  return createSqlSessionStore(d1Driver(db), options);
+export interface D1SessionStoreOptions extends SqlSessionStoreOptions {
+  /** Where messages too large for a row go (src/db/sql/large-rows.ts); absent: a row refuses them. */
+  blobs?: R2Bucket;
+}
+
+export function createD1SessionStore(db: D1Database, options: D1SessionStoreOptions = {}): SqlSessionStore {
+  const { blobs, ...rest } = options;
+  return createSqlSessionStore(d1Driver(db), {
+    ...rest,
+    ...(blobs ? { large: r2LargeValues(blobs) } : {}),
+  });
 }
 
 export function createD1MemoryStore(db: D1Database): MemoryStore {

@@ -31,6 +31,8 @@ export interface WorkerOptions {
   scriptPath?: string;
   /** Open workerd's inspector on this port (a CPU profile of the Worker: `npm run bench:proxy -- --profile`). */
   inspectorPort?: number;
+  /** The test build, whose fault points a request arms (src/worker/test-faults.ts). @default false */
+  testFaults?: boolean;
 }
 
 /** A wrapped binding standing in for Workers AI: deterministic, offline, lexical "embeddings". */
@@ -61,7 +63,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
-  const scriptPath = options.scriptPath ?? (await bundleWorker());
+  const scriptPath = options.scriptPath ?? (await bundleWorker({ testFaults: options.testFaults === true }));
   const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), 'ctxkit-worker-'));
   const worker = {
     name: 'ctxkit',
