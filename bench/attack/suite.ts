@@ -51,10 +51,13 @@ export async function runSuite(options: SuiteOptions): Promise<CaseOutcome[]> {
   const providerKey = `sk-attack-${randomBytes(12).toString('hex')}`;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   const outcomes: CaseOutcome[] = [];
+  const caseVars = Object.assign({}, ...cases.map((c) => c.vars ?? {})) as Record<string, string>;
   try {
     service = await startService({
       port: options.port,
+      testFaults: cases.some((c) => c.testFaults === true),
       vars: {
+        ...caseVars,
         UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
         UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
         UPSTREAM_OPENAI_API_KEY: providerKey,

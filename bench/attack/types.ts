@@ -33,5 +33,12 @@ export interface AttackCase {
   fast?: boolean;
   /** Restarts or kills the service: run after the others. */
   disruptive?: boolean;
+  /**
+   * Bindings the case needs the service started with (a short timeout, a small bound); merged over
+   * the suite's for the whole run, so they must not change what another case measures.
+   */
+  vars?: Record<string, string>;
+  /** Needs the test build's fault points (`npm start -- --test-faults`, src/worker/test-faults.ts). */
+  testFaults?: boolean;
   run(env: AttackEnv): Promise<AttackResult>;
 }

@@ -32,12 +32,15 @@ export interface StartServiceOptions {
   vars?: Record<string, string>;
   /** How long to wait for `/health`. @default 120000 */
   readyMs?: number;
+  /** Bundle the test build's fault points (`--test-faults`). @default false */
+  testFaults?: boolean;
 }
 
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
   const base = `http://127.0.0.1:${options.port}`;
   const persist = mkdtempSync(join(tmpdir(), 'ctxkit-bench-service-'));
   const args = ['scripts/start.mjs', '--port', String(options.port), '--persist-to', persist];
+  if (options.testFaults) args.push('--test-faults');
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push('--var', `${k}:${v}`);
   let log = '';
   let child: ChildProcess;
