@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SILENT, withinSilence } from '../../src/worker/http/silence.ts';
+import { CHUNK_BYTES, chunkReader } from '../../src/worker/proxy/chunk-reader.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import { fetchUpstream, UpstreamFault } from '../../src/worker/proxy/relay.ts';
 import { type RelayOptions, relayStream, type StreamEnd } from '../../src/worker/proxy/relay-stream.ts';
@@ -280,5 +281,25 @@ describe('fetchUpstream', () => {
     } finally {
       globalThis.fetch = realFetch;
     }
+  });
+});
+
+describe('chunkReader', () => {
+  it('reads a byte stream in pieces of at most CHUNK_BYTES, however large what is buffered', async () => {
+    const body = new ReadableStream({
+      type: 'bytes',
+      start(c) {
+        c.enqueue(new Uint8Array(CHUNK_BYTES * 4 + 10));
+        c.close();
+      },
+    }) as ReadableStream<Uint8Array>;
+    const reader = chunkReader(body);
+    const sizes: number[] = [];
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      sizes.push(r.value.byteLength);
+    }
+    expect(sizes).toEqual([CHUNK_BYTES, CHUNK_BYTES, CHUNK_BYTES, CHUNK_BYTES, 10]);
   });
 });

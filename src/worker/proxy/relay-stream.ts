@@ -13,6 +13,7 @@
  */
 import type { Message } from '../../core/index.ts';
 import { SILENT, withinSilence } from '../http/silence.ts';
+import { chunkReader } from './chunk-reader.ts';
 import { clientStream, type WriteOutcome } from './client-stream.ts';
 import type { AnswerAccumulator, Protocol } from './protocol.ts';
 import { DEFAULT_MAX_ANSWER_BYTES, faultEvent, isLastEvent } from './relay.ts';
@@ -60,7 +61,7 @@ function joined(parts: readonly Uint8Array[]): Uint8Array {
 
 /** The stream the client reads (the relay runs in `o.waitUntil`, so the call lasts until it ends). */
 export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+  const reader = chunkReader(body);
   const framer = createSseFramer(o.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
   const maxAnswer = o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const client = clientStream({ signal: o.client, stallMs: o.clientIdleMs ?? o.idleMs });

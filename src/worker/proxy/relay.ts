@@ -7,6 +7,7 @@
  */
 
 import { SILENT, STOPPED, withinSilence } from '../http/silence.ts';
+import { chunkReader } from './chunk-reader.ts';
 import type { Protocol } from './protocol.ts';
 import type { SseEvent } from './sse.ts';
 import type { UpstreamTimeouts } from './timeouts.ts';
@@ -134,7 +135,7 @@ export async function readBody(
   maxBytes = DEFAULT_MAX_ANSWER_BYTES,
 ): Promise<string> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader = chunkReader(res.body);
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let size = 0;
