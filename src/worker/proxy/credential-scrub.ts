@@ -7,11 +7,13 @@
  * named `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`) are replaced by `[redacted]` in its
  * headers and in its body — as written, JSON-escaped and percent-encoded — whole or streamed, across
  * chunk boundaries. The stream is pulled, not pushed: a chunk is read from the upstream only when the
- * client reads, so the relay's timeouts and its stall watch see the client as before. A secret
+ * client reads, so the relay's timeouts see the client as before; it is read in bounded pieces
+ * (chunk-reader.ts), so a huge event never holds the isolate in one read. A secret
  * shorter than `MIN_SECRET_CHARS` is not scrubbed (it would cut ordinary text); one split by the
  * upstream into separate pieces of text (two SSE deltas) is not recognised.
  */
 import type { Env } from '../env.ts';
+import { chunkReader } from './chunk-reader.ts';
 
 /** Shortest secret scrubbed. @default 8 */
 export const MIN_SECRET_CHARS = 8;
@@ -154,7 +156,7 @@ export function scrubStream(
   secrets: readonly string[],
 ): ReadableStream<Uint8Array> {
   const p: Patterns = { bytes: secrets.map((s) => encoder.encode(s)), redacted: encoder.encode(REDACTED) };
-  const reader = body.getReader();
+  const reader = chunkReader(body);
   let carry: Uint8Array = new Uint8Array(0);
   return new ReadableStream<Uint8Array>(
     {
