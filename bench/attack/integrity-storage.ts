@@ -40,6 +40,25 @@ const post = (env: AttackEnv, path: string, body: unknown, headers: Record<strin
     body: JSON.stringify(body),
   });
 
+/** A new `kosmokrator` session given one tool call `callId` whose output is `output`; the append's journal. */
+async function kosmokratorOutput(env: AttackEnv, session: string, callId: string, output: string) {
+  await post(env, '/v1/sessions', { id: session, preset: 'kosmokrator' });
+  const res = await post(env, `/v1/sessions/${session}/messages`, {
+    format: 'openai',
+    messages: [
+      { role: 'user', content: 'run it' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: callId, type: 'function', function: { name: 'sh', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: callId, content: output },
+    ],
+  });
+  const body = (await res.json()) as { journal?: Array<{ action: string; location?: string }> };
+  return { status: res.status, journal: body.journal ?? [] };
+}
+
 /** A deeply nested JSON text: `{"a":{"a":…1…}}`. */
 function deepJson(depth: number): string {
   return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
@@ -207,24 +226,10 @@ export const cases: AttackCase[] = [
     promise: "two sessions' spilled outputs with the same call id each read back their own",
     fast: true,
     async run(env) {
-      const spill = async (letter: string) => {
-        const session = env.id('kosmo');
-        await post(env, '/v1/sessions', { id: session, preset: 'kosmokrator' });
-        const res = await post(env, `/v1/sessions/${session}/messages`, {
-          format: 'openai',
-          messages: [
-            { role: 'user', content: 'run it' },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'sh', arguments: '{}' } }],
-            },
-            { role: 'tool', tool_call_id: 'call_0', content: letter.repeat(60_000) },
-          ],
-        });
-        const body = (await res.json()) as { journal?: Array<{ location?: string }> };
-        return body.journal?.find((j) => j.location?.startsWith('blob:'))?.location?.slice(5);
-      };
+      const spill = async (letter: string) =>
+        (await kosmokratorOutput(env, env.id('kosmo'), 'call_0', letter.repeat(60_000))).journal
+          .find((j) => j.location?.startsWith('blob:'))
+          ?.location?.slice(5);
       const [a, b] = [await spill('A'), await spill('B')];
       const read = async (id: string | undefined) =>
         id === undefined
@@ -251,21 +256,8 @@ export const cases: AttackCase[] = [
       const session = env.id('longid');
       const callId = `c${'x'.repeat(600)}`;
       const output = 'line of output\n'.repeat(44_000);
-      await post(env, '/v1/sessions', { id: session, preset: 'kosmokrator' });
-      const res = await post(env, `/v1/sessions/${session}/messages`, {
-        format: 'openai',
-        messages: [
-          { role: 'user', content: 'run it' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: callId, type: 'function', function: { name: 'sh', arguments: '{}' } }],
-          },
-          { role: 'tool', tool_call_id: callId, content: output },
-        ],
-      });
-      const body = (await res.json()) as { journal?: Array<{ action: string; location?: string }> };
-      const entry = body.journal?.[0];
+      const res = await kosmokratorOutput(env, session, callId, output);
+      const entry = res.journal[0];
       let whole = false;
       if (entry?.location?.startsWith('blob:')) {
         const blob = await fetch(

@@ -68,6 +68,16 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();
 }
 
+/** What a reader already holding the stream reads from here to the end. */
+async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  let text = '';
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) return text;
+    text += new TextDecoder().decode(r.value);
+  }
+}
+
 describe('relayStream', () => {
   it('cancels the upstream when the client cancels, and ends with what arrived, marked partial', async () => {
     const { body, seen } = upstream(1000);
@@ -135,12 +145,7 @@ describe('relayStream: a slow client is not a gone client', () => {
     const reader = stream.getReader();
     await reader.read();
     await sleep(2500);
-    let text = '';
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      text += new TextDecoder().decode(r.value);
-    }
+    const text = await readRest(reader);
     await Promise.all(waits);
     expect([seen.made, seen.cancelled]).toEqual([40, false]);
     expect(text.trim().endsWith('data: [DONE]')).toBe(true);
@@ -155,12 +160,7 @@ describe('relayStream: a slow client is not a gone client', () => {
     await sleep(400);
     expect(seen.cancelled).toBe(true);
     expect(ends.map((e) => e.outcome)).toEqual(['client-abort']);
-    let rest = '';
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      rest += new TextDecoder().decode(r.value);
-    }
+    const rest = await readRest(reader);
     await Promise.all(waits);
     expect(rest).toMatch(/"error":\{"message":"the client read nothing for 100 ms"/);
   });

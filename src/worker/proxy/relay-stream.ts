@@ -17,7 +17,13 @@ import { chunkReader } from './chunk-reader.ts';
 import { clientStream, type WriteOutcome } from './client-stream.ts';
 import type { AnswerAccumulator, Protocol } from './protocol.ts';
 import { DEFAULT_MAX_ANSWER_BYTES, faultEvent, isLastEvent } from './relay.ts';
-import { createSseFramer, DEFAULT_MAX_EVENT_BYTES, SseEventTooLarge, type SseFrames } from './sse.ts';
+import {
+  createSseFramer,
+  DEFAULT_MAX_EVENT_BYTES,
+  joinBytes,
+  SseEventTooLarge,
+  type SseFrames,
+} from './sse.ts';
 
 /** How a relayed stream ended. */
 export type StreamEnd =
@@ -47,17 +53,6 @@ export interface RelayOptions {
 }
 
 type Read = ReadableStreamReadResult<Uint8Array> | 'timeout' | 'broken' | 'gone';
-
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 /** The stream the client reads (the relay runs in `o.waitUntil`, so the call lasts until it ends). */
 export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): ReadableStream<Uint8Array> {
@@ -116,7 +111,7 @@ export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): 
   };
   const send = async (frames: SseFrames): Promise<boolean> => {
     if (!writing || frames.bytes.length === 0) return true;
-    const w = await client.write(joined(frames.bytes));
+    const w = await client.write(joinBytes(frames.bytes));
     return w === 'taken' || !left(w);
   };
   let total = 0;

@@ -44,7 +44,10 @@ const CR = 13;
 const utf8 = new TextDecoder();
 
 /** Joins `parts` into one array (no copy when there is one). */
-function join(parts: readonly Uint8Array[], size: number): Uint8Array {
+export function joinBytes(
+  parts: readonly Uint8Array[],
+  size = parts.reduce((n, p) => n + p.byteLength, 0),
+): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(size);
   let at = 0;
@@ -113,7 +116,7 @@ export function createSseFramer(maxEventBytes = DEFAULT_MAX_EVENT_BYTES): SseFra
   /** The last byte looked at was the `\r` of a blank line: the event ends there, or after a `\n`. */
   let cutPending = false;
   const complete = (out: SseFrames, tail: Uint8Array) => {
-    const bytes = join([...held, tail], heldBytes + tail.byteLength);
+    const bytes = joinBytes([...held, tail], heldBytes + tail.byteLength);
     held = [];
     heldBytes = 0;
     out.bytes.push(bytes);
@@ -181,7 +184,7 @@ export function createSseFramer(maxEventBytes = DEFAULT_MAX_EVENT_BYTES): SseFra
         complete(out, new Uint8Array(0));
         return { ...out, dropped: 0 };
       }
-      const rest = join(held, heldBytes);
+      const rest = joinBytes(held, heldBytes);
       const last = rest[rest.byteLength - 1]!;
       if (last !== LF && last !== CR) {
         held = [];
