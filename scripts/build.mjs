@@ -2,9 +2,13 @@
 /**
  * `npm run build` (and `prepack`): the package as users install it, in `dist/`.
  *
- * 1. tsc (`tsconfig.build.json`): one `.js` + `.d.ts` per source module reachable from the entry
- *    points (core, tokens, invariants, adapters, node, providers, frameworks/*), relative `.ts` specifiers
- *    rewritten to `.js` (`rewriteRelativeImportExtensions`).
+ * 1. tsc (`tsconfig.build.json`, `--noCheck`): one `.js` + `.d.ts` per source module reachable from the
+ *    entry points (core, tokens, invariants, adapters, node, providers, frameworks/*), relative `.ts`
+ *    specifiers rewritten to `.js` (`rewriteRelativeImportExtensions`). The build emits without type
+ *    checking (`npm run check` checks; tsc still fails on a declaration it cannot write): so it needs no
+ *    agent framework installed — every export that names a framework's type is annotated — and writes
+ *    the same files from a clone with only the build packages (`npm run pack`, scripts/pack.mjs) as
+ *    with every dev dependency.
  * 2. The same rewrite in the `.d.ts` files, which tsc leaves as written (`'./x.ts'`): a consumer
  *    without `allowImportingTsExtensions` would reject them.
  * 3. `migrations/` → `dist/migrations/` (the SQLite store applies them when it opens a database).
@@ -56,7 +60,14 @@ rmSync(dist, { recursive: true, force: true });
 
 const tsc = spawnSync(
   process.execPath,
-  [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
+  [
+    join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.build.json',
+    '--noCheck',
+    '--outDir',
+    dist,
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 if (tsc.status !== 0) {
@@ -94,6 +105,10 @@ await build({
   platform: 'node',
   target: 'node20',
   external: CLI_EXTERNAL,
+  // Paths as they appear under node_modules (a linked node_modules — a worktree's, or the one
+  // scripts/pack.mjs stages — would otherwise change the chunks' names, which hash their inputs' paths).
+  preserveSymlinks: true,
+  absWorkingDir: root,
   banner: {
     // yargs reaches for require() in a few places; give the ESM bundle one.
     js: "#!/usr/bin/env node\nimport { createRequire as __ctxkitCreateRequire } from 'node:module';\nconst require = __ctxkitCreateRequire(import.meta.url);",

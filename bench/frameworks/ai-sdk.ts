@@ -1,6 +1,6 @@
 /**
  * bench:frameworks, AI SDK rows: one ToolLoopAgent replays the long real Claude Code turn of the
- * frameworks tests (test/frameworks/support/replay.ts) on MockLanguageModelV4, once with
+ * frameworks tests (test/frameworks/support/replay.ts) on MockLanguageModelV3, once with
  * `ctxkitPrepareStep` and once with the SDK's `pruneMessages` in `prepareStep` (its documented use:
  * drop reasoning and tool calls before the last messages). Every prompt the model receives is counted
  * with one counter (ctxkit's calibrated default) and checked against Anthropic's rules.
@@ -15,7 +15,7 @@ import {
   type ToolSet,
   tool,
 } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { createPipeline } from '../../src/core/index.ts';
 import { ctxkitPrepareStep, fromModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
 import {
@@ -42,7 +42,7 @@ async function replayWith(
   replay: Replay,
   steps: number,
   window: number,
-  prepareStep: PrepareStepFunction<ToolSet>,
+  prepareStep: PrepareStepFunction,
   scorer: RecallScorer,
 ) {
   const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
@@ -51,7 +51,7 @@ async function replayWith(
   const recall: number[] = [];
   let violations = 0;
   let k = 0;
-  const model = new MockLanguageModelV4({
+  const model = new MockLanguageModelV3({
     provider: 'anthropic.messages',
     doGenerate: async ({ prompt }) => {
       const neutral = fromModelMessages(prompt as unknown as ModelMessage[]);
@@ -91,7 +91,12 @@ async function replayWith(
       }),
     ]),
   );
-  const agent = new ToolLoopAgent({ model, tools, stopWhen: stepCountIs(steps + 2), prepareStep });
+  const agent = new ToolLoopAgent({
+    model,
+    tools,
+    stopWhen: stepCountIs(steps + 2),
+    prepareStep: prepareStep as never,
+  });
   const { toModelMessages } = await import('../../src/frameworks/ai-sdk/index.ts');
   await agent.generate({ messages: toModelMessages([...replay.history, replay.prompt]) });
   return { tokens, violations, recall };
@@ -116,7 +121,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
       replay,
       opts.steps,
       window,
-      timed(ctxkitPrepareStep({ contextWindow: window }), ms) as PrepareStepFunction<ToolSet>,
+      timed(ctxkitPrepareStep({ contextWindow: window }), ms) as PrepareStepFunction,
       scorer,
     );
     const pms: number[] = [];
@@ -134,7 +139,7 @@ export async function run(opts: FrameworkBenchOptions): Promise<FrameworkBenchRo
           }),
         })) as never,
         pms,
-      ) as PrepareStepFunction<ToolSet>,
+      ) as PrepareStepFunction,
       scorer,
     );
     for (const [tool, r, t, note] of [

@@ -7,7 +7,7 @@
  * In your project the import is `from 'ctxkit/ai-sdk'`.
  */
 import { jsonSchema, type LanguageModel, stepCountIs, ToolLoopAgent, type ToolSet, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { type CtxkitAiSdkOptions, ctxkitPrepareStep } from '../../src/frameworks/ai-sdk/index.ts';
 
 /** `ctxkit`: further options (summarizer, preset…); the window is all most agents give. */
@@ -27,10 +27,10 @@ export function createAgent(
 }
 
 /** The SDK's mock model: one `read` call per step for twelve steps, then an answer. */
-function mockModel(): MockLanguageModelV4 {
+function mockModel(): MockLanguageModelV3 {
   let step = 0;
   const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 10, text: 10, reasoning: 0 } };
-  return new MockLanguageModelV4({
+  return new MockLanguageModelV3({
     provider: 'anthropic.messages',
     doGenerate: async ({ prompt }) => {
       step++;

@@ -5,6 +5,7 @@
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import pkg from '../../package.json' with { type: 'json' };
+import { closestName } from '../core/index.ts';
 import { compactCommand } from './commands/compact.ts';
 import { inspectCommand } from './commands/inspect.ts';
 import { replayCommand } from './commands/replay.ts';
@@ -93,25 +94,6 @@ function usageMessage(msg: string, argv: readonly string[], commands: readonly A
   return msg.replace(/\s*\n\s*/g, ' ').trim();
 }
 
-/** Edit distance (insertions, deletions, substitutions, adjacent swaps), for "did you mean". */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i]!;
-      row[j] = Math.min(
-        d[i - 1]![j]! + 1,
-        row[j - 1]! + 1,
-        d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
-    }
-  return d[a.length]![b.length]!;
-}
-
 /**
  * "Unknown argument: jsno" → "unknown option --jsno; did you mean --json?" when a known option of the
  * command is within two edits (a third of the name for short names); the message as it was otherwise.
@@ -124,17 +106,11 @@ export function withSuggestion(message: string, known: readonly string[], argv: 
     argv.some((a) => a.replace(/=.*$/, '').replace(/^-+/, '') === name && a.startsWith('-'));
   // A stray word (not an option) keeps yargs' wording.
   if (!names.every(isOption)) return message;
+  const candidates = known.filter((k) => k.length >= 2 && k !== '$0' && k !== '_');
   const parts = names.map((name) => {
     const bare = name.replace(/^-+/, '');
-    let best: string | undefined;
-    let bestDistance = Number.POSITIVE_INFINITY;
-    for (const k of known) {
-      if (k.length < 2 || k === '$0' || k === '_') continue;
-      const d = distance(bare, k);
-      if (d < bestDistance) [best, bestDistance] = [k, d];
-    }
-    const limit = Math.min(2, Math.max(1, Math.floor(bare.length / 3)));
-    return best !== undefined && bestDistance <= limit
+    const best = closestName(bare, candidates);
+    return best !== undefined
       ? `unknown option --${bare}; did you mean --${best}?`
       : `unknown option --${bare}`;
   });

@@ -69,6 +69,7 @@ export * from './summarizers/prompts/update.ts';
 export * from './summarizers/reference-index.ts';
 export * from './summarizers/scripted-summarizer.ts';
 export * from './summarizers/summarizer-from.ts';
+export * from './text/closest-name.ts';
 export * from './text/line-truncate.ts';
 export * from './text/references.ts';
 export * from './text/trim.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonSchema, type ModelMessage, type ToolSet, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../examples/ai-sdk/agent.ts';
 import type { PipelineRun } from '../../src/core/index.ts';
@@ -37,7 +37,7 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
       const violations: string[] = [];
       const prompts: ModelMessage[][] = [];
       let k = 0;
-      const model = new MockLanguageModelV4({
+      const model = new MockLanguageModelV3({
         provider: 'anthropic.messages',
         doGenerate: async ({ prompt }) => {
           const neutral = fromModelMessages(prompt as unknown as ModelMessage[]);

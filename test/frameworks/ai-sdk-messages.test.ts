@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JSONValue } from '@ai-sdk/provider';
-import type { ModelMessage } from 'ai';
+import type { JSONValue, ModelMessage } from 'ai';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -491,9 +490,10 @@ describe('fromModelMessages / toModelMessages', () => {
       fc.string().map((content): ModelMessage => ({ role: 'system', content })),
       fc.string().map((content): ModelMessage => ({ role: 'user', content })),
       fc.array(userPart, { maxLength: 3 }).map((content): ModelMessage => ({ role: 'user', content })),
+      // AI SDK 7's `custom` and `reasoning-file` parts among them (this repository builds with AI SDK 6).
       fc
         .array(assistantPart, { maxLength: 4 })
-        .map((content): ModelMessage => ({ role: 'assistant', content })),
+        .map((content) => ({ role: 'assistant', content }) as ModelMessage),
       fc
         .array(toolPart, { minLength: 1, maxLength: 3 })
         .map((content): ModelMessage => ({ role: 'tool', content })),

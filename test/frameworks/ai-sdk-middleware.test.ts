@@ -7,7 +7,7 @@ import {
   tool,
   wrapLanguageModel,
 } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import type { PipelineRun } from '../../src/core/index.ts';
 import { ctxkitMiddleware, fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
@@ -36,7 +36,7 @@ describe('ctxkitMiddleware', () => {
   it('retries once on the recovered context when the provider answers context too long', async () => {
     let n = 0;
     const prompts: number[] = [];
-    const model = new MockLanguageModelV4({
+    const model = new MockLanguageModelV3({
       provider: 'anthropic.messages',
       doGenerate: async ({ prompt }) => {
         prompts.push(JSON.stringify(prompt).length);
@@ -67,7 +67,7 @@ describe('ctxkitMiddleware', () => {
       const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
       const violations: string[] = [];
       let k = 0;
-      const model = new MockLanguageModelV4({
+      const model = new MockLanguageModelV3({
         provider: 'anthropic.messages',
         doGenerate: async ({ prompt }) => {
           violations.push(

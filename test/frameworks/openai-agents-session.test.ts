@@ -72,7 +72,7 @@ describe('ctxkitSession', () => {
 
   it('forgets what it has seen when the session is cleared', async () => {
     const inner = new MemorySession();
-    const session = ctxkitSession(inner);
+    const session = ctxkitSession(inner, { contextWindow: 32_000 });
     await session.addItems([{ role: 'user', content: 'hello' }]);
     expect(await session.getItems()).toHaveLength(1);
     await session.clearSession();

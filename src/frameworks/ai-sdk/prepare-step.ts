@@ -1,39 +1,57 @@
 /**
  * `ctxkitPrepareStep({ contextWindow })`: the AI SDK's persisting hook. Before every step the agent
  * hands it the messages it holds; it runs ctxkit's pipeline with the provider rules of the step's model
- * and returns the prompt to send, which the SDK keeps for later steps. Messages no stage touched come
- * back as the caller's own objects; the raw history stays with the caller (`result.response.messages`
- * appended to it), and the hook recognises it on the next run.
+ * and returns the prompt to send (AI SDK 7 keeps it for later steps; 5 and 6 hand the raw history again).
+ * Messages no stage touched come back as the caller's own objects; the raw history stays with the
+ * caller (`result.response.messages` appended to it), and the hook recognises it on the next run. One
+ * context per conversation (its `conversation` id, else its first message), so one agent object can
+ * serve many conversations.
  *
  *   new ToolLoopAgent({ model, tools, prepareStep: ctxkitPrepareStep({ contextWindow: 128_000 }) })
  */
 import type { ModelMessage } from 'ai';
-import type { BudgetConfig, JsonValue, Message, PipelineRun, ToolDefinition } from '../../core/index.ts';
-import { type ContextOptions, CtxError, createContext, type IncrementalContext } from '../../core/index.ts';
+import {
+  createContext,
+  type IncrementalContext,
+  type JsonValue,
+  type Message,
+  type ToolDefinition,
+} from '../../core/index.ts';
+import { Conversations, conversationId, conversationOption, firstMessageKey } from '../conversations.ts';
+import { type CtxkitOptions, type ResolvedOptions, resolveOptions } from '../options.ts';
 import { dialectOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { toModelMessage } from './to-model-messages.ts';
 import { type ToolLike, toolDefinitions } from './tool-definitions.ts';
 
-export interface CtxkitAiSdkOptions extends Omit<ContextOptions, 'budget' | 'dialect'> {
-  /** The model's context window in tokens. */
-  contextWindow: number;
-  /** Budget overrides beyond the window (levels, reserved output). */
-  budget?: Partial<Omit<BudgetConfig, 'contextWindow'>>;
+/** The options of the AI SDK entries (and Mastra's): every entry's, with the tools in the AI SDK's shape. */
+export interface CtxkitAiSdkOptions extends CtxkitOptions {
   /**
-   * The agent's tools, counted in the estimate (prepareStep is not handed them): the tool set itself
-   * (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
+   * The agent's tools, counted in the estimate when the hook is not handed them (prepareStep is not):
+   * the tool set itself (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
    */
   tools?: readonly ToolDefinition[] | Readonly<Record<string, ToolLike>>;
-  /** Called with every pipeline run (reports, journal): tests, logging. */
-  onRun?: (run: PipelineRun) => void;
 }
 
-/** What `prepareStep` is given that this hook reads. */
+export interface CtxkitPrepareStepOptions extends CtxkitAiSdkOptions {
+  /**
+   * The id of the conversation a step belongs to, for one agent serving many conversations (the
+   * `experimental_context` or `runtimeContext` you pass to `generate`). Without it, a conversation is
+   * recognised by its first message.
+   */
+  conversation?: (step: PrepareStepInput) => string | number | undefined;
+}
+
+/** What `prepareStep` is given that this hook reads (AI SDK 5, 6 and 7). */
 export interface PrepareStepInput {
   messages: ModelMessage[];
   model?: string | { readonly provider: string };
+  /** AI SDK 7: the step's instructions (AI SDK 5 and 6 do not hand them: pass `system`). */
   instructions?: string | { content: string } | readonly { content: string }[] | undefined;
+  /** AI SDK 5 and 6: the `experimental_context` given to the call. */
+  experimental_context?: unknown;
+  /** AI SDK 7: the `runtimeContext` given to the call. */
+  runtimeContext?: unknown;
 }
 
 /** Keeps the two directions of the message conversion by identity, so that untouched messages are the caller's. */
@@ -71,49 +89,61 @@ export class MessageBridge {
   }
 }
 
-export function validateWindow(contextWindow: unknown): number {
-  if (
-    typeof contextWindow !== 'number' ||
-    !Number.isInteger(contextWindow) ||
-    contextWindow < 1024 ||
-    contextWindow > 10_000_000
-  )
-    throw new CtxError(
-      'invalid_config',
-      `contextWindow must be an integer from 1024 to 10,000,000 tokens, got ${String(contextWindow)}`,
-    );
-  return contextWindow;
+/** An AI SDK entry's options, validated (`resolveOptions` with the AI SDK's `tools`). */
+export function resolveAiSdkOptions(
+  entry: string,
+  options: unknown,
+  own: readonly string[] = [],
+): ResolvedOptions & { tools: Promise<readonly JsonValue[]> | undefined } {
+  const resolved = resolveOptions(entry, options, own);
+  const given = (options as CtxkitAiSdkOptions).tools;
+  return { ...resolved, tools: given === undefined ? undefined : resolveTools(given) };
 }
 
-/** The context and bridge behind a hook (shared by `prepareStep` and the middleware). */
-export function createAiSdkContext(options: CtxkitAiSdkOptions): {
+interface Conversation {
   context: IncrementalContext;
   bridge: MessageBridge;
-} {
-  const { contextWindow, budget, tools: _t, onRun: _o, ...rest } = options;
-  const context = createContext({
-    ...rest,
-    budget: { ...budget, contextWindow: validateWindow(contextWindow) },
-  });
-  return { context, bridge: new MessageBridge() };
 }
 
 export function ctxkitPrepareStep(
-  options: CtxkitAiSdkOptions,
+  options: CtxkitPrepareStepOptions,
 ): (input: PrepareStepInput) => Promise<{ messages: ModelMessage[] }> {
-  const { context, bridge } = createAiSdkContext(options);
-  let tools: Promise<readonly JsonValue[]> | undefined;
-  return async ({ messages, model, instructions }) => {
-    tools ??= resolveTools(options.tools);
-    const system = instructionsText(instructions);
+  const entry = 'ctxkitPrepareStep';
+  const { context, system: ownSystem, onRun, tools } = resolveAiSdkOptions(entry, options, ['conversation']);
+  const conversationOf = conversationOption<PrepareStepInput>(entry, options.conversation);
+  const conversations = new Conversations<Conversation>(() => ({
+    context: createContext(context),
+    bridge: new MessageBridge(),
+  }));
+  /** The key of a first message, by identity (the SDK hands the same objects step after step). */
+  const keys = new WeakMap<ModelMessage, string>();
+  const keyOf = (messages: readonly ModelMessage[]) => {
+    const first = messages.find((m) => m.role !== 'system');
+    if (!first) return firstMessageKey([]);
+    let key = keys.get(first);
+    if (key === undefined) {
+      key = firstMessageKey([fromModelMessage(first, 'key', new Map())]);
+      keys.set(first, key);
+    }
+    return key;
+  };
+  return async (input) => {
+    const { messages, model, instructions } = input;
+    const id = conversationId(conversationOf?.(input));
+    const conversation = conversations.get(id ?? keyOf(messages));
+    const { context: ctx, bridge } = conversation;
+    const system = instructionsText(instructions) ?? ownSystem;
     const dialect = dialectOf(model);
-    const run = await context.prepare(bridge.neutral(messages), {
+    const run = await ctx.prepare(bridge.neutral(messages), {
       ...(system !== undefined ? { system } : {}),
-      tools: await tools,
+      tools: (await tools) ?? [],
       ...(dialect ? { dialect } : {}),
     });
-    options.onRun?.(run);
-    return { messages: bridge.model(run.send) };
+    onRun?.(run);
+    const sent = bridge.model(run.send);
+    // AI SDK 7 hands the next step what this one returned: recognise the conversation by it too.
+    if (id === undefined) conversations.remember(keyOf(sent), conversation);
+    return { messages: sent };
   };
 }
 

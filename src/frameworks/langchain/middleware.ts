@@ -5,50 +5,56 @@
  * agent's state keeps the raw history (the checkpointer saves it as before), so nothing is lost and a
  * resumed thread is reduced again from it; untouched messages reach the model as the caller's own objects.
  *
- *   createAgent({ model, tools, middleware: [ctxkitMiddleware({ budget: { contextWindow: 128_000 } })] })
+ *   createAgent({ model, tools, middleware: [ctxkitMiddleware({ contextWindow: 128_000 })] })
  *
- * One reducer per thread: the thread id comes from `runtime.configurable.thread_id` when there is one.
+ * One reducer per thread: the thread id comes from `runtime.configurable.thread_id` when there is one,
+ * else the conversation is recognised by its first message.
  * Its state (what it has seen, its working context, the pipeline state) is kept in the graph state as
  * `ctxkitContext` after each model call, so the checkpointer saves it with the thread: a process that
  * resumes the thread picks the reducer up from there instead of reducing the raw history again.
  */
-import { createMiddleware } from 'langchain';
+import { type AgentMiddleware, createMiddleware } from 'langchain';
 import * as z from 'zod';
-import {
-  type ContextOptions,
-  type ContextRun,
-  type ContextState,
-  createContext,
-  type IncrementalContext,
-  isCtxError,
-} from '../../core/index.ts';
+import { type ContextState, createContext, type IncrementalContext, isCtxError } from '../../core/index.ts';
+import { Conversations, firstMessageKey } from '../conversations.ts';
+import { type CtxkitOptions, resolveOptions } from '../options.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
 import { toLangChainMessages } from './to-langchain.ts';
 import { langChainToolDefinitions } from './tools.ts';
 
-export type MiddlewareOptions = ContextOptions & {
-  /** Called with every run (reports, journal, estimate before and after). */
-  onRun?: (run: ContextRun) => void;
-};
+export interface CtxkitLangChainOptions extends CtxkitOptions {
+  /**
+   * Tool definitions to count instead of the tools the model call is bound to (`request.tools`, counted
+   * by default): LangChain tools or JSON definitions.
+   */
+  tools?: readonly unknown[];
+}
 
-/** At most this many threads' reducers are held; the oldest is dropped (it starts over from the raw history). */
-const MAX_THREADS = 256;
+/** @deprecated the name before every entry took the same options: `CtxkitLangChainOptions`. */
+export type MiddlewareOptions = CtxkitLangChainOptions;
 
 /** The graph state key the reducer's state is saved under (the checkpointer persists it). */
 export const CONTEXT_STATE_KEY = 'ctxkitContext';
 
-const stateSchema = z.object({ [CONTEXT_STATE_KEY]: z.unknown().optional() });
+const stateSchema: z.ZodObject<{ ctxkitContext: z.ZodOptional<z.ZodUnknown> }> = z.object({
+  [CONTEXT_STATE_KEY]: z.unknown().optional(),
+});
 
-function threadOf(runtime: unknown): string {
+/** The middleware `ctxkitMiddleware` returns: `createAgent`'s middleware with ctxkit's state key. */
+export type CtxkitLangChainMiddleware = AgentMiddleware<typeof stateSchema, undefined, unknown>;
+
+function threadOf(runtime: unknown): string | undefined {
   const id = (runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
-  return typeof id === 'string' ? id : '';
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
-export function ctxkitMiddleware(middlewareOptions: MiddlewareOptions = {}) {
-  const { onRun, ...options } = middlewareOptions;
+export function ctxkitMiddleware(middlewareOptions: CtxkitLangChainOptions): CtxkitLangChainMiddleware {
+  const { context, system: ownSystem, onRun } = resolveOptions('ctxkitMiddleware', middlewareOptions);
+  const ownTools = middlewareOptions.tools ? langChainToolDefinitions(middlewareOptions.tools) : undefined;
   /** The JSON definitions of a call's tools, converted once per tools array. */
   const definitions = new WeakMap<readonly unknown[], ReturnType<typeof langChainToolDefinitions>>();
   const toolsOf = (tools: readonly unknown[] | undefined) => {
+    if (ownTools) return ownTools;
     if (!tools) return [];
     let d = definitions.get(tools);
     if (!d) {
@@ -57,24 +63,26 @@ export function ctxkitMiddleware(middlewareOptions: MiddlewareOptions = {}) {
     }
     return d;
   };
-  const feeds = new Map<string, IncrementalContext>();
-  /** The thread's reducer: held in memory, else resumed from the state the checkpointer saved. */
-  const feedFor = (thread: string, saved: unknown) => {
-    let feed = feeds.get(thread);
+  const make = (saved?: unknown): IncrementalContext => {
+    try {
+      return createContext({
+        dialect: 'anthropic',
+        ...context,
+        ...(saved ? { state: saved as ContextState } : {}),
+      });
+    } catch (error) {
+      // A saved state this version cannot read (or a damaged one): start over from the raw history.
+      if (!isCtxError(error)) throw error;
+      return createContext({ dialect: 'anthropic', ...context });
+    }
+  };
+  /** Reducers by thread, else by the conversation's first message (a thread resumes from saved state). */
+  const feeds = new Conversations<IncrementalContext | undefined>(() => undefined);
+  const feedFor = (key: string, saved: unknown) => {
+    let feed = feeds.get(key);
     if (!feed) {
-      try {
-        feed = createContext({
-          dialect: 'anthropic',
-          ...options,
-          ...(saved ? { state: saved as ContextState } : {}),
-        });
-      } catch (error) {
-        // A saved state this version cannot read (or a damaged one): start over from the raw history.
-        if (!isCtxError(error)) throw error;
-        feed = createContext({ dialect: 'anthropic', ...options });
-      }
-      feeds.set(thread, feed);
-      if (feeds.size > MAX_THREADS) feeds.delete(feeds.keys().next().value as string);
+      feed = make(saved);
+      feeds.remember(key, feed);
     }
     return feed;
   };
@@ -84,15 +92,20 @@ export function ctxkitMiddleware(middlewareOptions: MiddlewareOptions = {}) {
     wrapModelCall: async (request, handler) => {
       const saved = (request.state as Record<string, unknown> | undefined)?.[CONTEXT_STATE_KEY];
       const history = fromLangChainMessages(request.messages);
-      const run = await feedFor(threadOf(request.runtime), saved).prepare(history, {
-        system: request.systemPrompt,
+      const thread = threadOf(request.runtime);
+      const key = thread !== undefined ? `thread:${thread}` : firstMessageKey(history);
+      const system = request.systemPrompt || ownSystem;
+      const run = await feedFor(key, saved).prepare(history, {
+        ...(system ? { system } : {}),
         tools: toolsOf(request.tools as readonly unknown[] | undefined),
       });
       onRun?.(run);
       return handler({ ...request, messages: toLangChainMessages(run.send) });
     },
+    // Saved with the thread (a checkpointer needs a thread id); without one there is nothing to resume.
     afterModel: (_state, runtime) => {
-      const feed = feeds.get(threadOf(runtime));
+      const thread = threadOf(runtime);
+      const feed = thread === undefined ? undefined : feeds.peek(`thread:${thread}`);
       return feed ? { [CONTEXT_STATE_KEY]: feed.toJSON() } : undefined;
     },
   });

@@ -23,19 +23,21 @@ import type { Processor } from '@mastra/core/processors';
 import type { ModelMessage } from 'ai';
 import {
   type ContextState,
+  createContext,
   type IncrementalContext,
   isContextOverflowError,
   isCtxError,
   type JsonValue,
-  type PipelineRun,
 } from '../../core/index.ts';
 import { dialectOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
-import { type CtxkitAiSdkOptions, createAiSdkContext, resolveTools } from '../ai-sdk/prepare-step.ts';
+import { fromModelMessage } from '../ai-sdk/from-model-messages.ts';
+import { type CtxkitAiSdkOptions, resolveAiSdkOptions } from '../ai-sdk/prepare-step.ts';
 import { type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
+import { Conversations, firstMessageKey } from '../conversations.ts';
 import { type HookContext, memoryOf, threadOf } from './thread-memory.ts';
 
-export type CtxkitMastraOptions = CtxkitAiSdkOptions & {
+export interface CtxkitMastraOptions extends CtxkitAiSdkOptions {
   /**
    * The memory the agent's threads live in (the object given to the `Agent` as `memory`), where the
    * processor saves its state. Mastra hands a processor the thread but not the memory object: without
@@ -43,13 +45,10 @@ export type CtxkitMastraOptions = CtxkitAiSdkOptions & {
    * part of Mastra; pass it to depend on nothing internal.
    */
   memory?: MastraMemory;
-};
+}
 
 /** The thread metadata key the processor's state is saved under. */
 export const THREAD_STATE_KEY = 'ctxkit';
-
-/** At most this many threads' contexts are held; the oldest is dropped (it resumes from thread metadata). */
-const MAX_THREADS = 256;
 
 function providerOf(model: unknown): { readonly provider: string } | undefined {
   return typeof model === 'object' &&
@@ -77,8 +76,12 @@ interface ThreadFeed {
 }
 
 export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
-  const feeds = new Map<string, ThreadFeed>();
-  const ownTools = options.tools === undefined ? undefined : resolveTools(options.tools);
+  const {
+    context: contextOptions,
+    system: ownSystem,
+    onRun,
+    tools: ownTools,
+  } = resolveAiSdkOptions('ctxkitProcessor', options, ['memory']);
   /** The JSON definitions of a step's tool set, converted once per tool set. */
   const definitions = new WeakMap<object, ReturnType<typeof toolDefinitions>>();
   const toolsOf = (tools: Record<string, unknown>) => {
@@ -92,22 +95,30 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
   let dialect: ReturnType<typeof dialectOf>;
   let last: ThreadFeed | undefined;
 
-  const { memory: _memory, ...contextOptions } = options;
   const fresh = (state?: ContextState): IncrementalContext => {
-    if (state === undefined) return createAiSdkContext(contextOptions).context;
+    if (state === undefined) return createContext(contextOptions);
     try {
-      return createAiSdkContext({ ...contextOptions, state }).context;
+      return createContext({ ...contextOptions, state });
     } catch (error) {
       // A saved state this version cannot read (or a damaged one): start over from the raw history.
       if (!isCtxError(error)) throw error;
-      return createAiSdkContext(contextOptions).context;
+      return createContext(contextOptions);
     }
   };
+  /** Contexts by thread (held ones; others resume from thread metadata), else by first message. */
+  const feeds = new Conversations<ThreadFeed | undefined>(() => undefined);
 
   /** The thread's context: held in memory, else resumed from the thread's metadata. */
-  const feedFor = async (hook: HookContext): Promise<{ feed: ThreadFeed; thread?: string }> => {
+  const feedFor = async (
+    hook: HookContext,
+    rest: readonly ModelMessage[],
+  ): Promise<{ feed: ThreadFeed; thread?: string }> => {
     const thread = threadOf(hook);
-    const key = thread ?? '';
+    const first = rest[0];
+    const key =
+      thread !== undefined
+        ? `thread:${thread}`
+        : firstMessageKey(first ? [fromModelMessage(first, 'key', new Map())] : []);
     let feed = feeds.get(key);
     if (!feed) {
       const memory = thread ? memoryOf(hook, options.memory) : undefined;
@@ -119,8 +130,7 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
         bridge: new DigestBridge(context.toJSON().working.map((m) => m.id)),
         ...(memory ? { memory } : {}),
       };
-      feeds.set(key, feed);
-      if (feeds.size > MAX_THREADS) feeds.delete(feeds.keys().next().value as string);
+      feeds.remember(key, feed);
     }
     return thread ? { feed, thread } : { feed };
   };
@@ -148,32 +158,30 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
     async processLLMRequest(args) {
       const { prompt, model } = args;
       const tools = await (ownTools ?? (args.state?.[TOOLS_KEY] as Promise<JsonValue[]> | undefined) ?? []);
-      const { feed, thread } = await feedFor(args);
+      const all = prompt as unknown as ModelMessage[];
+      const systems = all.filter((m) => m.role === 'system');
+      const rest = all.filter((m) => m.role !== 'system');
+      const { feed, thread } = await feedFor(args, rest);
       last = feed;
       dialect = dialectOf(providerOf(model));
-      const system = (prompt as unknown as ModelMessage[])
-        .filter((m) => m.role === 'system')
-        .map((m) => m.content as string)
-        .join('\n\n');
-      const rest = (prompt as unknown as ModelMessage[]).filter((m) => m.role !== 'system');
+      const system = systems.map((m) => m.content as string).join('\n\n') || ownSystem;
       const { messages, back } = feed.bridge.neutral(rest);
-      const run: PipelineRun = await feed.context.prepare(messages, {
+      const run = await feed.context.prepare(messages, {
         ...(system ? { system } : {}),
         tools,
         ...(dialect ? { dialect } : {}),
       });
-      options.onRun?.(run);
+      onRun?.(run);
       await save(feed, thread);
-      const systems = (prompt as unknown as ModelMessage[]).filter((m) => m.role === 'system');
       return { prompt: [...systems, ...feed.bridge.model(run.send, back)] as unknown as LLMRequestPrompt };
     },
     async processAPIError(args) {
       if (!isContextOverflowError(args.error)) return undefined;
       const thread = threadOf(args);
-      const feed = feeds.get(thread ?? '') ?? last;
+      const feed = (thread !== undefined ? feeds.peek(`thread:${thread}`) : undefined) ?? last;
       if (!feed) return undefined;
       const run = await feed.context.recoverOverflow(args.error, dialect ? { dialect } : {});
-      options.onRun?.(run);
+      onRun?.(run);
       await save(feed, thread);
       return { retry: run.retry };
     },

@@ -5,24 +5,27 @@
  * reduced; untouched items come back as the stored objects) and returns what fits the window. So
  * whatever ctxkit folds or spills stays recoverable from `inner`, as the journal says.
  *
- *   run(agent, input, { session: ctxkitSession(new MemorySession(), { budget: { contextWindow: 128_000 } }) })
+ *   run(agent, input, { session: ctxkitSession(new MemorySession(), { contextWindow: 128_000 }) })
+ *
+ * What it is: the runner reads a session once, when a run starts, so the view keeps what a run starts
+ * from under the window, not the run's own steps (a run of many large tool results still grows past
+ * it). To keep every model call of a run under the window, use `ctxkitInputFilter` (with any session,
+ * which then stores the raw log).
  *
  * A server-side compaction (`replaceHistoryWithCompaction`) is appended, not replaced: its leading
  * `compaction` item becomes the replay boundary — the view starts there — while the items before it
  * stay in the raw log.
  */
 import type { AgentInputItem, Session } from '@openai/agents';
-import { type ContextOptions, createContext, type IncrementalContext } from '../../core/index.ts';
+import { createContext, type IncrementalContext } from '../../core/index.ts';
+import { resolveOptions } from '../options.ts';
 import { fromAgentInputItems } from './from-agent-items.ts';
+import type { CtxkitAgentsOptions } from './input-filter.ts';
 import { toAgentInputItems } from './to-agent-items.ts';
 import { agentToolDefinitions } from './tools.ts';
 
-export type CtxkitSessionOptions = ContextOptions & {
-  /** Instructions counted with the history (the agent's own `instructions`). */
-  system?: string;
-  /** The agent's tools (`agent.tools`), counted with the history: a session is not handed them. */
-  tools?: readonly unknown[];
-};
+/** Every entry's options; `system` and `tools` (the agent's) are counted, since a session is not handed them. */
+export type CtxkitSessionOptions = CtxkitAgentsOptions;
 
 export interface CtxkitSession extends Session {
   /** The session the raw log lives in. */
@@ -40,9 +43,9 @@ function fromBoundary(items: AgentInputItem[]): AgentInputItem[] {
   return items;
 }
 
-export function ctxkitSession(inner: Session, options: CtxkitSessionOptions = {}): CtxkitSession {
-  const { system, tools: agentTools, ...contextOptions } = options;
-  const tools = agentToolDefinitions(agentTools);
+export function ctxkitSession(inner: Session, options: CtxkitSessionOptions): CtxkitSession {
+  const { context: contextOptions, system, onRun } = resolveOptions('ctxkitSession', options);
+  const tools = agentToolDefinitions(options.tools);
   let context = createContext({ dialect: 'responses', ...contextOptions });
   return {
     inner,
@@ -57,6 +60,7 @@ export function ctxkitSession(inner: Session, options: CtxkitSessionOptions = {}
         ...(system !== undefined ? { system } : {}),
         tools,
       });
+      onRun?.(run);
       const view = toAgentInputItems(run.send);
       return limit !== undefined && limit >= 0 ? view.slice(Math.max(0, view.length - limit)) : view;
     },

@@ -1,11 +1,11 @@
 /**
  * `summarizerFrom` over the model clients users already have, written as docs/providers.md shows:
- * the AI SDK's `generateText` (on its `MockLanguageModelV4`) and a LangChain chat model's `invoke`
+ * the AI SDK's `generateText` (on its `MockLanguageModelV3`) and a LangChain chat model's `invoke`
  * (`FakeListChatModel`). No network; the point is that the call shape plugs in as documented.
  */
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { generateText } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { user } from '../../../src/core/messages/builders.ts';
 import type { SummarizeRequest } from '../../../src/core/ports.ts';
@@ -22,7 +22,7 @@ const answer = '{"summary": "## Goal\\nStore on Postgres", "memories": []}';
 describe('summarizerFrom', () => {
   it('summarizes through the AI SDK generateText with its usage when wrapped as documented', async () => {
     const seen: Array<{ prompt: unknown; maxOutputTokens: unknown }> = [];
-    const model = new MockLanguageModelV4({
+    const model = new MockLanguageModelV3({
       doGenerate: async ({ prompt, maxOutputTokens }) => {
         seen.push({ prompt, maxOutputTokens });
         return {
