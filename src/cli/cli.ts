@@ -3,6 +3,9 @@
  * renders; exit codes are named in `io.ts` (0 pass, 1 expectation failed, 2 usage or invalid input).
  * The `bench` group carries the token and memory benchmarks when their modules are present.
  */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import pkg from '../../package.json' with { type: 'json' };
 import { closestName } from '../core/index.ts';
@@ -38,6 +41,36 @@ const BENCH_MODULES: Array<[string, string, () => Promise<Record<string, unknown
   ['compaction', 'benchCompactionCommand', () => import('./commands/bench-compaction.ts')],
 ];
 
+/** The optional packages a benchmark cannot load without (the others it names when it runs). */
+const BENCH_NEEDS: Record<string, readonly string[]> = { memory: ['better-sqlite3', 'drizzle-orm'] };
+
+/** Whether a package resolves from the CLI (the installed package, or the repository). */
+function installed(name: string): boolean {
+  try {
+    import.meta.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a benchmark could not load: every package it needs that is missing, in one line (the import
+ * error names only the first one it hit: drizzle-orm, where better-sqlite3 is missing too).
+ */
+export function benchUnavailable(
+  what: string,
+  error: unknown,
+  isInstalled: (name: string) => boolean = installed,
+): string {
+  const missing = (BENCH_NEEDS[what] ?? []).filter((n) => !isInstalled(n));
+  if (missing.length === 1)
+    return `the optional package ${missing[0]} is not installed (npm install ${missing[0]})`;
+  if (missing.length > 1)
+    return `the optional packages ${missing.join(' and ')} are not installed (npm install ${missing.join(' ')})`;
+  return missingPackageMessage(error) ?? (error as Error).message;
+}
+
 /**
  * A bench subcommand module exports a command object, or a factory taking the CLI env. Only the
  * benchmark named on the command line is loaded (all of them for `bench --help`): one whose optional
@@ -52,7 +85,7 @@ async function benchCommands(env: CliEnv, argv: readonly string[]): Promise<AnyC
     try {
       mod = await load();
     } catch (e) {
-      const reason = missingPackageMessage(e) ?? (e as Error).message;
+      const reason = benchUnavailable(what, e);
       out.push({
         command: what,
         describe: `(unavailable: ${reason})`,
@@ -117,6 +150,47 @@ export function withSuggestion(message: string, known: readonly string[], argv: 
   return parts.join('; ');
 }
 
+/**
+ * The options in `argv` that the command does not know (`--jsno` in `inspect --jsno file`, where yargs
+ * takes `file` as the option's value and reports the missing positional instead).
+ */
+export function unknownOptions(argv: readonly string[], known: readonly string[]): string[] {
+  const names = new Set(known);
+  const out: string[] = [];
+  for (const a of argv) {
+    if (a === '--') break;
+    if (!/^--?[A-Za-z]/.test(a)) continue;
+    const name = a.replace(/^-+/, '').replace(/=.*$/, '');
+    const negated = name.startsWith('no-') ? name.slice(3) : undefined;
+    const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (names.has(name) || names.has(camel) || (negated !== undefined && names.has(negated))) continue;
+    out.push(name);
+  }
+  return out;
+}
+
+/** The CLI page of the docs: `docs/cli.md` of the installed package (or the repository). */
+function docsPage(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const page = join(dir, 'docs', 'cli.md');
+    if (existsSync(page)) return page;
+    dir = dirname(dir);
+  }
+  return 'docs/cli.md of the ctxkit repository';
+}
+
+const EXAMPLES: ReadonlyArray<[string, string]> = [
+  ["$0 replay 'fixtures/**/*.json'", 'Replay every fixture (CI): exit 0 pass, 1 fail, 2 usage'],
+  ['$0 inspect session.jsonl --window 128000', 'What a transcript holds and what the next pre-flight does'],
+  ['$0 inspect session.jsonl --window 60000 --html view.html', 'The same as one offline HTML page'],
+  [
+    '$0 compact session.jsonl --window 32000 --out compacted.json',
+    'Compact it; the journal goes to compacted.json.journal.json',
+  ],
+  ['$0 bench tokens', 'Token estimation against real tokenizers'],
+];
+
 export interface Cli {
   /** Parses `argv`, runs the command and resolves to its exit code. */
   run(): Promise<ExitCode>;
@@ -154,6 +228,10 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
       let program: Argv = yargs([...argv])
         .scriptName('ctxcheck')
         .usage('$0 <command> [options]');
+      for (const [example, what] of EXAMPLES) program = program.example(example, what);
+      program = program.epilogue(
+        `Transcripts: Claude Code JSONL, OpenAI Chat and Responses, Anthropic or Gemini JSON.\nDocs: ${docsPage()}`,
+      );
       for (const c of commands) program = program.command(c);
       program = program
         .demandCommand(1, 'choose a command')
@@ -171,6 +249,11 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
             program as unknown as { getOptions(): { key?: Record<string, unknown> } }
           ).getOptions();
           const known = Object.keys(options.key ?? {});
+          // A mistyped option is the error to name, before what it caused: the positional it took as
+          // its value (`inspect --jsno file`: "missing <transcript>"), the option it stood for
+          // (`compact --windw 1000 …`: "Missing required argument: window").
+          const stray = unknownOptions(argv, known);
+          if (stray.length > 0) msg = `Unknown arguments: ${stray.join(', ')}`;
           throw new UsageError(withSuggestion(usageMessage(msg, argv, commands), known, argv));
         });
       try {

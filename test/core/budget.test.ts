@@ -33,17 +33,26 @@ describe('createBudget', () => {
     expect(() => createBudget({ contextWindow: -5 })).toThrow(/budget\.contextWindow/);
   });
 
-  it('refuses a window that leaves nothing to send after the reserve, naming the smallest that works', () => {
+  it('refuses a window that does not exceed the reserve, naming the smallest that works', () => {
     expect(() => createBudget({ contextWindow: 16000 })).toThrow(
-      'budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000 and blockingBuffer 3000; the smallest window that works with these settings is 19001',
+      'budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000; the smallest window that works with this reserve is 16001',
     );
-    expect(smallestWindow({ reserveOutput: 16000, blockingBuffer: 3000 })).toBe(19001);
+    expect(smallestWindow({ reserveOutput: 16000 })).toBe(16001);
+  });
+
+  it('clamps buffers larger than the usable input to 1 when the window exceeds the reserve (KosmoKrator)', () => {
+    // KosmoKrator's ContextBudgetTest: a buffer larger than what the window leaves gives a level of 1.
+    const b = createBudget({ contextWindow: 18000 });
+    expect([b.usable, b.warning, b.autoCompact, b.blocking]).toEqual([2000, 1, 1, 1]);
+    expect(b.level(0)).toBe('ok');
+    expect(b.level(1)).toBe('block');
+    expect(createBudget({ contextWindow: 16001 }).usable).toBe(1);
     expect(createBudget({ contextWindow: 19001 }).blocking).toBe(1);
   });
 
   it("names the preset when the preset's reserve leaves nothing to send", () => {
     expect(() => createPipeline({ preset: 'kosmokrator', budget: { contextWindow: 16000 } })).toThrow(
-      /^preset kosmokrator: budget\.contextWindow: .* smallest window that works with these settings is 19001$/,
+      /^preset kosmokrator: budget\.contextWindow: .* smallest window that works with this reserve is 16001$/,
     );
   });
 

@@ -6,7 +6,7 @@
  * are dropped from the output: they counted the uncompacted context, and read back as the anchor of
  * the compacted one they would be wrong (`inspect` reported 88 tokens for a 5,336-token result).
  */
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -31,6 +31,16 @@ import {
   type OutputFormat,
   serializeTranscript,
 } from '../transcripts/write-transcript.ts';
+
+/**
+ * The default journal, `<out>.journal.json`, beside a file written with `--out`; none when `--out` is a
+ * device or a pipe (`/dev/null`, `/dev/stdout`), where no file can sit beside it.
+ */
+async function besideOut(out: string | undefined, cwd: string): Promise<string | undefined> {
+  if (!out) return undefined;
+  const written = await stat(resolve(cwd, out)).catch(() => undefined);
+  return written && !written.isFile() ? undefined : `${out}.journal.json`;
+}
 
 export interface CompactOptions {
   transcript: string;
@@ -100,7 +110,7 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
   const text = serializeTranscript(messages, format, transcript.header);
   if (options.out) await writeFile(resolve(io.cwd, options.out), text);
   else io.out(text);
-  const journalFile = options.journal ?? (options.out ? `${options.out}.journal.json` : undefined);
+  const journalFile = options.journal ?? (await besideOut(options.out, io.cwd));
   const journal = {
     preset: options.preset,
     window: options.window,
@@ -124,7 +134,7 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
       `${r.stage.padEnd(26)} ${r.status.padEnd(8)} ${r.tokensBefore} → ${r.tokensAfter}${r.error ? `  error: ${r.error}` : r.detail ? `  ${r.detail}` : ''}`,
     );
   log(
-    `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : ' (not written: pass --out FILE or --journal FILE)'}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
+    `${transcript.messages.length} → ${run.messages.length} messages, ${run.estimate.before} → ${run.estimate.after} tokens (level ${run.estimate.level}); ${run.journal.length} journal entries${journalFile ? ` in ${journalFile}` : options.out ? ' (not written: pass --journal FILE)' : ' (not written: pass --out FILE or --journal FILE)'}${options.out ? `; wrote ${options.out} (${format})` : ''}`,
   );
   if (dropped > 0) log(`provider usage of ${dropped} messages dropped (it counted the uncompacted context)`);
   if (run.estimate.level === 'block' && options.allowBlock !== true) {

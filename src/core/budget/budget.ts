@@ -53,13 +53,15 @@ export interface ContextBudget extends Readonly<BudgetConfig> {
 
 export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget {
   const c = { ...BUDGET_DEFAULTS, ...parseWith(budgetConfigSchema, config, ['budget']) } as BudgetConfig;
+  // KosmoKrator clamps a buffer larger than the usable input to 1 (its ContextBudgetTest): a small
+  // window with the default buffers works, every send at block level. Only a window that does not
+  // exceed the output reserve leaves nothing at all to send.
   const floor = smallestWindow(c);
   if (c.contextWindow < floor) {
     throw new CtxError(
       'invalid_config',
       `a ${c.contextWindow}-token window leaves nothing that can be sent after reserveOutput ` +
-        `${c.reserveOutput} and blockingBuffer ${c.blockingBuffer}; ` +
-        `the smallest window that works with these settings is ${floor}`,
+        `${c.reserveOutput}; the smallest window that works with this reserve is ${floor}`,
       { path: 'budget.contextWindow' },
     );
   }
@@ -67,11 +69,11 @@ export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget 
 }
 
 /**
- * The smallest window whose usable input still sits above the blocking buffer; below it every send
- * is at block level from its first token.
+ * The smallest window that leaves anything to send: one token above the output reserve (the levels
+ * of a window this small clamp to 1, as KosmoKrator's do).
  */
-export function smallestWindow(c: Pick<BudgetConfig, 'reserveOutput' | 'blockingBuffer'>): number {
-  return c.reserveOutput + c.blockingBuffer + 1;
+export function smallestWindow(c: Pick<BudgetConfig, 'reserveOutput'>): number {
+  return c.reserveOutput + 1;
 }
 
 /** 003's trigger configuration (SEED-RULES §5.4). */

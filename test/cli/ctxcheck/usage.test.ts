@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { benchUnavailable } from '../../../src/cli/cli.ts';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../support/fake-openai-server.ts';
 import { ctxcheck, tempDir, writeJson } from './helpers.ts';
 
@@ -41,6 +42,9 @@ describe('ctxcheck usage errors', () => {
     [['inspect'], 'ctxcheck: missing <transcript>'],
     [['replay'], 'ctxcheck: missing <globs>'],
     [['bench'], 'ctxcheck: missing <what>'],
+    // A mistyped option before the positional takes it as its value: still the option is named.
+    [['inspect', '--jsno', 'chat.json'], 'ctxcheck: unknown option --jsno; did you mean --json?'],
+    [['compact', '--windw', '1000', 'chat.json'], 'ctxcheck: unknown option --windw; did you mean --window?'],
   ])('%j exits 2 with one line and no command output', async (args, line) => {
     const r = await ctxcheck(args, dir);
     expect(r.code).toBe(2);
@@ -53,6 +57,35 @@ describe('ctxcheck usage errors', () => {
   it('says where the journal went, or that it was not written, when compact runs without --out', async () => {
     const r = await ctxcheck(['compact', 'chat.json', '--window', '4000', '--allow-block'], dir);
     expect(r.stderr).toMatch(/\d+ journal entries \(not written: pass --out FILE or --journal FILE\)/);
+  });
+
+  it('does not write <out>.journal.json beside a device when --out is one (/dev/null)', async () => {
+    const { existsSync, rmSync } = await import('node:fs');
+    const beside = '/dev/null.journal.json';
+    const r = await ctxcheck(
+      ['compact', 'chat.json', '--window', '4000', '--allow-block', '--out', '/dev/null'],
+      dir,
+    );
+    const wrote = existsSync(beside);
+    if (wrote) rmSync(beside); // what the code before this test did, as root
+    expect(r.code, r.stderr).toBe(0);
+    expect(wrote).toBe(false);
+    expect(r.stdout + r.stderr).toMatch(/journal entries \(not written: pass --journal FILE\)/);
+  });
+
+  it('shows examples and where the docs are with --help', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const r = await ctxcheck(['--help'], dir);
+      expect(r.code).toBe(0);
+      const help = log.mock.calls.map((c) => String(c[0])).join('\n');
+      expect(help).toContain('Examples:');
+      expect(help).toContain("ctxcheck replay 'fixtures/**/*.json'");
+      expect(help).toContain('ctxcheck inspect session.jsonl --window 128000');
+      expect(help).toMatch(/Docs: .*docs\/cli\.md/);
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('runs the command when the arguments are valid', async () => {
@@ -71,6 +104,26 @@ describe('ctxcheck usage errors', () => {
     } finally {
       log.mockRestore();
     }
+  });
+});
+
+describe('benchUnavailable', () => {
+  const error = Object.assign(new Error("Cannot find package 'drizzle-orm' imported from /x.mjs"), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
+  it('names every package bench memory needs that is missing, not only the first one imported', () => {
+    expect(benchUnavailable('memory', error, () => false)).toBe(
+      'the optional packages better-sqlite3 and drizzle-orm are not installed (npm install better-sqlite3 drizzle-orm)',
+    );
+    expect(benchUnavailable('memory', error, (n) => n === 'drizzle-orm')).toBe(
+      'the optional package better-sqlite3 is not installed (npm install better-sqlite3)',
+    );
+  });
+
+  it('gives the import error when the packages a benchmark needs are there', () => {
+    expect(benchUnavailable('tokens', error, () => true)).toBe(
+      'the optional package drizzle-orm is not installed (npm install drizzle-orm)',
+    );
   });
 });
 
