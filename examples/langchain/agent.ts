@@ -63,6 +63,8 @@ export function makeAgent(model: RuleCheckingModel, contextWindow: number) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const model = new RuleCheckingModel(8);
   const agent = makeAgent(model, Number(process.argv[2] ?? 32_000));
-  const out = await agent.invoke({ messages: [{ role: 'user', content: 'Read every part.' }] });
+  // Each model call is three graph steps with ctxkit (model, tools, and the middleware's afterModel):
+  // LangGraph's default recursionLimit (25) stops an agent at 8 tool calls.
+  const out = await agent.invoke({ messages: [{ role: 'user', content: 'Read every part.' }] }, { recursionLimit: 100 });
   console.log(`${model.calls} model calls, ${model.violations.length} rule violations: ${out.messages.at(-1)?.content}`);
 }

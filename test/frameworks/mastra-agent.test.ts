@@ -30,6 +30,16 @@ describe('ctxkitProcessor (examples/mastra)', () => {
     ).toBeLessThanOrEqual(3);
   });
 
+  it('passes the message list through in Mastra 1 and throws naming @mastra/core 1.x when Mastra 0.x calls processInput', () => {
+    const p = ctxkitProcessor({ contextWindow: 32_000 });
+    const messageList = {};
+    expect(p.processInput({ messages: [], messageList, state: {} } as never)).toBe(messageList);
+    // Mastra 0.x hands processInput { messages, abort, tracingContext } and skips a processor without it.
+    expect(() => p.processInput({ messages: [], abort: () => {} } as never)).toThrow(
+      /ctxkitProcessor needs @mastra\/core 1\.x/,
+    );
+  });
+
   it('asks Mastra to retry after a context overflow and not after another error', async () => {
     const p = ctxkitProcessor({ contextWindow: 32_000 });
     await p.processLLMRequest({

@@ -5,20 +5,23 @@
  * `wrangler deploy --dry-run` and answering in Miniflare, and the `ctxcheck` CLI. First with
  * nothing but what `npm install ctxkit` brings (zod), then with the optional peers linked in.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Consumer,
   denoBinary,
+  type Exec,
   exec,
+  installedVersion,
   installFigures,
   installNextTo,
   linkOptionalPeers,
   packAndInstall,
   REPO_MODULES,
   ROOT,
+  runExample,
   tarballFiles,
 } from '../support/package-consumer.ts';
 
@@ -61,16 +64,45 @@ async function tsc(
 }
 
 describe('the tarball', () => {
-  it('holds dist, CHANGELOG, README, LICENSE and package.json only', async () => {
+  it('holds dist, the CLI docs page, CHANGELOG, README, LICENSE and package.json only', async () => {
     const files = await tarballFiles(c.tarball);
     const outside = files.filter((f) => !f.startsWith('dist/'));
-    expect(outside).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
+    expect(outside).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'docs/cli.md', 'package.json']);
     expect(files).toContain('dist/core/index.js');
     expect(files).toContain('dist/core/index.d.ts');
     expect(files).toContain('dist/bin/ctxcheck.mjs');
     expect(files).toContain('dist/migrations/meta/_journal.json');
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
   });
+
+  it('holds what a build with every dev dependency writes: npm run pack needs no framework installed', async () => {
+    // The tarball was built from a copy of the sources with the build packages alone (scripts/pack.mjs
+    // --stage); the same build here, with node_modules holding every framework, writes the same bytes.
+    const full = join(c.dir, 'full-build');
+    const built = await exec(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--out', full]);
+    expect(built.code, built.stderr).toBe(0);
+    const unpacked = join(c.dir, 'unpacked');
+    await mkdir(unpacked);
+    const tar = await exec('tar', ['-xzf', c.tarball, '-C', unpacked]);
+    expect(tar.code, tar.stderr).toBe(0);
+    const packed = join(unpacked, 'package', 'dist');
+    const files = (await tarballFiles(c.tarball)).filter((f) => f.startsWith('dist/')).map((f) => f.slice(5));
+    expect(files.length).toBeGreaterThan(300);
+    const differ: string[] = [];
+    for (const f of files) {
+      const [a, b] = await Promise.all([
+        readFile(join(packed, f)),
+        readFile(join(full, f)).catch(() => null),
+      ]);
+      if (b === null || !a.equals(b)) differ.push(f);
+    }
+    expect(differ).toEqual([]);
+    const written = (await readdir(full, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => relative(full, join(e.parentPath, e.name)))
+      .sort();
+    expect(written).toEqual([...files].sort());
+  }, 300_000);
 
   it('publishes cleanly in a dry run: public, no package.json corrections, a changelog section for its version', async () => {
     const publish = await exec(
@@ -341,6 +373,8 @@ export default {
     const help = await exec(bin, ['--help'], { cwd: c.project });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('ctxcheck replay <globs..>');
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain(`Docs: ${join(c.project, 'node_modules', 'ctxkit', 'docs', 'cli.md')}`);
     const version = await exec(bin, ['--version'], { cwd: c.project });
     expect(version.stdout.trim()).toBe(
       JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version,
@@ -372,12 +406,18 @@ export default {
     expect(llm.code).toBe(2);
     expect(llm.stderr).toContain('--llm: the optional package openai is not installed (npm install openai)');
     expect(help.stderr + replay.stderr).not.toMatch(/tsx/);
+    // Each package a benchmark needs is named at once (it named drizzle-orm alone before).
+    const memory = await exec(bin, ['bench', 'memory', '--locomo', 'none.json'], { cwd: c.project });
+    expect(memory.code).toBe(2);
+    expect(memory.stderr.trim()).toBe(
+      'ctxcheck: bench memory unavailable: the optional packages better-sqlite3 and drizzle-orm are not installed (npm install better-sqlite3 drizzle-orm)',
+    );
   });
 });
 
-describe('next to the openai SDK (optional peer >=6.49 <8)', () => {
-  // A fake Chat Completions endpoint through the SDK's own `fetch` option: the real SDK, no network.
-  const summarize = `import { createOpenAISummarizer, isRetryable, loadOpenAI } from 'ctxkit/providers';
+// ctxkit/providers through the installed openai SDK: a fake Chat Completions endpoint through the SDK's
+// own `fetch` option (the real SDK, no network).
+const summarizeScript = `import { createOpenAISummarizer, isRetryable, loadOpenAI } from 'ctxkit/providers';
 import { fromOpenAI } from 'ctxkit';
 import { readFileSync } from 'node:fs';
 const fetch = async (url, init) => {
@@ -393,95 +433,151 @@ const version = JSON.parse(readFileSync('node_modules/openai/package.json', 'utf
 console.log(JSON.stringify({ summary: r.summary, usage: r.usage, retry503: isRetryable(sdk.APIError.generate(503, {}, 'busy', new Headers())), version }));
 `;
 
-  it.each(['6', '7'])(
-    'installs without --legacy-peer-deps and summarizes through the real SDK next to openai@%s',
-    async (major) => {
-      const { project } = await installNextTo(c, `with-openai-${major}`, [`openai@${major}`]);
-      const ls = await exec('npm', ['ls', 'openai', 'ctxkit'], { cwd: project });
-      expect(ls.code, ls.stdout + ls.stderr).toBe(0);
-      await writeFile(join(project, 'sdk.mjs'), summarize);
-      const r = await exec(process.execPath, ['sdk.mjs'], { cwd: project });
-      expect(r.code, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout);
-      expect(out.version.split('.')[0]).toBe(major);
-      expect(out).toMatchObject({
-        summary: 'via the sdk',
-        usage: { inputTokens: 3, outputTokens: 2 },
-        retry503: true,
-      });
-    },
-    300_000,
-  );
-});
+/** The SDK summarizer of ctxkit/providers works through the project's openai of major `major`. */
+async function expectSdkSummary(project: string, major: string) {
+  const ls = await exec('npm', ['ls', 'openai', 'ctxkit'], { cwd: project });
+  expect(ls.code, ls.stdout + ls.stderr).toBe(0);
+  await writeFile(join(project, 'sdk.mjs'), summarizeScript);
+  const r = await exec(process.execPath, ['sdk.mjs'], { cwd: project });
+  expect(r.code, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout);
+  expect(out.version.split('.')[0]).toBe(major);
+  expect(out).toMatchObject({
+    summary: 'via the sdk',
+    usage: { inputTokens: 3, outputTokens: 2 },
+    retry503: true,
+  });
+}
 
-// One real hook of each framework, from the installed packages: the AI SDK's generateText on its own
-// mock model with ctxkitPrepareStep, a LangChain createAgent on a fake chat model with ctxkitMiddleware,
-// an Agents SDK MemorySession behind ctxkitSession, and Mastra's processor on a step's messages.
-const frameworksScript = `import { readFileSync } from 'node:fs';
-import { generateText } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
-import { createAgent } from 'langchain';
-import { FakeListChatModel } from '@langchain/core/utils/testing';
-import { MemorySession } from '@openai/agents';
+/** The model calls an example printed (`model call k: n messages, c characters`). */
+function modelCalls(stdout: string): Array<{ messages: number; characters: number }> {
+  return [...stdout.matchAll(/^model call \d+: (\d+) messages, (\d+) characters$/gm)].map((m) => ({
+    messages: Number(m[1]),
+    characters: Number(m[2]),
+  }));
+}
+
+/**
+ * The AI SDK example: twelve reads of a 23,000-character file at a 32K window. Sent whole, the last
+ * prompt would hold about 276,000 characters; every prompt ctxkit sends stays under 4 characters a token
+ * of the window (a bound from the characters the mock model saw, not from ctxkit's own count).
+ */
+function expectAiSdkExample(r: Exec) {
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toContain('13 steps: Read all twelve files.');
+  const seen = modelCalls(r.stdout);
+  expect(seen).toHaveLength(13);
+  expect(Math.max(...seen.map((c) => c.characters))).toBeLessThan(4 * 32_000);
+  // It did reduce: some prompt holds fewer messages than the one before it.
+  expect(seen.some((c, i) => i > 0 && c.messages < seen[i - 1]!.messages)).toBe(true);
+}
+
+/** AI SDK 5 has no ToolLoopAgent: `generateText` with `prepareStep`, on its MockLanguageModelV2. */
+const aiSdk5Script = `import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV2 } from 'ai/test';
 import { ctxkitPrepareStep } from 'ctxkit/ai-sdk';
-import { ctxkitMiddleware } from 'ctxkit/langchain';
-import { ctxkitSession } from 'ctxkit/openai-agents';
-import { ctxkitProcessor } from 'ctxkit/mastra';
-const seen = [];
-const model = new MockLanguageModelV4({
+let step = 0;
+const sizes = [];
+const model = new MockLanguageModelV2({
+  provider: 'anthropic.messages',
   doGenerate: async ({ prompt }) => {
-    seen.push(prompt.length);
-    return {
-      content: [{ type: 'text', text: 'ai answer' }],
-      finishReason: { unified: 'stop', raw: undefined },
-      usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } },
-      warnings: [],
-    };
+    step++;
+    sizes.push(JSON.stringify(prompt).length);
+    const content = step <= 12
+      ? [{ type: 'tool-call', toolCallId: 'call_' + step, toolName: 'read', input: JSON.stringify({ path: 'f' + step }) }]
+      : [{ type: 'text', text: 'done' }];
+    return { content, finishReason: step <= 12 ? 'tool-calls' : 'stop', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, warnings: [] };
   },
 });
-const ai = await generateText({ model, prompt: 'hi', prepareStep: ctxkitPrepareStep({ contextWindow: 32000 }) });
-const agent = createAgent({ model: new FakeListChatModel({ responses: ['langchain answer'] }), tools: [], middleware: [ctxkitMiddleware({ budget: { contextWindow: 32000 } })] });
-const lc = await agent.invoke({ messages: [{ role: 'user', content: 'hi' }] });
-const session = ctxkitSession(new MemorySession(), { budget: { contextWindow: 32000 } });
-await session.addItems([{ role: 'user', content: 'hi' }]);
-const version = (name) => JSON.parse(readFileSync('node_modules/' + name + '/package.json', 'utf8')).version;
-console.log(JSON.stringify({
-  ai: ai.text,
-  prompts: seen,
-  langchain: lc.messages.at(-1).content,
-  agents: (await session.getItems()).length,
-  mastra: ctxkitProcessor({ contextWindow: 32000 }).id,
-  versions: ['ai', 'langchain', '@openai/agents', '@mastra/core'].map(version),
-}));
+const tools = { read: tool({ inputSchema: jsonSchema({ type: 'object' }), execute: async () => 'export const value = compute(input, options);\\n'.repeat(500) }) };
+const result = await generateText({ model, tools, stopWhen: stepCountIs(20), prompt: 'read them', prepareStep: ctxkitPrepareStep({ contextWindow: 32000, tools }) });
+console.log(JSON.stringify({ steps: result.steps.length, text: result.text, max: Math.max(...sizes) }));
 `;
 
+/** Mastra 0.x (what npm gives on Node 20) has no per-step processor hook: the processor says so. */
+const mastra0Script = `import { Agent } from '@mastra/core/agent';
+import { createMockModel } from '@mastra/core/test-utils/llm-mock';
+import { ctxkitProcessor } from 'ctxkit/mastra';
+const agent = new Agent({ name: 'reader', instructions: 'Read.', model: createMockModel({ mockText: 'ok' }), inputProcessors: [ctxkitProcessor({ contextWindow: 32000 })] });
+try { await agent.generate('hello'); console.log(JSON.stringify({ ran: true })); }
+catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
+`;
+
+/**
+ * Each framework entry's example agent, from the installed packages, beside the framework versions
+ * users have: npm's default resolution on this Node (Node 20 picks ai 6 for \`npm i ai\` and Mastra 0.24
+ * for \`npm i @mastra/core ai\`) and the current majors (ai 7, Mastra 1: they declare Node 22, and npm
+ * installs them here with an engine warning). The framework is installed first, then ctxkit, with no flag.
+ */
 describe('next to the agent frameworks', () => {
-  it("installs without flags next to each framework's current major and runs one hook of each", async () => {
-    const { project } = await installNextTo(c, 'with-frameworks', [
-      'ai@7',
-      'langchain@1',
-      '@langchain/core@1',
-      '@langchain/langgraph@1',
-      '@openai/agents@0.20',
-      '@mastra/core@1',
-      'zod@4',
+  it('installs next to ai 6, langchain, the Agents SDK and openai 6 and runs the AI SDK, LangChain and Agents SDK examples and the SDK summarizer', async () => {
+    const { project } = await installNextTo(c, 'with-node20-frameworks', [
+      'ai',
+      'langchain',
+      '@langchain/core',
+      '@openai/agents',
+      'openai@6',
     ]);
-    const ls = await exec('npm', ['ls', 'ctxkit', 'ai', 'langchain', '@openai/agents', '@mastra/core'], {
-      cwd: project,
-    });
-    expect(ls.code, ls.stdout + ls.stderr).toBe(0);
-    await writeFile(join(project, 'frameworks.mjs'), frameworksScript);
-    const r = await exec(process.execPath, ['frameworks.mjs'], { cwd: project });
+    const versions = await Promise.all(
+      ['ai', 'langchain', '@openai/agents', 'openai'].map((n) => installedVersion(project, n)),
+    );
+    console.log(
+      `with-node20-frameworks: ai ${versions[0]}, langchain ${versions[1]}, @openai/agents ${versions[2]}, openai ${versions[3]}`,
+    );
+    if (Number(process.versions.node.split('.')[0]) < 22) expect(versions[0]!.split('.')[0]).toBe('6');
+    await expectSdkSummary(project, '6');
+    expectAiSdkExample(await runExample(project, 'ai-sdk/agent'));
+    const lc = await runExample(project, 'langchain/agent', ['32000']);
+    expect(lc.code, lc.stderr).toBe(0);
+    expect(lc.stdout).toContain('9 model calls, 0 rule violations: Done: every part read.');
+    const agents = await runExample(project, 'openai-agents/agent', ['32000']);
+    expect(agents.code, agents.stderr).toBe(0);
+    expect(agents.stdout).toContain('9 model calls, 0 rule violations: Done: every part read.');
+  }, 600_000);
+
+  it('installs next to ai 7, Mastra 1 and openai 7 and runs the AI SDK and Mastra examples and the SDK summarizer', async () => {
+    const { project } = await installNextTo(c, 'with-current-majors', ['ai@7', '@mastra/core@1', 'openai@7']);
+    const versions = await Promise.all(
+      ['ai', '@mastra/core', 'openai'].map((n) => installedVersion(project, n)),
+    );
+    console.log(`with-current-majors: ai ${versions[0]}, @mastra/core ${versions[1]}, openai ${versions[2]}`);
+    expect(versions.map((v) => v.split('.')[0])).toEqual(['7', '1', '7']);
+    await expectSdkSummary(project, '7');
+    expectAiSdkExample(await runExample(project, 'ai-sdk/agent'));
+    const mastra = await runExample(project, 'mastra/agent');
+    expect(mastra.code, mastra.stderr).toBe(0);
+    expect(mastra.stdout).toContain('13 steps: Read all twelve files.');
+    const seen = modelCalls(mastra.stdout);
+    expect(Math.max(...seen.map((s) => s.characters))).toBeLessThan(4 * 32_000);
+  }, 600_000);
+
+  it('installs next to ai 5 and reduces a generateText run through prepareStep', async () => {
+    const { project } = await installNextTo(c, 'with-ai-5', ['ai@5']);
+    await writeFile(join(project, 'ai5.mjs'), aiSdk5Script);
+    const r = await exec(process.execPath, ['ai5.mjs'], { cwd: project });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({
-      ai: 'ai answer',
-      prompts: [1],
-      langchain: 'langchain answer',
-      agents: 1,
-      mastra: 'ctxkit',
-    });
-    expect(out.versions.map((v: string) => v.split('.')[0])).toEqual(['7', '1', '0', '1']);
+    expect(out).toMatchObject({ steps: 13, text: 'done' });
+    expect(out.max).toBeLessThan(4 * 32_000);
+  }, 300_000);
+
+  it("installs next to Mastra as this Node resolves 'npm i @mastra/core ai' and runs or names the version it needs", async () => {
+    const { project } = await installNextTo(c, 'with-mastra-default', ['@mastra/core', 'ai']);
+    const mastra = await installedVersion(project, '@mastra/core');
+    console.log(`with-mastra-default: @mastra/core ${mastra}, ai ${await installedVersion(project, 'ai')}`);
+    if (mastra.startsWith('0.')) {
+      // Node 20: Mastra 0.24 and ai 4. The core installs; the processor says which Mastra it needs.
+      await writeFile(join(project, 'mastra0.mjs'), mastra0Script);
+      const r = await exec(process.execPath, ['mastra0.mjs'], { cwd: project });
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.code).toBe('unsupported');
+      expect(out.message).toContain('ctxkitProcessor needs @mastra/core 1.x');
+    } else {
+      const r = await runExample(project, 'mastra/agent');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('13 steps: Read all twelve files.');
+    }
   }, 600_000);
 });
 

@@ -1,10 +1,11 @@
 /**
- * ctxkit as its users get it: `npm pack` (which builds `dist/` through `prepack`) into a temporary
+ * ctxkit as its users get it: `npm run pack` (scripts/pack.mjs: the build packages alone, installed in
+ * a temporary directory, the sources built and packed there, as from a clean clone) into a temporary
  * directory, then `npm install <tarball>` into a fresh project there. Shared by the consumer smoke
  * test (test/package) and `npm run bench:package` (scripts/package-figures.ts).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -57,18 +58,21 @@ export interface Consumer {
   tarball: string;
   /** The fresh project (`"type": "module"`) with ctxkit installed from the tarball. */
   project: string;
-  /** Milliseconds of `npm pack` (build included) and of `npm install <tarball>`. */
+  /** Milliseconds of `npm run pack` (build packages, build and pack) and of `npm install <tarball>`. */
   packMs: number;
   installMs: number;
   cleanup(): Promise<void>;
 }
 
-/** Packs the repository and installs the tarball into a fresh project. */
+/** Packs the repository as a clean clone would (`npm run pack`) and installs the tarball into a fresh project. */
 export async function packAndInstall(): Promise<Consumer> {
   const dir = await mkdtemp(join(tmpdir(), 'ctxkit-pack-'));
-  const pack = await mustExec(NPM, ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT });
-  const name = pack.stdout.trim().split('\n').pop()!.trim();
-  const tarball = join(dir, name);
+  const pack = await mustExec(
+    process.execPath,
+    [join(ROOT, 'scripts', 'pack.mjs'), '--stage', '--pack-destination', dir],
+    { cwd: ROOT },
+  );
+  const tarball = pack.stdout.trim().split('\n').pop()!.trim();
   const project = join(dir, 'consumer');
   await mkdir(project);
   await writeFile(
@@ -89,9 +93,10 @@ export async function packAndInstall(): Promise<Consumer> {
 }
 
 /**
- * A second fresh project in the consumer's directory with the same packed tarball installed next to
- * `packages` (e.g. `openai@7`), with npm's default peer checks (no `--legacy-peer-deps`). Throws
- * with npm's output when the install fails (an ERESOLVE peer conflict included).
+ * A second fresh project in the consumer's directory: `packages` installed first (e.g. `ai@6`, or
+ * `@mastra/core ai` as the running Node resolves them), then the same packed tarball, the way a user adds
+ * ctxkit to a project, both with npm's default peer checks (no `--legacy-peer-deps`, no flag). Throws
+ * with npm's output when an install fails (an ERESOLVE peer conflict included).
  */
 export async function installNextTo(
   c: Pick<Consumer, 'dir' | 'tarball'>,
@@ -104,12 +109,34 @@ export async function installNextTo(
     join(project, 'package.json'),
     `${JSON.stringify({ name: `ctxkit-${name}`, private: true, type: 'module' }, null, 2)}\n`,
   );
-  const install = await mustExec(
-    NPM,
-    ['install', c.tarball, ...packages, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
-    { cwd: project },
-  );
-  return { project, ms: install.ms };
+  const flags = ['--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+  const first = await mustExec(NPM, ['install', ...packages, ...flags], { cwd: project });
+  const then = await mustExec(NPM, ['install', c.tarball, ...flags], { cwd: project });
+  return { project, ms: first.ms + then.ms };
+}
+
+/** The installed version of a package in a project. */
+export async function installedVersion(project: string, name: string): Promise<string> {
+  return JSON.parse(await readFile(join(project, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+/**
+ * An example of the repository (`examples/<name>.ts`) as a user's file in `project`: its imports of the
+ * sources become the package's subpaths (`'../../src/frameworks/ai-sdk/index.ts'` → `'ctxkit/ai-sdk'`,
+ * `'../../src/core/index.ts'` → `'ctxkit'`) and its types are stripped (esbuild), then it runs with
+ * `node`. Resolves to the run.
+ */
+export async function runExample(project: string, name: string, args: readonly string[] = []): Promise<Exec> {
+  const { transform } = await import('esbuild');
+  const source = (await readFile(join(ROOT, 'examples', `${name}.ts`), 'utf8'))
+    .replaceAll(/'(?:\.\.\/)+src\/frameworks\/([a-z-]+)\/index\.ts'/g, "'ctxkit/$1'")
+    .replaceAll(/'(?:\.\.\/)+src\/core\/index\.ts'/g, "'ctxkit'");
+  if (/'\.\.?\//.test(source))
+    throw new Error(`examples/${name}.ts imports a relative path a user has not got`);
+  const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20' });
+  const file = join(project, `${name.replaceAll('/', '-')}.mjs`);
+  await writeFile(file, code);
+  return exec(process.execPath, [file, ...args], { cwd: project });
 }
 
 /** The files in the tarball (without the `package/` prefix). */

@@ -12,6 +12,7 @@
  */
 import type { ModelMessage } from 'ai';
 import {
+  CtxError,
   contentText,
   type JsonValue,
   type Message,
@@ -123,6 +124,12 @@ function partToNeutral(p: ModelPart, approvals: Map<string, string>): Part {
         ...opt('provider', withFramework(reasoningProvider(po, true), fw)),
       };
     case 'tool-result': {
+      if (!isBag(p.output as unknown as JsonValue))
+        // AI SDK 4 and earlier: `result` instead of `output` (and no prepareStep).
+        throw new CtxError(
+          'unsupported',
+          'ctxkit/ai-sdk needs the AI SDK 5, 6 or 7 (ai@5, @6 or @7): this tool-result has no `output` (an older AI SDK)',
+        );
       const { output, isError } = outputOf(p.output);
       // Kept when the neutral output and isError do not say it all: a denial, multi-part content,
       // output-level providerOptions, or a JSON output whose value is a string (it would read as text).

@@ -13,9 +13,15 @@
  * `ctxkitContext` after each model call, so the checkpointer saves it with the thread: a process that
  * resumes the thread picks the reducer up from there instead of reducing the raw history again.
  */
-import { type AgentMiddleware, createMiddleware } from 'langchain';
+import * as langchain from 'langchain';
 import * as z from 'zod';
-import { type ContextState, createContext, type IncrementalContext, isCtxError } from '../../core/index.ts';
+import {
+  type ContextState,
+  CtxError,
+  createContext,
+  type IncrementalContext,
+  isCtxError,
+} from '../../core/index.ts';
 import { Conversations, firstMessageKey } from '../conversations.ts';
 import { type CtxkitOptions, resolveOptions } from '../options.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
@@ -41,7 +47,7 @@ const stateSchema: z.ZodObject<{ ctxkitContext: z.ZodOptional<z.ZodUnknown> }> =
 });
 
 /** The middleware `ctxkitMiddleware` returns: `createAgent`'s middleware with ctxkit's state key. */
-export type CtxkitLangChainMiddleware = AgentMiddleware<typeof stateSchema, undefined, unknown>;
+export type CtxkitLangChainMiddleware = langchain.AgentMiddleware<typeof stateSchema, undefined, unknown>;
 
 function threadOf(runtime: unknown): string | undefined {
   const id = (runtime as { configurable?: { thread_id?: unknown } } | undefined)?.configurable?.thread_id;
@@ -50,6 +56,9 @@ function threadOf(runtime: unknown): string | undefined {
 
 export function ctxkitMiddleware(middlewareOptions: CtxkitLangChainOptions): CtxkitLangChainMiddleware {
   const { context, system: ownSystem, onRun } = resolveOptions('ctxkitMiddleware', middlewareOptions);
+  // langchain 0.x has no createAgent middleware: say so rather than fail on an undefined function.
+  if (typeof langchain.createMiddleware !== 'function')
+    throw new CtxError('unsupported', 'ctxkitMiddleware needs langchain 1.x (createAgent middleware)');
   const ownTools = middlewareOptions.tools ? langChainToolDefinitions(middlewareOptions.tools) : undefined;
   /** The JSON definitions of a call's tools, converted once per tools array. */
   const definitions = new WeakMap<readonly unknown[], ReturnType<typeof langChainToolDefinitions>>();
@@ -86,7 +95,7 @@ export function ctxkitMiddleware(middlewareOptions: CtxkitLangChainOptions): Ctx
     }
     return feed;
   };
-  return createMiddleware({
+  return langchain.createMiddleware({
     name: 'ctxkit',
     stateSchema,
     wrapModelCall: async (request, handler) => {

@@ -23,6 +23,7 @@ import type { Processor } from '@mastra/core/processors';
 import type { ModelMessage } from 'ai';
 import {
   type ContextState,
+  CtxError,
   createContext,
   type IncrementalContext,
   isContextOverflowError,
@@ -63,7 +64,9 @@ type LLMRequestPrompt = LLMRequestArgs['prompt'];
 
 /** A Mastra input processor with the hooks ctxkit implements. */
 export type CtxkitProcessor = Processor<'ctxkit'> &
-  Required<Pick<Processor<'ctxkit'>, 'processInputStep' | 'processLLMRequest' | 'processAPIError'>>;
+  Required<
+    Pick<Processor<'ctxkit'>, 'processInput' | 'processInputStep' | 'processLLMRequest' | 'processAPIError'>
+  >;
 
 /** The request state key the step's tool definitions travel under, from `processInputStep` to `processLLMRequest`. */
 const TOOLS_KEY = 'ctxkitTools';
@@ -150,6 +153,21 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
   return {
     id: 'ctxkit',
     name: 'ctxkit context',
+    /**
+     * Changes nothing in Mastra 1 (which hands it the run's `messageList`). Mastra 0.x calls input
+     * processors only here, once per `generate`, and skips a processor without it: ctxkit would then
+     * silently do nothing, so it says which Mastra it needs instead.
+     */
+    processInput(args) {
+      if ((args as { messageList?: unknown }).messageList === undefined)
+        throw new CtxError(
+          'unsupported',
+          'ctxkitProcessor needs @mastra/core 1.x, whose processors run before every model call ' +
+            '(processLLMRequest); this Mastra (0.x) runs input processors once per generate. ' +
+            'npm install @mastra/core@1 (it declares Node >= 22.13)',
+        );
+      return args.messageList;
+    },
     /** Changes nothing: hands the step's tools (zod, Standard Schema or JSON Schema) to the request hook. */
     processInputStep({ tools, state }) {
       if (tools && ownTools === undefined) state[TOOLS_KEY] = toolsOf(tools);
