@@ -41,9 +41,14 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** What the build needs, and nothing else (scripts/build.mjs; its header says why each). */
 export const BUILD_PACKAGES = ['typescript', 'esbuild', 'yargs', 'zod', '@types/node', 'drizzle-orm'];
 
-/** What the tarball is made of, besides `dist/` (package.json's `files`, plus what npm always packs). */
+/** What the build reads. */
 const SOURCES = ['src', 'migrations', 'scripts/build.mjs', 'tsconfig.json', 'tsconfig.build.json'];
-const PACKED = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
+
+/** What the tarball holds besides what the build writes: package.json's `files`, and what npm always packs. */
+function packed() {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return ['package.json', 'README.md', 'LICENSE', ...manifest.files.filter((f) => f !== 'dist')];
+}
 
 function argValue(name) {
   const i = process.argv.indexOf(name);
@@ -116,7 +121,7 @@ if (!process.argv.includes('--stage') && installedInPlace(versions)) {
       ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'],
       tools,
     );
-    for (const path of [...SOURCES, ...PACKED])
+    for (const path of [...SOURCES, ...packed()])
       cpSync(join(root, path), join(pkg, path), { recursive: true });
     symlinkSync(join(tools, 'node_modules'), join(pkg, 'node_modules'), 'dir');
     log('building');

@@ -1,7 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { freePort } from '../support/free-port.ts';
@@ -41,6 +51,19 @@ describe('runnableBlocks', () => {
     ]);
   });
 
+  it('returns a file block of any language with its name, and a project block, when so marked', () => {
+    const md = ['<!-- runnable: file example.mjs -->', '```js', 'console.log(1)', '```'];
+    md.push('<!-- runnable: project -->', '```sh', 'node example.mjs', '```');
+    expect(runnableBlocks('t.md', md.join('\n'))).toEqual([
+      { file: 't.md', line: 2, mode: 'file', name: 'example.mjs', script: 'console.log(1)' },
+      { file: 't.md', line: 6, mode: 'project', script: 'node example.mjs' },
+    ]);
+    expect(() => runnableBlocks('t.md', '<!-- runnable: file -->\n```js\nx\n```')).toThrow('needs a name');
+    expect(() => runnableBlocks('t.md', '<!-- runnable: file ../x.mjs -->\n```js\nx\n```')).toThrow(
+      'needs a name',
+    );
+  });
+
   it('throws naming the page and line when a marker is not above a shell block', () => {
     expect(() => runnableBlocks('t.md', 'a\n<!-- runnable -->\ntext')).toThrow('t.md:2');
     expect(() => runnableBlocks('t.md', '<!-- runnable -->\n```ts\nx\n```')).toThrow('shell block');
@@ -62,6 +85,34 @@ interface PageRun {
   servicePort: number;
   persistTo: string;
   fake: FakeProvider;
+  /** The user's project of the page's project and file blocks, made on first use. */
+  project?: string;
+}
+
+const HOOK = join(root, 'test', 'support', 'ctxkit-from-sources.mjs');
+
+/**
+ * A user's project with ctxkit installed, as far as the README's project blocks can tell: `import
+ * 'ctxkit'` and `ctxkit/samples/…` resolve to this repository's sources (test/support/ctxkit-from-sources.mjs,
+ * loaded through NODE_OPTIONS), node_modules/ctxkit/ is the repository, and `npx ctxcheck` is
+ * bin/ctxcheck.mjs. The package test runs the same blocks with the packed tarball installed.
+ */
+function userProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ctxkit-docs-project-'));
+  writeFileSync(join(dir, 'package.json'), '{ "name": "docs-project", "private": true, "type": "module" }\n');
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(root, join(dir, 'node_modules', 'ctxkit'), 'dir');
+  const shim = join(dir, 'node_modules', '.bin', 'ctxcheck');
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'bin', 'ctxcheck.mjs')}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  return dir;
+}
+
+function projectEnv(project: string): Record<string, string> {
+  return {
+    NODE_OPTIONS: `--import ${pathToFileURL(HOOK).href}`,
+    PATH: `${join(project, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+  };
 }
 
 /**
@@ -88,9 +139,9 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-function runBlock(block: RunnableBlock, script: string, vars: Record<string, string>) {
+function runBlock(block: RunnableBlock, script: string, vars: Record<string, string>, cwd = root) {
   return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: root, env: cleanEnv(vars) });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env: cleanEnv(vars) });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -155,10 +206,16 @@ describe('runnable command blocks of README.md and docs/*.md', () => {
     await fake?.close();
   });
 
-  it('marks the README quick start and the proxy set-up runnable when the pages are read', () => {
+  it('marks the README quick start, library example, CLI block and the proxy set-up runnable when the pages are read', () => {
     const readme = blocksByPage.get('README.md') ?? [];
     expect(readme.some((b) => b.mode === 'background' && /^npm start\b/m.test(b.script))).toBe(true);
     expect(readme.some((b) => b.mode === 'run' && b.script.includes('/v1/sessions'))).toBe(true);
+    // The library example is a file of the user's project, run there, and so is the CLI block.
+    expect(
+      readme.some((b) => b.mode === 'file' && b.name === 'example.mjs' && b.script.includes("from 'ctxkit'")),
+    ).toBe(true);
+    expect(readme.some((b) => b.mode === 'project' && /^node example\.mjs\b/m.test(b.script))).toBe(true);
+    expect(readme.some((b) => b.mode === 'project' && /^npx ctxcheck inspect /m.test(b.script))).toBe(true);
     const proxy = blocksByPage.get('docs/proxy.md') ?? [];
     expect(
       proxy.some((b) => b.mode === 'background' && b.script.includes('--var UPSTREAM_OPENAI_BASE_URL')),
@@ -191,6 +248,20 @@ describe('runnable command blocks of README.md and docs/*.md', () => {
     const vars: Record<string, string> = {};
     try {
       for (const block of blocks) {
+        if (block.mode === 'file' || block.mode === 'project') {
+          run.project ??= userProject();
+          if (block.mode === 'file') writeFileSync(join(run.project, block.name!), `${block.script}\n`);
+          else {
+            const result = await runBlock(
+              block,
+              block.script,
+              { ...vars, ...projectEnv(run.project) },
+              run.project,
+            );
+            expect(result.code, result.output).toBe(0);
+          }
+          continue;
+        }
         const script = localize(block.script, run);
         if (block.mode === 'background') {
           const { child, ready } = startBlock(block, script, vars);
@@ -204,6 +275,7 @@ describe('runnable command blocks of README.md and docs/*.md', () => {
     } finally {
       await Promise.all(services.map(stop));
       rmSync(run.persistTo, { recursive: true, force: true });
+      if (run.project) rmSync(run.project, { recursive: true, force: true });
     }
   }
 });

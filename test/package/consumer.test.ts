@@ -24,6 +24,7 @@ import {
   runExample,
   tarballFiles,
 } from '../support/package-consumer.ts';
+import { runnableBlocks } from '../support/runnable-blocks.ts';
 
 let c: Consumer;
 const TSC = join(REPO_MODULES, 'typescript', 'bin', 'tsc');
@@ -368,6 +369,31 @@ export default {
     }
   });
 
+  it("runs the README's library example and CLI block as written, in the user's project", async () => {
+    const blocks = runnableBlocks('README.md', await readFile(join(ROOT, 'README.md'), 'utf8')).filter(
+      (b) => b.mode === 'file' || b.mode === 'project',
+    );
+    expect(blocks.map((b) => b.mode)).toEqual(['file', 'project', 'project']);
+    let output = '';
+    for (const block of blocks) {
+      if (block.mode === 'file') {
+        await write(block.name!, `${block.script}\n`);
+        continue;
+      }
+      const r = await exec('bash', ['-e', '-o', 'pipefail', '-c', block.script], { cwd: c.project });
+      expect(r.code, `README.md:${block.line}\n${r.stdout}${r.stderr}`).toBe(0);
+      output += r.stdout;
+    }
+    // The example: one line a model call, every send within the window's rules, one compaction.
+    const calls = output.split('\n').filter((l) => / messages sent, /.test(l));
+    expect(calls.length).toBeGreaterThan(10);
+    expect(calls.every((l) => l.includes(' 0 rule violations'))).toBe(true);
+    expect(calls.some((l) => /compaction/.test(l))).toBe(true);
+    // The CLI block wrote the compacted session, its journal and the page.
+    for (const f of ['compacted.json', 'compacted.json.journal.json', 'view.html'])
+      expect((await readFile(join(c.project, f))).length).toBeGreaterThan(100);
+  });
+
   it('runs the ctxcheck CLI from the tarball without tsx', async () => {
     const bin = join(c.project, 'node_modules', '.bin', 'ctxcheck');
     const help = await exec(bin, ['--help'], { cwd: c.project });
@@ -494,13 +520,17 @@ const result = await generateText({ model, tools, stopWhen: stepCountIs(20), pro
 console.log(JSON.stringify({ steps: result.steps.length, text: result.text, max: Math.max(...sizes) }));
 `;
 
-/** Mastra 0.x (what npm gives on Node 20) has no per-step processor hook: the processor says so. */
+/**
+ * Mastra 0.x (what npm gives on Node 20) has no per-step processor hook: the processor says so, as the
+ * cause of Mastra's "Input processor error" (a plain AI SDK 4 model object; `generateLegacy` runs it).
+ */
 const mastra0Script = `import { Agent } from '@mastra/core/agent';
-import { createMockModel } from '@mastra/core/test-utils/llm-mock';
 import { ctxkitProcessor } from 'ctxkit/mastra';
-const agent = new Agent({ name: 'reader', instructions: 'Read.', model: createMockModel({ mockText: 'ok' }), inputProcessors: [ctxkitProcessor({ contextWindow: 32000 })] });
-try { await agent.generate('hello'); console.log(JSON.stringify({ ran: true })); }
-catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
+const model = { specificationVersion: 'v1', provider: 'mock', modelId: 'mock', defaultObjectGenerationMode: 'json',
+  doGenerate: async () => ({ text: 'ok', finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 }, rawCall: { rawPrompt: null, rawSettings: {} } }) };
+const agent = new Agent({ name: 'reader', instructions: 'Read.', model, inputProcessors: [ctxkitProcessor({ contextWindow: 32000 })] });
+try { await agent.generateLegacy('hello'); console.log(JSON.stringify({ ran: true })); }
+catch (e) { console.log(JSON.stringify({ code: e.cause?.code, message: e.cause?.message })); }
 `;
 
 /**

@@ -15,7 +15,9 @@ let key: string;
 let url: string;
 
 beforeAll(async () => {
-  fake = await startFakeProvider({ port: Number(process.env.PROXY_TEST_PORT ?? 8812) + 1 });
+  // PROXY_TEST_PORT + 1 when set (proxy.test.ts takes the port itself), else a port the OS picks.
+  const base = process.env.PROXY_TEST_PORT;
+  fake = await startFakeProvider({ port: base === undefined ? 0 : Number(base) + 1 });
   w = await startWorker({
     bindings: { UPSTREAM_OPENAI_BASE_URL: fake.openaiBase, UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase },
   });

@@ -24,8 +24,8 @@ const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
 const RESPONSES = '/v1/proxy/openai/responses';
 const WINDOW = 16_384;
-/** The fake provider's port (`PROXY_TEST_PORT`, for parallel runs on a shared machine). */
-const FAKE_PORT = Number(process.env.PROXY_TEST_PORT ?? 8812);
+/** The fake provider's port: `PROXY_TEST_PORT`, else one the OS picks (kept to restart it on). */
+let fakePort = Number(process.env.PROXY_TEST_PORT ?? 0);
 
 let w: RunningWorker;
 let fake: FakeProvider;
@@ -33,7 +33,8 @@ let key: string;
 let logs = '';
 
 beforeAll(async () => {
-  fake = await startFakeProvider({ port: FAKE_PORT });
+  fake = await startFakeProvider({ port: fakePort });
+  fakePort = Number(new URL(fake.openaiBase).port);
   w = await startWorker({
     bindings: {
       UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
@@ -955,7 +956,7 @@ describe('proxy boundaries', () => {
     );
     expect(down.status).toBe(502);
     expect(((await down.json()) as Loose).error.code).toBe('upstream_unreachable');
-    fake = await startFakeProvider({ port: FAKE_PORT });
+    fake = await startFakeProvider({ port: fakePort });
     await until(
       async () => logs,
       (l) => l.includes('upstream unreachable'),
