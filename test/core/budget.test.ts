@@ -35,7 +35,7 @@ describe('createBudget', () => {
 
   it('refuses a window that does not exceed the reserve, naming the smallest that works', () => {
     expect(() => createBudget({ contextWindow: 16000 })).toThrow(
-      'budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000; the smallest window that works with this reserve is 16001',
+      'budget.contextWindow: a 16000-token window leaves nothing to send after reserveOutput 16000; the smallest that works is 16001',
     );
     expect(smallestWindow({ reserveOutput: 16000 })).toBe(16001);
   });
@@ -52,7 +52,7 @@ describe('createBudget', () => {
 
   it("names the preset when the preset's reserve leaves nothing to send", () => {
     expect(() => createPipeline({ preset: 'kosmokrator', budget: { contextWindow: 16000 } })).toThrow(
-      /^preset kosmokrator: budget\.contextWindow: .* smallest window that works with this reserve is 16001$/,
+      /^preset kosmokrator: budget\.contextWindow: .* smallest that works is 16001$/,
     );
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../examples/ai-sdk/agent.ts';
 import type { PipelineRun } from '../../src/core/index.ts';
 import { fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
+import { aiSdkViolations } from '../support/provider-rules.ts';
 import {
   calls,
   countingSummarizer,
@@ -35,6 +36,8 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
       const replay = loadReplay(10);
       const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
       const violations: string[] = [];
+      // The same prompts by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+      const independent: string[] = [];
       const prompts: ModelMessage[][] = [];
       let k = 0;
       const model = new MockLanguageModelV3({
@@ -42,6 +45,7 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
         doGenerate: async ({ prompt }) => {
           const neutral = fromModelMessages(prompt as unknown as ModelMessage[]);
           violations.push(...promptViolations(neutral, 'anthropic', recorded));
+          independent.push(...aiSdkViolations(prompt));
           prompts.push(prompt as unknown as ModelMessage[]);
           const step = replay.steps[k++];
           if (!step)
@@ -78,6 +82,7 @@ describe('ctxkitPrepareStep (examples/ai-sdk)', () => {
 
       expect(result.steps.length).toBeGreaterThanOrEqual(9);
       expect(violations).toEqual([]);
+      expect(independent).toEqual([]);
       // The history enters at ~97K tokens: each window takes it under its budget on the first step.
       expect(runs[0]!.estimate.before).toBeGreaterThan(window);
       // One summary per threshold crossing: each crossing is one applied compaction, and nothing else summarizes.

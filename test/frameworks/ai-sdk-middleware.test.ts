@@ -11,6 +11,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import type { PipelineRun } from '../../src/core/index.ts';
 import { ctxkitMiddleware, fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
+import { aiSdkViolations } from '../support/provider-rules.ts';
 import {
   calls,
   countingSummarizer,
@@ -66,10 +67,13 @@ describe('ctxkitMiddleware', () => {
       const replay = loadReplay(10);
       const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
       const violations: string[] = [];
+      // The same prompts by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+      const independent: string[] = [];
       let k = 0;
       const model = new MockLanguageModelV3({
         provider: 'anthropic.messages',
         doGenerate: async ({ prompt }) => {
+          independent.push(...aiSdkViolations(prompt));
           violations.push(
             ...promptViolations(
               fromModelMessages(prompt as unknown as ModelMessage[]),
@@ -111,6 +115,7 @@ describe('ctxkitMiddleware', () => {
       });
       expect(result.steps.length).toBeGreaterThanOrEqual(9);
       expect(violations).toEqual([]);
+      expect(independent).toEqual([]);
       const compactions = runs.filter((r) =>
         r.reports.some((x) => x.stage === 'compaction' && x.status === 'applied'),
       ).length;

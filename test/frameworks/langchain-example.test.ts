@@ -2,6 +2,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { makeAgent, RuleCheckingModel } from '../../examples/langchain/agent.ts';
 import { toLangChainMessage } from '../../src/frameworks/langchain/index.ts';
+import { langChainViolations } from '../support/provider-rules.ts';
 import { HAVE_TRAJECTORIES, loadTrajectory, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 const SESSION = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.json';
@@ -19,6 +20,8 @@ describe('examples/langchain/agent.ts', () => {
       const out = await agent.invoke({ messages: [...history, ask] }, { recursionLimit: 60 });
       expect(model.calls).toBe(11);
       expect(model.violations).toEqual([]);
+      // And by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+      expect(model.prompts.flatMap((p) => langChainViolations(p))).toEqual([]);
       // The current turn (the question and every step after it) reaches every call verbatim.
       for (const [k, prompt] of model.prompts.entries()) {
         const at = prompt.findIndex((m) => m.id === 'ask');

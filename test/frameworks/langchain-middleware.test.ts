@@ -11,6 +11,7 @@ import {
   fromLangChainMessages,
   toLangChainMessage,
 } from '../../src/frameworks/langchain/index.ts';
+import { langChainViolations } from '../support/provider-rules.ts';
 import { HAVE_TRAJECTORIES, loadTrajectory, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 const SESSION = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.json';
@@ -67,6 +68,8 @@ describe('ctxkitMiddleware', () => {
           checkInvariants(fromLangChainMessages(sent), { dialect: 'anthropic' }),
           `call at ${i}`,
         ).toEqual([]);
+        // And by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+        expect(langChainViolations(sent), `call at ${i}`).toEqual([]);
         const last = messages.at(-1)!;
         const step = messages.slice(messages.lastIndexOf(messages.findLast((m) => m.type === 'ai')!));
         expect(

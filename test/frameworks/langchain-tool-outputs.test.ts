@@ -1,7 +1,11 @@
-import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import { createChars4Counter, type Message } from '../../src/core/index.ts';
-import { fromLangChainMessages, toLangChainMessages } from '../../src/frameworks/langchain/index.ts';
+import {
+  ctxkitMiddleware,
+  fromLangChainMessages,
+  toLangChainMessages,
+} from '../../src/frameworks/langchain/index.ts';
 
 /** 40,000 characters of base64: 10,000 tokens if it were counted as text (chars/4). */
 const PNG = 'iVBORw0KGgo'.padEnd(40_000, 'A');
@@ -87,5 +91,57 @@ describe('toLangChainMessages', () => {
       ['tool-call', 'tool-approval', 'opaque'],
       ['tool-approval', 'tool-result'],
     ]);
+  });
+});
+
+describe('ctxkitMiddleware archiving', () => {
+  /** 14 tool steps between the warning and compaction levels of an 8K window (archiving, no summary); step 1 failed, step 2 answered nothing. */
+  function history(): BaseMessage[] {
+    const out: BaseMessage[] = [new HumanMessage({ id: 'u', content: 'Read the parts.' })];
+    for (let i = 0; i < 14; i++) {
+      out.push(
+        new AIMessage({
+          id: `a${i}`,
+          content: '',
+          tool_calls: [{ id: `c${i}`, name: 'read', args: { part: i }, type: 'tool_call' }],
+        }),
+      );
+      out.push(
+        new ToolMessage({
+          id: `t${i}`,
+          tool_call_id: `c${i}`,
+          content:
+            i === 2 ? '' : i === 1 ? `permission denied: part ${i}` : `part ${i}: ${'word '.repeat(560)}`,
+          status: i === 1 ? 'error' : 'success',
+          artifact: { part: i },
+        }),
+      );
+    }
+    return out;
+  }
+
+  it('sends an archived result with its ToolMessage status and leaves an empty result as it was', async () => {
+    const sent: BaseMessage[][] = [];
+    const mw = ctxkitMiddleware({ contextWindow: 8192 });
+    const h = history();
+    await mw.wrapModelCall!(
+      { messages: h, systemPrompt: '', tools: [], state: {}, runtime: {} } as never,
+      async (request: { messages: BaseMessage[] }) => {
+        sent.push(request.messages);
+        return new AIMessage('ok');
+      },
+    );
+    const tools = sent[0]!.filter((m): m is ToolMessage => ToolMessage.isInstance(m));
+    const archived = tools.filter((t) => String(t.content).includes('archived'));
+    expect(archived.length).toBeGreaterThan(0);
+    // Every result still reaches the model with the status it had (the failed read is still a failure).
+    for (const t of tools) {
+      const original = h.find(
+        (m) => ToolMessage.isInstance(m) && m.tool_call_id === t.tool_call_id,
+      ) as ToolMessage;
+      expect([t.tool_call_id, t.status]).toEqual([original.tool_call_id, original.status]);
+    }
+    // The empty result is not replaced by a longer stub: the caller's own object is sent.
+    expect(tools.find((t) => t.tool_call_id === 'c2')).toBe(h.find((m) => m.id === 't2'));
   });
 });

@@ -9,6 +9,7 @@ import { createAgent } from '../../examples/mastra/agent.ts';
 import type { PipelineRun } from '../../src/core/index.ts';
 import { fromModelMessages, toModelMessages } from '../../src/frameworks/ai-sdk/index.ts';
 import { ctxkitProcessor } from '../../src/frameworks/mastra/index.ts';
+import { aiSdkViolations } from '../support/provider-rules.ts';
 import {
   calls,
   countingSummarizer,
@@ -58,6 +59,8 @@ describe('ctxkitProcessor (examples/mastra)', () => {
       const replay = loadReplay(10);
       const recorded = verifiedKeys([...replay.history, replay.prompt, ...replay.steps]);
       const violations: string[] = [];
+      // The same prompts by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+      const independent: string[] = [];
       const prompts: ModelMessage[][] = [];
       let k = 0;
       const model = new MastraLanguageModelV2Mock({
@@ -65,6 +68,7 @@ describe('ctxkitProcessor (examples/mastra)', () => {
         doGenerate: async ({ prompt }: { prompt: unknown[] }) => {
           const neutral = fromModelMessages(prompt as ModelMessage[]);
           violations.push(...promptViolations(neutral, 'anthropic', recorded));
+          independent.push(...aiSdkViolations(prompt));
           prompts.push(prompt as ModelMessage[]);
           const step = replay.steps[k++];
           if (!step)
@@ -104,6 +108,7 @@ describe('ctxkitProcessor (examples/mastra)', () => {
 
       expect(result.steps.length).toBeGreaterThanOrEqual(9);
       expect(violations).toEqual([]);
+      expect(independent).toEqual([]);
       expect(runs[0]!.estimate.before).toBeGreaterThan(window);
       // One summary per threshold crossing: each crossing is one applied compaction, and nothing else summarizes.
       const compactions = runs.filter((r) =>

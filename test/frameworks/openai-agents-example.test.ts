@@ -2,6 +2,7 @@ import type { AgentInputItem } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import { RuleCheckingModel, runAgent } from '../../examples/openai-agents/agent.ts';
 import { toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
+import { agentItemsViolations } from '../support/provider-rules.ts';
 import { HAVE_TRAJECTORIES, loadTrajectory, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 const SESSION = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.json';
@@ -19,6 +20,8 @@ describe('examples/openai-agents/agent.ts', () => {
       const result = await runAgent(model, [...history, ask], contextWindow);
       expect(model.calls).toBe(11);
       expect(model.violations).toEqual([]);
+      // And by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+      expect(model.inputs.flatMap((p) => agentItemsViolations(p))).toEqual([]);
       for (const [k, input] of model.inputs.entries()) {
         const at = input.findIndex(
           (x) => 'role' in x && x.role === 'user' && x.content === 'Now read every part.',

@@ -11,6 +11,7 @@ import {
   fromAgentInputItems,
   toAgentInputItem,
 } from '../../src/frameworks/openai-agents/index.ts';
+import { agentItemsViolations } from '../support/provider-rules.ts';
 import { HAVE_TRAJECTORIES, loadTrajectory, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 const SESSION = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.json';
@@ -70,6 +71,8 @@ describe('ctxkitInputFilter', () => {
         if (c.calls > before) summarised++;
         const sent = fromAgentInputItems(out.input);
         expect(checkInvariants(sent, { dialect: 'responses' }), `call at message ${i}`).toEqual([]);
+        // And by a checker that shares no code with ctxkit (test/support/provider-rules.ts).
+        expect(agentItemsViolations(out.input), `call at message ${i}`).toEqual([]);
         // The model's newest step (its calls and text) is sent as the caller's own objects.
         const step = input.slice(ends[i - 2] ?? 0, ends[i - 1]);
         expect(

@@ -1,7 +1,14 @@
-import { Agent, type AgentInputItem, MemorySession, run } from '@openai/agents';
+import { Agent, type AgentInputItem, MemorySession, run, tool } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { RuleCheckingModel, readFile } from '../../examples/openai-agents/agent.ts';
-import { ctxkitSession, toAgentInputItems } from '../../src/frameworks/openai-agents/index.ts';
+import { createCalibratedCounter } from '../../src/core/index.ts';
+import {
+  ctxkitInputFilter,
+  ctxkitSession,
+  fromAgentInputItems,
+  toAgentInputItems,
+} from '../../src/frameworks/openai-agents/index.ts';
 import { HAVE_TRAJECTORIES, loadTrajectory, TRAJECTORIES_MISSING } from '../support/trajectories.ts';
 
 const SESSION = 'claude-code/258c7280-ae70-4798-800f-63464d01a85d.json';
@@ -78,5 +85,46 @@ describe('ctxkitSession', () => {
     await session.clearSession();
     expect(await session.getItems()).toEqual([]);
     expect(await inner.getItems()).toEqual([]);
+  });
+});
+
+describe('ctxkitSession and ctxkitInputFilter over one long run', () => {
+  // Twelve reads of ~3,000 tokens each at a 16K window: the run's own steps outgrow the window.
+  const bigRead = tool({
+    name: 'read_file',
+    description: 'Read a file',
+    parameters: z.object({ path: z.string() }),
+    execute: async ({ path }) =>
+      `// ${path}\n${'export const value = compute(input, options);\n'.repeat(260)}`,
+  });
+  const counter = createCalibratedCounter();
+  const tokens = (input: readonly AgentInputItem[]) =>
+    fromAgentInputItems(input).reduce((n, m) => n + counter.countMessage(m), 0);
+
+  async function largestInput(mode: 'session' | 'filter'): Promise<number> {
+    const model = new RuleCheckingModel(12);
+    const agent = new Agent({ name: 'reader', instructions: 'You read files.', model, tools: [bigRead] });
+    const inner = new MemorySession();
+    await inner.addItems([{ role: 'user', content: 'Earlier question.' }]);
+    if (mode === 'session')
+      await run(agent, 'Read twelve files.', {
+        session: ctxkitSession(inner, { contextWindow: 16_384 }),
+        maxTurns: 20,
+      });
+    else
+      await run(agent, 'Read twelve files.', {
+        session: inner,
+        callModelInputFilter: ctxkitInputFilter({ contextWindow: 16_384 }),
+        maxTurns: 20,
+      });
+    expect(model.violations).toEqual([]);
+    return Math.max(...model.inputs.map(tokens));
+  }
+
+  it("reduces what a run starts from but not the run's own steps, which the input filter keeps under the window", async () => {
+    // What a session is: the runner reads it once, when the run starts.
+    expect(await largestInput('session')).toBeGreaterThan(16_384 * 1.5);
+    // The filter sees every model call.
+    expect(await largestInput('filter')).toBeLessThan(16_384);
   });
 });

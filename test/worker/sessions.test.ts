@@ -59,7 +59,7 @@ describe('POST /v1/sessions', () => {
       budget: { contextWindow: 16000 },
     });
     expect([res.status, res.body.error.code]).toEqual([400, 'invalid_config']);
-    expect(res.body.error.message).toContain('smallest window that works with this reserve is 16001');
+    expect(res.body.error.message).toContain('smallest that works is 16001');
     expect((await api.get('/v1/sessions/tiny-window')).status).toBe(404);
   });
 });

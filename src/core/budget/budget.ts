@@ -60,8 +60,7 @@ export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget 
   if (c.contextWindow < floor) {
     throw new CtxError(
       'invalid_config',
-      `a ${c.contextWindow}-token window leaves nothing that can be sent after reserveOutput ` +
-        `${c.reserveOutput}; the smallest window that works with this reserve is ${floor}`,
+      `a ${c.contextWindow}-token window leaves nothing to send after reserveOutput ${c.reserveOutput}; the smallest that works is ${floor}`,
       { path: 'budget.contextWindow' },
     );
   }

@@ -45,9 +45,13 @@ function stubOf(m: Message, visibleCalls: ReadonlySet<string>): Message | undefi
     if (p.type === 'tool-result') {
       const part: Part = { type: 'tool-result', callId: p.callId, output: ARCHIVED_RESULT_STUB };
       if (p.name) part.name = p.name;
+      // A failed call stays a failure in the model's view.
+      if (p.isError) part.isError = true;
       parts.push(part);
     }
-  const stub: Message = { id: m.id, role: 'tool', parts, meta: { kind: 'tool_result_stub' } };
+  // The message's own envelope (its provider data: a framework's fields, such as a LangChain
+  // ToolMessage's status and artifact) stays with the stub that stands in its place.
+  const stub: Message = { ...m, parts, meta: { kind: 'tool_result_stub' } };
   stubs.set(m, { key, stub });
   return stub;
 }

@@ -72,7 +72,7 @@ describe('ctxcheck inspect', () => {
       const r = await ctxcheck([command, 'small.json', '--window', '16000', '--preset', 'kosmokrator'], dir);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toEqual([
-        'ctxcheck: preset kosmokrator: budget.contextWindow: a 16000-token window leaves nothing that can be sent after reserveOutput 16000; the smallest window that works with this reserve is 16001',
+        'ctxcheck: preset kosmokrator: budget.contextWindow: a 16000-token window leaves nothing to send after reserveOutput 16000; the smallest that works is 16001',
       ]);
     }
   });

@@ -151,15 +151,16 @@ describe('createContext', () => {
     it('feeds only the new messages when the caller kept the reduced view it was sent', async () => {
       const { summarizer, calls } = counting();
       const ctx = createContext({ budget: { contextWindow: 32_000 }, summarizer, dialect: 'anthropic' });
-      const first = await ctx.prepare(messages.slice(0, 100), SYSTEM);
+      // 115 messages: the first call compacts once (archiving alone brings 100 under the level).
+      const first = await ctx.prepare(messages.slice(0, 115), SYSTEM);
       expect(applied(first)).toBe(1);
-      const next = messages.slice(100, 104);
+      const next = messages.slice(115, 119);
       const run = await ctx.prepare([...first.send, ...next], SYSTEM);
       expect(run.match).toBe('from-send');
       expect(run.fed).toBe(4);
       expect(calls()).toBe(1);
       for (const m of next) expect(run.send).toContain(m);
-      const again = await ctx.prepare([...run.send, messages[104]!], SYSTEM);
+      const again = await ctx.prepare([...run.send, messages[119]!], SYSTEM);
       // Nothing was reduced in between: the kept view is the history last seen, continued.
       expect([again.match, again.fed]).toEqual(['continued', 1]);
     });

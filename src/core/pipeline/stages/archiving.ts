@@ -47,6 +47,13 @@ export type ToolArchivingOptions = z.input<typeof toolArchivingOptionsSchema>;
 export type ToolSummaryStrategy = 'llm' | 'heuristic' | 'off';
 
 /**
+ * The default preset leaves a tool message with nothing in it alone (its stub and summary would be
+ * longer than it is); 003's rule archives it as specified.
+ */
+const skipEmpty = (m: Message, ctx: Pick<StageContext, 'preset'>) =>
+  ctx.preset === 'default' && m.parts.every((p) => p.type === 'tool-result' && !p.output && !p.content);
+
+/**
  * 003's `normalizeToolSummaryStrategy` (§5.3): trimmed and case-insensitive; empty or unknown → `llm`.
  * `warning` says when a non-empty name was not recognised. The `tiancai` preset reads its
  * `archiving.strategy` through this; the stage's own option (and the `default` preset) stays strict.
@@ -209,7 +216,7 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
       const calls = indexToolCalls(messages);
       const queue: number[] = [];
       messages.forEach((m, i) => {
-        if (visibleTool(m) && archivable(m, calls, ctx.excludeTools)) queue.push(i);
+        if (visibleTool(m) && archivable(m, calls, ctx.excludeTools) && !skipEmpty(m, ctx)) queue.push(i);
       });
       const limit =
         variant === 'sync' ? visible - cutoff : Math.min(visible - cutoff, batchSize * maxBatches);
