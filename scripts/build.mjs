@@ -7,7 +7,7 @@
  *    specifiers rewritten to `.js` (`rewriteRelativeImportExtensions`). The build emits without type
  *    checking (`npm run check` checks; tsc still fails on a declaration it cannot write): so it needs no
  *    agent framework installed — every export that names a framework's type is annotated — and writes
- *    the same files from a clone with only the build packages (`npm run pack`, scripts/pack.mjs) as
+ *    the same files from a clone with only the build packages (`npm run tarball`, scripts/pack.mjs) as
  *    with every dev dependency.
  * 2. The same rewrite in the `.d.ts` files, which tsc leaves as written (`'./x.ts'`): a consumer
  *    without `allowImportingTsExtensions` would reject them.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run pack` — the package tarball from a clone, fast and without a compiler: no `npm ci` of the
+ * `npm run tarball` — the package tarball from a clone, fast and without a compiler: no `npm ci` of the
  * whole repository (wrangler, workerd, Deno, the agent frameworks, better-sqlite3's native build), only
  * what the build needs, at the versions package-lock.json pins:
  *
@@ -15,7 +15,7 @@
  *
  * In a clone whose node_modules already holds those packages (after `npm ci`), it builds in place.
  *
- *   npm run --silent pack -- [--pack-destination DIR] [--stage]
+ *   npm run --silent tarball -- [--pack-destination DIR] [--stage]
  *
  * Prints the tarball's absolute path as its only line on stdout (progress on stderr). `--stage` builds
  * in a temporary directory even when node_modules is there (the package test uses it).

@@ -76,7 +76,7 @@ describe('the tarball', () => {
     expect(files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
   });
 
-  it('holds what a build with every dev dependency writes: npm run pack needs no framework installed', async () => {
+  it('holds what a build with every dev dependency writes: npm run tarball needs no framework installed', async () => {
     // The tarball was built from a copy of the sources with the build packages alone (scripts/pack.mjs
     // --stage); the same build here, with node_modules holding every framework, writes the same bytes.
     const full = join(c.dir, 'full-build');

@@ -1,5 +1,5 @@
 /**
- * ctxkit as its users get it: `npm run pack` (scripts/pack.mjs: the build packages alone, installed in
+ * ctxkit as its users get it: `npm run tarball` (scripts/pack.mjs: the build packages alone, installed in
  * a temporary directory, the sources built and packed there, as from a clean clone) into a temporary
  * directory, then `npm install <tarball>` into a fresh project there. Shared by the consumer smoke
  * test (test/package) and `npm run bench:package` (scripts/package-figures.ts).
@@ -58,19 +58,23 @@ export interface Consumer {
   tarball: string;
   /** The fresh project (`"type": "module"`) with ctxkit installed from the tarball. */
   project: string;
-  /** Milliseconds of `npm run pack` (build packages, build and pack) and of `npm install <tarball>`. */
+  /** Milliseconds of `npm run tarball` (build packages, build and pack) and of `npm install <tarball>`. */
   packMs: number;
   installMs: number;
   cleanup(): Promise<void>;
 }
 
-/** Packs the repository as a clean clone would (`npm run pack`) and installs the tarball into a fresh project. */
+/** Packs the repository as a clean clone would (`npm run tarball`) and installs the tarball into a fresh project. */
 export async function packAndInstall(): Promise<Consumer> {
   const dir = await mkdtemp(join(tmpdir(), 'ctxkit-pack-'));
+  // As the README's install line runs it (through npm, so that a lifecycle script npm runs around
+  // `tarball` would show), building in a temporary directory as from a clean clone (--stage).
   const pack = await mustExec(
-    process.execPath,
-    [join(ROOT, 'scripts', 'pack.mjs'), '--stage', '--pack-destination', dir],
-    { cwd: ROOT },
+    NPM,
+    ['run', '--silent', 'tarball', '--', '--stage', '--pack-destination', dir],
+    {
+      cwd: ROOT,
+    },
   );
   const tarball = pack.stdout.trim().split('\n').pop()!.trim();
   const project = join(dir, 'consumer');
