@@ -394,6 +394,25 @@ export default {
       expect((await readFile(join(c.project, f))).length).toBeGreaterThan(100);
   });
 
+  it("type-checks the README's library example under strict TypeScript with the two types the README names", async () => {
+    const file = runnableBlocks('README.md', await readFile(join(ROOT, 'README.md'), 'utf8')).find(
+      (b) => b.mode === 'file',
+    )!;
+    const ts = file.script
+      .replace("import { checkInvariants, createPipeline, fromOpenAI, toOpenAI } from 'ctxkit';", (line) =>
+        line.replace('toOpenAI }', 'toOpenAI, type Message, type PipelineState }'),
+      )
+      .replace('let messages = [];', 'let messages: Message[] = [];')
+      .replace('let state;', 'let state: PipelineState | undefined;');
+    expect(ts).toContain('let messages: Message[] = [];');
+    expect(ts).toContain('type PipelineState }');
+    await write('example.ts', ts);
+    await linkOptionalPeers(c.project, ['@types/node']);
+    const r = await tsc('example', 'node16', ['example.ts'], ['node'], true);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
   it('runs the ctxcheck CLI from the tarball without tsx', async () => {
     const bin = join(c.project, 'node_modules', '.bin', 'ctxcheck');
     const help = await exec(bin, ['--help'], { cwd: c.project });
