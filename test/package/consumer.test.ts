@@ -65,10 +65,17 @@ async function tsc(
 }
 
 describe('the tarball', () => {
-  it('holds dist, the CLI docs page, CHANGELOG, README, LICENSE and package.json only', async () => {
+  it('holds dist, the sample, the CLI docs page, CHANGELOG, README, LICENSE and package.json only', async () => {
     const files = await tarballFiles(c.tarball);
     const outside = files.filter((f) => !f.startsWith('dist/'));
-    expect(outside).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'docs/cli.md', 'package.json']);
+    expect(outside).toEqual([
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'docs/cli.md',
+      'package.json',
+      'samples/coding-session.json',
+    ]);
     expect(files).toContain('dist/core/index.js');
     expect(files).toContain('dist/core/index.d.ts');
     expect(files).toContain('dist/bin/ctxcheck.mjs');
