@@ -17,10 +17,10 @@ const present = existsSync(DATA);
 if (!present)
   console.warn(`budget-holds: skipped, no trajectories at ${DATA} (see ../shared/data/README.md)`);
 
-async function replayAll(window: number, loop: 'working' | 'whole'): Promise<BudgetStep[]> {
+async function replayAll(window: number, loop: 'working' | 'whole', system?: string): Promise<BudgetStep[]> {
   const steps: BudgetStep[] = [];
   for (const t of loadTrajectories(DATA, ['claude-code'])) {
-    steps.push(...(await replayBudget(t, window, loop)));
+    steps.push(...(await replayBudget(t, window, loop, system)));
     // Let the test worker answer vitest's RPC between sessions: on a loaded machine a long
     // synchronous stretch makes vitest report "Timeout calling onTaskUpdate".
     await new Promise((resolve) => setImmediate(resolve));
@@ -45,6 +45,15 @@ describe.skipIf(!present)('the default preset on real Claude Code sessions with 
     expect(s.overUsable).toBe(0);
     expect(s.newestLost).toBe(0);
   }, 180_000); // ~18 s on an idle 2-core machine; the whole history is converted and reduced on every call
+
+  it('sends nothing above usable when a system prompt comes with the whole history every call (32K)', async () => {
+    // About 1,660 o200k tokens of instructions. The estimate counted an archived result as nothing
+    // while the send carries its stub: 4 sends went over usable (worst +856 tokens) at level `warn`.
+    const system = 'You are a coding agent working in a repository. '.repeat(166);
+    const s = summarize(await replayAll(32_000, 'whole', system));
+    expect(s.overUsable).toBe(0);
+    expect(s.newestLost).toBe(0);
+  }, 180_000);
 
   it('sends nothing above usable at 128K, whose recorded usage would under-state it', async () => {
     const s = summarize(await replayAll(128_000, 'working'));

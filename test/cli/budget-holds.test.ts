@@ -37,3 +37,24 @@ describe.skipIf(!session)(
     });
   },
 );
+
+// The session where a system prompt took sends over usable: the estimate counted an archived result as
+// nothing while the send carries its stub (2 sends over usable at level `warn`, +856 tokens at most on
+// main, before). budget-holds.slow.test.ts checks every session so.
+const WITH_SYSTEM = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const withSystem = existsSync(DATA)
+  ? loadTrajectories(DATA, ['claude-code']).find((t) => t.name === WITH_SYSTEM)
+  : undefined;
+
+describe.skipIf(!withSystem)(
+  `the default preset on Claude Code session ${WITH_SYSTEM.slice(0, 8)} with a system prompt`,
+  () => {
+    it('sends nothing above usable when a system prompt comes with the whole history every call (32K)', async () => {
+      // About 1,660 o200k tokens of instructions.
+      const system = 'You are a coding agent working in a repository. '.repeat(166);
+      const s = summarize(await replayBudget(withSystem!, 32_000, 'whole', system));
+      expect(s.overUsable).toBe(0);
+      expect(s.newestLost).toBe(0);
+    }, 120_000);
+  },
+);

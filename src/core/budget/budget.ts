@@ -56,11 +56,10 @@ export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget 
   // KosmoKrator clamps a buffer larger than the usable input to 1 (its ContextBudgetTest): a small
   // window with the default buffers works, every send at block level. Only a window that does not
   // exceed the output reserve leaves nothing at all to send.
-  const floor = smallestWindow(c);
-  if (c.contextWindow < floor) {
+  if (c.contextWindow <= c.reserveOutput) {
     throw new CtxError(
       'invalid_config',
-      `a ${c.contextWindow}-token window leaves nothing to send after reserveOutput ${c.reserveOutput}; the smallest that works is ${floor}`,
+      `a ${c.contextWindow}-token window leaves nothing to send after reserveOutput ${c.reserveOutput}; the smallest that works is ${c.reserveOutput + 1}`,
       { path: 'budget.contextWindow' },
     );
   }

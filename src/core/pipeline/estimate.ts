@@ -12,6 +12,7 @@
  */
 import type { BudgetLevel, ContextBudget } from '../budget/budget.ts';
 import type { Message, ToolDefinition, Usage } from '../messages/types.ts';
+import { toModelView } from '../messages/visibility.ts';
 import type { TokenCounter } from '../ports.ts';
 import { findUsageAnchor, toolsJson, usageTotal } from '../tokens/context.ts';
 import { answersSent, plausibleUsage, type SentRecord } from './sent.ts';
@@ -104,8 +105,11 @@ export function createEstimator(options: EstimatorOptions): Estimator {
     } else anchorIndex = -1;
   }
   const count = (messages: readonly Message[]) => sum(counter, messages, 0, messages.length);
+  // What is sent: an archived tool result counts as the stub the model view sends in its place
+  // (`toModelView`), not as nothing — dozens of stubs left the estimate a thousand tokens under the
+  // send at 32K, and a send over usable input at level `warn`.
   const pure = (messages: readonly Message[]): Measure => {
-    const tokens = system + tools + count(messages);
+    const tokens = system + tools + count(toModelView(messages));
     return { tokens, level: budget.level(tokens), anchored: false };
   };
   return {

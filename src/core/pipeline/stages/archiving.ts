@@ -211,7 +211,8 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
     async run(messages: readonly Message[], ctx: StageContext): Promise<StageResult> {
       if (cutoff <= 0 || strategy === 'off') return noop(name, messages, ctx, 'disabled');
       let visible = 0;
-      for (const m of messages) if (visibleTool(m)) visible++;
+      // An empty result the default preset leaves alone is not counted either: it takes no room.
+      for (const m of messages) if (visibleTool(m) && !skipEmpty(m, ctx)) visible++;
       if (visible <= cutoff) return noop(name, messages, ctx, `${visible} visible tool results ≤ ${cutoff}`);
       const calls = indexToolCalls(messages);
       const queue: number[] = [];
