@@ -2,14 +2,22 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBenchMemory } from '../../src/cli/commands/bench-memory.ts';
+import { benchModes, runBenchMemory } from '../../src/cli/commands/bench-memory.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { splitEvidence } from '../../src/cli/memory/locomo.ts';
+import { bootstrapInterval, seededRandom } from '../../src/cli/memory/bootstrap.ts';
+import {
+  askedAt,
+  locomoDate,
+  parseLocomo,
+  splitEvidence,
+  toConversation,
+} from '../../src/cli/memory/locomo.ts';
+import { TURNS_ONLY } from '../../src/cli/memory/locomo-bench.ts';
 import { USE_LITE_MODEL_ID } from '../../src/cli/memory/use-lite-embedder.ts';
 
 const REAL = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'locomo', 'locomo-open.json');
 
-function synthetic(): string {
+function synthetic(copies = 1): string {
   const dir = mkdtempSync(join(tmpdir(), 'ctxkit-locomo-'));
   const file = join(dir, 'tiny.json');
   const turns = [
@@ -41,7 +49,11 @@ function synthetic(): string {
       ],
     },
   ];
-  writeFileSync(file, JSON.stringify(data));
+  const all = Array.from({ length: copies }, (_, i) => ({
+    ...data[0]!,
+    sample_id: i === 0 ? 'tiny' : `tiny-${i}`,
+  }));
+  writeFileSync(file, JSON.stringify(all));
   return file;
 }
 
@@ -63,8 +75,11 @@ describe('runBenchMemory', () => {
     ]);
     expect(result.rows.find((r) => r.category === 4)!.recall.keyword!.at5).toBe(1);
     expect(result.skippedNoEvidence).toBe(1);
-    expect(io.stdout()).toContain('| 4 single-hop | 2 | 100.0 | 100.0 |');
-    expect(result.modes).toEqual(['default', 'keyword', 'vector', 'cowagent', 'bm25']);
+    expect(io.stdout()).toContain('| 4 single-hop | 2 | 100.0 (100.0–100.0) | 100.0 (100.0–100.0) |');
+    expect(result.modes).toEqual(['default', 'turns', 'keyword', 'vector', 'cowagent', 'bm25']);
+    const cell = result.overall.recall.default!;
+    expect(cell.ci10.low).toBeLessThanOrEqual(cell.at10);
+    expect(cell.ci10.high).toBeGreaterThanOrEqual(cell.at10);
     expect(io.stdout()).toContain('5 adversarial (separate)');
     const d = result.overall.recall.default!;
     expect(io.stdout()).toContain(
@@ -73,6 +88,8 @@ describe('runBenchMemory', () => {
     expect(io.stdout()).toMatch(/default R@10 by category: 1 multi-hop \d+\.\d, 4 single-hop/);
     expect(result.summary.at10ByCategory.keyword!['4']).toBe(1);
     expect(result.latency.default!.turns).toBe(4);
+    // 4 turns, 4 windows, 1 session span, 4 fact keys.
+    expect(result.latency.default!.chunks).toBe(13);
   });
 
   it('persists embeddings by model and text hash: a second run embeds nothing', async () => {
@@ -95,13 +112,39 @@ describe('runBenchMemory', () => {
     );
   });
 
-  it('applies --search to the default and keyword modes only', async () => {
+  it('applies --search to the default, turns and keyword modes only, keeping turns free of units', async () => {
     const result = await runBenchMemory(
-      { locomo: synthetic(), embedder: 'hashing', cacheDir: null, search: '{"keywordWeight":0}' },
+      {
+        locomo: synthetic(),
+        embedder: 'hashing',
+        cacheDir: null,
+        search: '{"keywordWeight":0,"factWeight":1}',
+      },
       bufferIo(),
     );
     expect(result.overall.recall.keyword!.at10).toBe(0);
     expect(result.overall.recall.bm25!.at10).toBeGreaterThan(0);
+    const turns = benchModes({ windowWeight: 3, speakerWeight: 3, neighbourWeight: 0 }).find(
+      (m) => m.name === 'turns',
+    )!;
+    expect(turns.search).toMatchObject({ ...TURNS_ONLY, neighbourWeight: 0 });
+  });
+
+  it('runs the leave-one-conversation-out selection with --loco: one fold per conversation', async () => {
+    const io = bufferIo();
+    const result = await runBenchMemory(
+      { locomo: synthetic(2), embedder: 'hashing', cacheDir: null, loco: true, objective: 'questions' },
+      io,
+    );
+    const selection = result.selection!;
+    expect(selection.objective).toBe('questions');
+    expect(selection.folds.map((f) => f.heldOut)).toEqual(['tiny', 'tiny-1']);
+    expect(Object.keys(selection.chosen).sort()).toEqual(
+      ['facts', 'neighbour', 'session', 'source', 'speaker', 'time', 'vector', 'when', 'window'].sort(),
+    );
+    expect(selection.pooled.byCategory['4']!.questions).toBe(4);
+    expect(io.stdout()).toContain('| tiny-1 |');
+    expect(io.stdout()).toMatch(/held out, pooled: R@5 \d+\.\d, R@10 \d+\.\d/);
   });
 
   it('rejects a --limit that is not a positive integer', async () => {
@@ -126,10 +169,58 @@ describe('runBenchMemory', () => {
       const at10 = (mode: string) => result.overall.recall[mode]!.at10;
       expect(result.embedder).toBe(USE_LITE_MODEL_ID);
       expect(result.overall.questions).toBeGreaterThan(100);
+      expect(at10('default')).toBeGreaterThan(at10('turns'));
       expect(at10('default')).toBeGreaterThanOrEqual(at10('keyword'));
       expect(at10('keyword')).toBeGreaterThanOrEqual(at10('bm25'));
       expect(at10('default')).toBeGreaterThan(at10('cowagent'));
     },
     300_000,
   );
+});
+
+describe('bootstrapInterval', () => {
+  it('brackets the mean, narrows with more questions and repeats itself for a seed', () => {
+    const random = seededRandom(7);
+    const values = (n: number) => Array.from({ length: n }, () => (random() < 0.6 ? 1 : 0));
+    const small = values(50);
+    const large = values(2000);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const a = bootstrapInterval(small);
+    expect(a.low).toBeLessThanOrEqual(mean(small));
+    expect(a.high).toBeGreaterThanOrEqual(mean(small));
+    const b = bootstrapInterval(large);
+    expect(b.high - b.low).toBeLessThan(a.high - a.low);
+    expect(bootstrapInterval(small)).toEqual(a);
+    expect(bootstrapInterval([0.5])).toEqual({ low: 0.5, high: 0.5 });
+  });
+});
+
+describe('toConversation', () => {
+  it('groups turns into dated sessions and asks the day after the last one', () => {
+    const [conv] = parseLocomo([
+      {
+        sample_id: 'c',
+        conversation: {
+          session_1_date_time: '1:56 pm on 8 May, 2023',
+          session_1: [{ speaker: 'A', dia_id: 'D1:1', text: 'hi' }],
+          session_2_date_time: '2:00 pm on 9 May, 2023',
+          session_2: [{ speaker: 'B', dia_id: 'D2:1', text: 'yo', blip_caption: 'a dog' }],
+        },
+        qa: [],
+      },
+    ]);
+    expect(toConversation(conv!)).toEqual({
+      id: 'c',
+      sessions: [
+        { id: 'session_1', date: '2023-05-08', turns: [{ id: 'D1:1', speaker: 'A', text: 'hi' }] },
+        {
+          id: 'session_2',
+          date: '2023-05-09',
+          turns: [{ id: 'D2:1', speaker: 'B', text: 'yo [shares a photo: a dog]' }],
+        },
+      ],
+    });
+    expect(new Date(askedAt(conv!)).toISOString()).toBe('2023-05-10T00:00:00.000Z');
+    expect(locomoDate('sometime')).toBeNull();
+  });
 });

@@ -9,6 +9,7 @@ import {
   exportMarkdown,
   fixedClock,
   hashingEmbedder,
+  indexConversation,
   indexDocument,
   type ListMemoriesOptions,
   type MemoryRecord,
@@ -16,6 +17,8 @@ import {
   saveMemory,
   searchMemory,
   toFtsQuery,
+  turnIdOf,
+  unitIndexOf,
   writeFlush,
 } from '../../src/core/index.ts';
 
@@ -330,6 +333,37 @@ export function memoryStoreContract(name: string, factory: MemoryStoreFactory): 
       expect(flat.get('memory/2026-03-01.md')).toBeCloseTo(flat.get('MEMORY.md')!, 10);
       const decayed = await score({ halfLifeDays: 30 });
       expect(decayed.get('memory/2026-03-01.md')! / decayed.get('MEMORY.md')!).toBeCloseTo(0.5, 5);
+    });
+
+    it('keeps a conversation index: turns in order, units mapped to their turns, hits on turns only', async () => {
+      const embedder = hashingEmbedder(32);
+      const turns = ['Where did your sister move?', 'Lisbon, in March.', 'Lovely city.'].map((text, i) => ({
+        id: `D1:${i + 1}`,
+        speaker: i % 2 ? 'Ann' : 'Bo',
+        text,
+      }));
+      await indexConversation(
+        store,
+        { id: 'c-1', sessions: [{ id: 'session_1', date: '2023-05-08', turns }] },
+        { tenant: 't1', embedder, sessionSpan: 8 },
+      );
+      const index = await store.chunkIndex('t1', embedder.modelId);
+      const units = unitIndexOf(index);
+      const window = index.byId.get('conversation:c-1/session_1@window#2')!;
+      expect(index.chunks.slice(units.coverFrom[window]!, units.coverTo[window]! + 1).map(turnIdOf)).toEqual([
+        'D1:1',
+        'D1:2',
+        'D1:3',
+      ]);
+      for (const mode of ['default', 'cowagent'] as const) {
+        const hits = await searchMemory(store, 't1', "Which city did Ann's sister move to?", {
+          mode,
+          embedder,
+          now: T0,
+          minScore: 0,
+        });
+        expect(hits.map((h) => turnIdOf(h.chunk)).sort()).toEqual(['D1:1', 'D1:2', 'D1:3']);
+      }
     });
 
     it('deletes a memory together with its index chunk', async () => {

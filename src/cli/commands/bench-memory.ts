@@ -1,8 +1,9 @@
 /**
  * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]
- * [--limit N] [--cache-dir DIR | --no-cache]`: evidence recall@5/@10 per LoCoMo category for the
- * default retrieval, keyword-only, vector-only, CowAgent's scoring and the plain BM25 peer, plus
- * search latency over every loaded turn.
+ * [--limit N] [--cache-dir DIR | --no-cache] [--search JSON] [--loco [--objective categories|questions]]`:
+ * evidence recall@5/@10 with bootstrap intervals per LoCoMo category for the default retrieval, the
+ * same without units, keyword-only, vector-only, CowAgent's scoring and the plain BM25 peer; search
+ * latency over every loaded turn; and with `--loco` the leave-one-conversation-out weight selection.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,14 +13,15 @@ import * as z from 'zod';
 import { type Embedder, hashingEmbedder, type SearchOptions } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
 import { cachingEmbedder } from '../memory/embedding-cache.ts';
-import { LOCOMO_CATEGORIES, loadLocomo } from '../memory/locomo.ts';
+import { loadLocomo } from '../memory/locomo.ts';
+import { DEFAULT_MODES, type RetrievalMode, runMemoryBench } from '../memory/locomo-bench.ts';
+import { type SelectionObjective, selectWeights } from '../memory/locomo-selection.ts';
 import {
-  type CategoryRow,
-  DEFAULT_MODES,
-  type MemoryBenchResult,
-  type RecallCell,
-  runMemoryBench,
-} from '../memory/locomo-bench.ts';
+  type BenchMemoryResult,
+  type BenchMemorySummary,
+  renderMemoryBench,
+  renderSelection,
+} from '../memory/memory-bench-render.ts';
 import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
@@ -33,8 +35,12 @@ export interface BenchMemoryOptions {
   limit?: number;
   /** Persistent embedding cache directory (relative to cwd); `null` = none. @default '.ctxkit-cache' */
   cacheDir?: string | null;
-  /** Default-mode options applied to the `default` and `keyword` modes (tuning runs), as JSON text. */
+  /** Default-mode options applied to the `default`, `turns` and `keyword` modes (tuning runs), as JSON text. */
   search?: string;
+  /** Also run the leave-one-conversation-out weight selection (`locomo-selection.ts`). @default false */
+  loco?: boolean;
+  /** What the selection maximises. @default 'categories' */
+  objective?: SelectionObjective;
 }
 
 const nonNegative = z.number().finite().min(0);
@@ -47,6 +53,12 @@ export const benchSearchSchema = z.strictObject({
   keywordPool: z.number().int().min(1).max(100_000).optional(),
   fusion: z.enum(['weighted', 'rrf']).optional(),
   rrfK: nonNegative.max(100_000).optional(),
+  windowWeight: nonNegative.max(1000).optional(),
+  sessionWeight: nonNegative.max(1000).optional(),
+  factWeight: nonNegative.max(1000).optional(),
+  speakerWeight: nonNegative.max(1000).optional(),
+  timeWeight: nonNegative.max(1000).optional(),
+  whenWeight: nonNegative.max(1000).optional(),
 });
 
 function parseSearch(text: string): BenchSearch {
@@ -67,67 +79,20 @@ function parseSearch(text: string): BenchSearch {
 
 type BenchSearch = Pick<
   SearchOptions,
-  'vectorWeight' | 'keywordWeight' | 'neighbourWeight' | 'sourceWeight' | 'keywordPool' | 'fusion' | 'rrfK'
+  | 'vectorWeight'
+  | 'keywordWeight'
+  | 'neighbourWeight'
+  | 'sourceWeight'
+  | 'keywordPool'
+  | 'fusion'
+  | 'rrfK'
+  | 'windowWeight'
+  | 'sessionWeight'
+  | 'factWeight'
+  | 'speakerWeight'
+  | 'timeWeight'
+  | 'whenWeight'
 >;
-
-const pct = (x: number) => `${(x * 100).toFixed(1)}`;
-const ms = (x: number) => `${x.toFixed(1)} ms`;
-
-function renderRow(label: string, r: CategoryRow, modes: readonly string[]): string {
-  const cells = modes.flatMap((m) => [pct(r.recall[m]?.at5 ?? 0), pct(r.recall[m]?.at10 ?? 0)]);
-  return `| ${label} | ${r.questions} | ${cells.join(' | ')} |`;
-}
-
-export function renderMemoryBench(result: BenchMemoryResult): string {
-  const lines = [
-    `LoCoMo evidence recall (%), ${result.conversations} conversations, ${result.turns} turns, embedder ${result.embedder}`,
-    '',
-    `| category | questions | ${result.modes.flatMap((m) => [`${m} @5`, `${m} @10`]).join(' | ')} |`,
-    `|---|---:|${result.modes.map(() => '---:|---:|').join('')}`,
-  ];
-  for (const r of result.rows.filter((x) => x.category !== 5))
-    lines.push(renderRow(`${r.category} ${LOCOMO_CATEGORIES[r.category] ?? ''}`.trim(), r, result.modes));
-  lines.push(renderRow('**1–4 all**', result.overall, result.modes));
-  for (const r of result.rows.filter((x) => x.category === 5))
-    lines.push(renderRow('5 adversarial (separate)', r, result.modes));
-  if (result.skippedNoEvidence > 0)
-    lines.push('', `${result.skippedNoEvidence} questions skipped: no evidence id names a turn.`);
-  const s = result.summary;
-  lines.push('', `default: R@5 ${pct(s.default.at5)}, R@10 ${pct(s.default.at10)}`);
-  for (const [mode, cats] of Object.entries(s.at10ByCategory))
-    lines.push(
-      `${mode} R@10 by category: ${Object.entries(cats)
-        .map(([c, v]) => `${c} ${LOCOMO_CATEGORIES[Number(c)] ?? ''} ${pct(v)}`)
-        .join(', ')}`,
-    );
-  if (s.default.at10 > 0 && s.bm25)
-    lines.push(
-      `default / plain BM25 at 10: ${(s.default.at10 / s.bm25.at10).toFixed(2)}×; keyword / plain BM25: ${(
-        (s.keyword?.at10 ?? 0) / s.bm25.at10
-      ).toFixed(2)}×`,
-    );
-  for (const [mode, l] of Object.entries(result.latency))
-    lines.push(
-      `${mode} search, ${l.searches} searches over ${l.turns} turns (query embedding excluded): wall p50 ${ms(l.p50)}, p95 ${ms(l.p95)}, p99 ${ms(l.p99)}, worst ${ms(l.worst)}; CPU p50 ${ms(l.cpu.p50)}, p95 ${ms(l.cpu.p95)}, p99 ${ms(l.cpu.p99)}, worst ${ms(l.cpu.worst)}`,
-    );
-  lines.push(`embeddings: ${s.embeddings.cached} from the cache, ${s.embeddings.embedded} embedded`);
-  return lines.join('\n');
-}
-
-export interface BenchMemorySummary {
-  /** Categories 1–4, the configuration a user gets without options. */
-  default: RecallCell;
-  keyword?: RecallCell;
-  bm25?: RecallCell;
-  /** R@10 per category (1–5), by mode. */
-  at10ByCategory: Record<string, Record<string, number>>;
-  embeddings: { cached: number; embedded: number };
-}
-
-export interface BenchMemoryResult extends MemoryBenchResult {
-  summary: BenchMemorySummary;
-  seconds: number;
-}
 
 /**
  * USE-lite is loaded on its first uncached text only (a warm cache never loads the model); when its
@@ -156,6 +121,18 @@ function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Embedder {
   };
 }
 
+/**
+ * The modes with `--search` applied to `default`, `turns` and `keyword`; in `turns` the unit and
+ * query-signal weights stay 0 whatever `--search` says (it is the default without them).
+ */
+export function benchModes(search: BenchSearch | undefined): RetrievalMode[] {
+  return DEFAULT_MODES.map((m) =>
+    search && (m.name === 'default' || m.name === 'keyword' || m.name === 'turns')
+      ? { ...m, search: { ...search, ...m.search } }
+      : m,
+  );
+}
+
 /** Runs the benchmark and prints the table (or JSON); resolves to the result. */
 export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<BenchMemoryResult> {
   const started = performance.now();
@@ -174,11 +151,7 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     pickEmbedder(options.embedder ?? 'use-lite', io),
     cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
   );
-  const modes = DEFAULT_MODES.map((m) =>
-    search && (m.name === 'default' || m.name === 'keyword')
-      ? { ...m, search: { ...m.search, ...search } }
-      : m,
-  );
+  const modes = benchModes(search);
   const bench = await runMemoryBench({
     conversations,
     embedder,
@@ -192,20 +165,21 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     );
   const cell = (mode: string) => bench.overall.recall[mode];
   const summary: BenchMemorySummary = {
-    default: cell('default') ?? { at5: 0, at10: 0 },
+    default: cell('default') ?? { at5: 0, at10: 0, ci5: { low: 0, high: 0 }, ci10: { low: 0, high: 0 } },
     at10ByCategory,
     embeddings: { cached: embedder.stats.hits, embedded: embedder.stats.misses },
   };
   if (cell('keyword')) summary.keyword = cell('keyword')!;
   if (cell('bm25')) summary.bm25 = cell('bm25')!;
-  const result: BenchMemoryResult = {
-    ...bench,
-    summary,
-    seconds: Math.round((performance.now() - started) / 100) / 10,
-  };
-  io.out(
-    options.json ? JSON.stringify(result, null, 2) : `${renderMemoryBench(result)}\ntook ${result.seconds} s`,
-  );
+  const result: BenchMemoryResult = { ...bench, summary, seconds: 0 };
+  if (options.loco) {
+    const objective = options.objective ?? 'categories';
+    result.selection = { ...(await selectWeights(conversations, embedder, undefined, objective)), objective };
+  }
+  result.seconds = Math.round((performance.now() - started) / 100) / 10;
+  const text = () =>
+    `${renderMemoryBench(result)}${result.selection ? renderSelection(result.selection) : ''}\ntook ${result.seconds} s`;
+  io.out(options.json ? JSON.stringify(result, null, 2) : text());
   return result;
 }
 
@@ -218,6 +192,8 @@ interface Args {
   'cache-dir': string;
   cache: boolean;
   search?: string;
+  loco: boolean;
+  objective: SelectionObjective;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -248,6 +224,20 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           type: 'boolean',
           default: true,
           describe: '--no-cache: embed everything again',
+        })
+        .option('search', {
+          type: 'string',
+          describe: 'default-mode weights as JSON for the default, turns and keyword modes (tuning runs)',
+        })
+        .option('loco', {
+          type: 'boolean',
+          default: false,
+          describe: 'also run the leave-one-conversation-out weight selection (~3 min)',
+        })
+        .option('objective', {
+          choices: ['categories', 'questions'] as const,
+          default: 'categories' as const,
+          describe: 'what --loco maximises: mean R@10 over the categories 1–4, or over their questions',
         }) as Argv<Args>,
     handler: async (args) => {
       await runBenchMemory(
@@ -257,6 +247,8 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           json: args.json,
           adversarial: args.adversarial,
           cacheDir: args.cache ? args['cache-dir'] : null,
+          loco: args.loco,
+          objective: args.objective,
           ...(args.search !== undefined ? { search: args.search } : {}),
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
         },

@@ -1,22 +1,30 @@
 /**
- * Evidence recall of memory retrieval on LoCoMo: each conversation's turns are indexed as chunks
- * (one per `dia_id`, text `speaker: text`, one source per session) in a SQLite (FTS5) memory store;
- * every question is searched in each mode; recall@k = share of its evidence turns in the top k.
- * The peer, plain Okapi BM25 (stopwords dropped, Porter stemming) over the same turns, runs in the
- * same process. A latency pass searches one store holding every loaded turn.
+ * Evidence recall of memory retrieval on LoCoMo: each conversation is written with
+ * `indexConversation` (turns `speaker: text`, one source per session dated by it, window, session-span
+ * and fact-key units) into a SQLite (FTS5) memory store; every question is searched in each mode,
+ * asked the day after the last session; recall@k = share of its evidence turns among the top k
+ * turns. The peer, plain Okapi BM25 (stopwords dropped, Porter stemming) over the same turns, runs
+ * in the same process. Intervals: 95 % percentile bootstrap over the questions. A latency pass
+ * searches one store holding every loaded conversation.
  */
 import {
   type ChunkRecord,
   createBm25Index,
   type Embedder,
   embedAll,
+  indexConversation,
   type MemoryStore,
   type SearchOptions,
   searchMemory,
   toFtsQuery,
+  turnIdOf,
+  turnText,
 } from '../../core/index.ts';
 import { createSqliteMemoryStore, openSqlite } from '../../db/sqlite/index.ts';
-import type { LocomoConversation } from './locomo.ts';
+import { bootstrapInterval, type Interval } from './bootstrap.ts';
+import { askedAt, type LocomoConversation, toConversation } from './locomo.ts';
+
+export { locomoDate } from './locomo.ts';
 
 export interface RetrievalMode {
   name: string;
@@ -28,13 +36,25 @@ export interface RetrievalMode {
   peer?: true;
 }
 
+/** The default mode with every unit and query signal off: turns with their neighbour/source context. */
+export const TURNS_ONLY = {
+  windowWeight: 0,
+  sessionWeight: 0,
+  factWeight: 0,
+  speakerWeight: 0,
+  timeWeight: 0,
+  whenWeight: 0,
+} as const satisfies SearchOptions;
+
 /**
- * `default` (what a user gets without options), `keyword` (the default without an embedder, as the
- * Worker without Workers AI), `vector` (vectors only), `cowagent` (000/004 §2.2, decay off: LoCoMo
- * has no "now"), and `bm25`, the plain Okapi BM25 peer.
+ * `default` (what a user gets without options), `turns` (the default without units and query
+ * signals: what the default was before them), `keyword` (the default without an embedder, as the
+ * Worker without Workers AI), `vector` (vectors only), `cowagent` (000/004 §2.2, decay off) and
+ * `bm25`, the plain Okapi BM25 peer.
  */
 export const DEFAULT_MODES: readonly RetrievalMode[] = [
   { name: 'default', vectors: true },
+  { name: 'turns', vectors: true, search: TURNS_ONLY },
   { name: 'keyword', vectors: false },
   { name: 'vector', vectors: true, search: { keywordWeight: 0 } },
   { name: 'cowagent', vectors: true, search: { mode: 'cowagent', halfLifeDays: Number.POSITIVE_INFINITY } },
@@ -44,6 +64,9 @@ export const DEFAULT_MODES: readonly RetrievalMode[] = [
 export interface RecallCell {
   at5: number;
   at10: number;
+  /** 95 % bootstrap intervals over the row's questions. */
+  ci5: Interval;
+  ci10: Interval;
 }
 
 export interface CategoryRow {
@@ -56,6 +79,8 @@ export interface CategoryRow {
 export interface LatencyStats {
   /** Turns in the one store the latency pass searched. */
   turns: number;
+  /** Every chunk of that store: turns and the units over them. */
+  chunks: number;
   searches: number;
   /** Wall-clock ms (includes waiting for a core on a busy machine). */
   p50: number;
@@ -64,6 +89,13 @@ export interface LatencyStats {
   worst: number;
   /** CPU ms of the process per search (the search is synchronous work: what one idle core needs). */
   cpu: { p50: number; p95: number; p99: number; worst: number };
+}
+
+/** One scored question: its recall at 5 and 10 by mode. */
+export interface QuestionRecall {
+  conversation: string;
+  category: number;
+  recall: Record<string, [number, number]>;
 }
 
 export interface MemoryBenchResult {
@@ -93,201 +125,190 @@ export interface MemoryBenchOptions {
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
-/** `1:56 pm on 8 May, 2023` → `2023-05-08`; null when unreadable. */
-export function locomoDate(text: string): string | null {
-  const m = /(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/.exec(text);
-  const month = m ? MONTHS.indexOf(m[2]!.toLowerCase()) : -1;
-  if (!m || month < 0) return null;
-  return `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
-}
-
-/** The chunks of a conversation: one per turn, one source per session, the date in its own field. */
-export function conversationChunks(
+/** Writes a LoCoMo conversation with `indexConversation` into a store, under `tenant`. */
+export async function indexLocomo(
+  store: MemoryStore,
   conv: LocomoConversation,
   tenant: string,
-  vectors: readonly (number[] | null)[],
-  model: string | null,
-): ChunkRecord[] {
-  return conv.turns.map((t, i) => ({
-    tenant,
-    id: `${conv.id}/${t.diaId}`,
-    project: '',
-    userId: '',
-    source: `${conv.id}/session_${t.session}`,
-    startLine: i + 1,
-    endLine: i + 1,
-    text: `${t.speaker}: ${t.text}`,
-    date: locomoDate(t.date),
-    embedding: vectors[i] ?? null,
-    model: vectors[i] ? model : null,
-  }));
+  embedder: Embedder,
+): Promise<void> {
+  await indexConversation(store, toConversation(conv), { tenant, embedder });
 }
 
-async function indexChunks(
-  store: MemoryStore,
-  tenant: string,
-  chunks: readonly ChunkRecord[],
-): Promise<void> {
-  const bySource = new Map<string, ChunkRecord[]>();
-  for (const c of chunks) bySource.set(c.source, [...(bySource.get(c.source) ?? []), c]);
-  for (const [source, list] of bySource) await store.replaceChunks(tenant, source, list);
+/** The turn chunks the BM25 peer ranks (text as indexed, id = the turn's `dia_id`). */
+function peerChunks(conv: LocomoConversation): ChunkRecord[] {
+  return conv.turns.map((t, i) => ({
+    tenant: conv.id,
+    id: t.diaId,
+    project: '',
+    userId: '',
+    source: `session_${t.session}`,
+    startLine: i + 1,
+    endLine: i + 1,
+    text: turnText(t),
+    date: null,
+    embedding: null,
+    model: null,
+  }));
 }
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
-  const embedder = options.embedder;
+export function benchSearchOptions(mode: RetrievalMode, embedder: Embedder, now: number): SearchOptions {
+  return { now, minScore: 0, maxResults: 10, ...(mode.vectors ? { embedder } : {}), ...mode.search };
+}
+
+/** Every question with known evidence, scored in every mode. */
+export async function scoreQuestions(
+  options: MemoryBenchOptions,
+): Promise<{ scored: QuestionRecall[]; skipped: number }> {
+  const { embedder } = options;
   const modes = options.modes ?? DEFAULT_MODES;
-  const zero = () =>
-    Object.fromEntries(modes.map((m) => [m.name, { at5: 0, at10: 0 }])) as Record<string, RecallCell>;
-  const sums = new Map<number, { n: number; r: Record<string, RecallCell> }>();
-  let skipped = 0;
-  let turns = 0;
   const total = options.conversations.reduce((n, c) => n + c.questions.length, 0);
+  const scored: QuestionRecall[] = [];
+  let skipped = 0;
   let done = 0;
-  const allChunks: ChunkRecord[] = [];
-  const searchOptions = (mode: RetrievalMode): SearchOptions => ({
-    now: 0,
-    minScore: 0,
-    maxResults: 10,
-    ...(mode.vectors ? { embedder } : {}),
-    ...mode.search,
-  });
   for (const conv of options.conversations) {
     const handle = openSqlite({ path: ':memory:' });
     try {
       const store = createSqliteMemoryStore(handle);
-      const vectors = await embedAll(
-        embedder,
-        conv.turns.map((t) => `${t.speaker}: ${t.text}`),
-      );
-      const chunks = conversationChunks(conv, conv.id, vectors, embedder.modelId);
-      allChunks.push(...chunks);
-      await indexChunks(store, conv.id, chunks);
-      const peer = createBm25Index(chunks);
-      turns += conv.turns.length;
+      await indexLocomo(store, conv, conv.id, embedder);
+      const peer = createBm25Index(peerChunks(conv));
       const known = new Set(conv.turns.map((t) => t.diaId));
+      const now = askedAt(conv);
       // Query vectors once per question (and persisted with the cache).
       await embedAll(
         embedder,
         conv.questions.map((q) => q.question),
       );
       for (const q of conv.questions) {
-        done++;
-        options.onProgress?.(done, total, conv.id);
+        options.onProgress?.(++done, total, conv.id);
         if (q.category === 5 && options.adversarial === false) continue;
-        const evidence = [...new Set(q.evidence.filter((e) => known.has(e)))].map((e) => `${conv.id}/${e}`);
+        const evidence = [...new Set(q.evidence.filter((e) => known.has(e)))];
         if (evidence.length === 0) {
           skipped++;
           continue;
         }
-        const row = sums.get(q.category) ?? { n: 0, r: zero() };
-        row.n++;
+        const recall: Record<string, [number, number]> = {};
         for (const mode of modes) {
           const ids = mode.peer
             ? peer
                 .search(toFtsQuery(q.question, { dropStopwords: true }).replaceAll('"', ''), 10)
                 .map((h) => h.chunk.id)
-            : (await searchMemory(store, conv.id, q.question, searchOptions(mode))).map((h) => h.chunk.id);
+            : (await searchMemory(store, conv.id, q.question, benchSearchOptions(mode, embedder, now))).map(
+                (h) => turnIdOf(h.chunk) ?? h.chunk.id,
+              );
           const found = (k: number) =>
             evidence.filter((e) => ids.slice(0, k).includes(e)).length / evidence.length;
-          row.r[mode.name]!.at5 += found(5);
-          row.r[mode.name]!.at10 += found(10);
+          recall[mode.name] = [found(5), found(10)];
         }
-        sums.set(q.category, row);
+        scored.push({ conversation: conv.id, category: q.category, recall });
       }
     } finally {
       handle.close();
     }
   }
+  return { scored, skipped };
+}
 
+/** A row of the table: mean recall at 5 and 10 per mode with their bootstrap intervals. */
+export function recallRow(
+  category: number,
+  questions: readonly QuestionRecall[],
+  modes: readonly string[],
+): CategoryRow {
+  const recall: Record<string, RecallCell> = {};
+  for (const m of modes) {
+    const at = (k: 0 | 1) => questions.map((q) => q.recall[m]![k]);
+    const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+    recall[m] = {
+      at5: mean(at(0)),
+      at10: mean(at(1)),
+      ci5: bootstrapInterval(at(0), 1000, 5 + category),
+      ci10: bootstrapInterval(at(1), 1000, 10 + category),
+    };
+  }
+  return { category, questions: questions.length, recall };
+}
+
+async function measureLatency(
+  options: MemoryBenchOptions,
+  searches: number,
+): Promise<Record<string, LatencyStats>> {
   const latency: Record<string, LatencyStats> = {};
-  const searches = options.latencySearches ?? 300;
-  if (searches > 0 && allChunks.length > 0) {
-    const handle = openSqlite({ path: ':memory:' });
-    try {
-      const store = createSqliteMemoryStore(handle);
-      await indexChunks(store, 'all', allChunks);
-      const questions = options.conversations.flatMap((c) => c.questions.map((q) => q.question));
-      for (const mode of modes.filter((m) => m.name === 'default' || m.name === 'keyword')) {
-        const opts = searchOptions(mode);
-        await searchMemory(store, 'all', questions[0] ?? 'warm up', opts);
-        const times: number[] = [];
-        const cpu: number[] = [];
-        for (let i = 0; i < Math.min(searches, questions.length); i++) {
-          const q = questions[Math.floor((i * questions.length) / Math.min(searches, questions.length))]!;
-          const c0 = process.cpuUsage();
-          const t0 = performance.now();
-          await searchMemory(store, 'all', q, opts);
-          times.push(performance.now() - t0);
-          const c = process.cpuUsage(c0);
-          cpu.push((c.user + c.system) / 1000);
-        }
-        times.sort((a, b) => a - b);
-        cpu.sort((a, b) => a - b);
-        const stats = (xs: number[]) => ({
-          p50: percentile(xs, 50),
-          p95: percentile(xs, 95),
-          p99: percentile(xs, 99),
-          worst: xs.at(-1) ?? 0,
-        });
-        latency[mode.name] = {
-          turns: allChunks.length,
-          searches: times.length,
-          ...stats(times),
-          cpu: stats(cpu),
-        };
+  const modes = (options.modes ?? DEFAULT_MODES).filter((m) => m.name === 'default' || m.name === 'keyword');
+  const handle = openSqlite({ path: ':memory:' });
+  try {
+    const store = createSqliteMemoryStore(handle);
+    for (const conv of options.conversations) await indexLocomo(store, conv, 'all', options.embedder);
+    const chunks = (await store.chunkIndex('all', null)).chunks.length;
+    const turns = options.conversations.reduce((n, c) => n + c.turns.length, 0);
+    const questions = options.conversations.flatMap((c) =>
+      c.questions.map((q) => ({ q: q.question, now: askedAt(c) })),
+    );
+    const count = Math.min(searches, questions.length);
+    for (const mode of modes) {
+      await searchMemory(
+        store,
+        'all',
+        questions[0]?.q ?? 'warm up',
+        benchSearchOptions(mode, options.embedder, 0),
+      );
+      const times: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const { q, now } = questions[Math.floor((i * questions.length) / count)]!;
+        const opts = benchSearchOptions(mode, options.embedder, now);
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        await searchMemory(store, 'all', q, opts);
+        times.push(performance.now() - t0);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1000);
       }
-    } finally {
-      handle.close();
+      times.sort((a, b) => a - b);
+      cpu.sort((a, b) => a - b);
+      const stats = (xs: number[]) => ({
+        p50: percentile(xs, 50),
+        p95: percentile(xs, 95),
+        p99: percentile(xs, 99),
+        worst: xs.at(-1) ?? 0,
+      });
+      latency[mode.name] = { turns, chunks, searches: times.length, ...stats(times), cpu: stats(cpu) };
     }
+  } finally {
+    handle.close();
   }
+  return latency;
+}
 
-  const toRow = (category: number, n: number, r: Record<string, RecallCell>): CategoryRow => ({
-    category,
-    questions: n,
-    recall: Object.fromEntries(
-      modes.map((m) => [
-        m.name,
-        { at5: n === 0 ? 0 : r[m.name]!.at5 / n, at10: n === 0 ? 0 : r[m.name]!.at10 / n },
-      ]),
+export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
+  const modes = (options.modes ?? DEFAULT_MODES).map((m) => m.name);
+  const { scored, skipped } = await scoreQuestions(options);
+  const categories = [...new Set(scored.map((q) => q.category))].sort((a, b) => a - b);
+  const rows = categories.map((c) =>
+    recallRow(
+      c,
+      scored.filter((q) => q.category === c),
+      modes,
     ),
-  });
-  const rows = [...sums.entries()].sort(([a], [b]) => a - b).map(([c, s]) => toRow(c, s.n, s.r));
-  const all = zero();
-  let n = 0;
-  for (const [c, s] of sums) {
-    if (c === 5) continue;
-    n += s.n;
-    for (const m of modes) {
-      all[m.name]!.at5 += s.r[m.name]!.at5;
-      all[m.name]!.at10 += s.r[m.name]!.at10;
-    }
-  }
+  );
+  const overall = recallRow(
+    0,
+    scored.filter((q) => q.category !== 5),
+    modes,
+  );
+  const searches = options.latencySearches ?? 300;
+  const latency = searches > 0 && scored.length > 0 ? await measureLatency(options, searches) : {};
   return {
     embedder: options.embedder.modelId,
-    modes: modes.map((m) => m.name),
+    modes,
     conversations: options.conversations.length,
-    turns,
+    turns: options.conversations.reduce((n, c) => n + c.turns.length, 0),
     skippedNoEvidence: skipped,
     rows,
-    overall: toRow(0, n, all),
+    overall,
     latency,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import type { Conversation } from '../../core/index.ts';
 
 const turnSchema = z.object({
   speaker: z.string(),
@@ -86,4 +87,51 @@ export function parseLocomo(data: unknown): LocomoConversation[] {
 
 export async function loadLocomo(path: string): Promise<LocomoConversation[]> {
   return parseLocomo(JSON.parse(await readFile(path, 'utf8')));
+}
+
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** `1:56 pm on 8 May, 2023` → `2023-05-08`; null when unreadable. */
+export function locomoDate(text: string): string | null {
+  const m = /(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/.exec(text);
+  const month = m ? MONTHS.indexOf(m[2]!.toLowerCase()) : -1;
+  if (!m || month < 0) return null;
+  return `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
+}
+
+/** The conversation as `indexConversation` takes it: sessions `session_N` with their dates, turns by `dia_id`. */
+export function toConversation(conv: LocomoConversation): Conversation {
+  const sessions = new Map<
+    number,
+    { id: string; date: string | null; turns: { id: string; speaker: string; text: string }[] }
+  >();
+  for (const t of conv.turns) {
+    const s = sessions.get(t.session) ?? { id: `session_${t.session}`, date: locomoDate(t.date), turns: [] };
+    sessions.set(t.session, s);
+    s.turns.push({ id: t.diaId, speaker: t.speaker, text: t.text });
+  }
+  return { id: conv.id, sessions: [...sessions.values()] };
+}
+
+/** Ms since epoch of the day after the conversation's last session: when its questions are asked. */
+export function askedAt(conv: LocomoConversation): number {
+  let last = 0;
+  for (const t of conv.turns) {
+    const d = locomoDate(t.date);
+    if (d !== null) last = Math.max(last, Date.parse(`${d}T00:00:00Z`));
+  }
+  return last + 86_400_000;
 }

@@ -1,8 +1,10 @@
 /**
  * The `cowagent` search mode: 000/004 §2.2 with the recommended fixes — 0.7 vector / 0.3 keyword,
  * BM25 ranked by `s/(1+s)`, each side cut to its top 2×k, a 30-day half-life for daily memory, or
- * reciprocal-rank fusion on request.
+ * reciprocal-rank fusion on request. Conversation units (`conversation-units.ts`) are an index
+ * detail of the default mode: this mode never returns them, so it ranks turns as it ranks any chunk.
  */
+import { sourceRole } from './conversation-units.ts';
 import { toFtsQuery } from './fts-query.ts';
 import { type ChunkRecord, inScope, type MemoryStore } from './memory-store.ts';
 import {
@@ -27,6 +29,7 @@ export async function searchCowAgent(
   const decay = decayOf(options, options.halfLifeDays ?? C.halfLifeDays);
   const scope = scopeOf(options);
   const pool = 2 * maxResults;
+  const isUnit = (chunk: ChunkRecord) => sourceRole(chunk.source).role === 'unit';
   const merged = new Map<string, SearchHit>();
   const order: string[] = [];
   const ranks = new Map<string, number>();
@@ -47,7 +50,7 @@ export async function searchCowAgent(
       const scored: { chunk: ChunkRecord; sim: number }[] = [];
       for (const [i, chunk] of index.chunks.entries()) {
         const v = index.vectors[i];
-        if (!v || v.length !== qv.length || !inScope(chunk, scope)) continue;
+        if (!v || v.length !== qv.length || !inScope(chunk, scope) || isUnit(chunk)) continue;
         const sim = dot(qv, v);
         if (sim > 0) scored.push({ chunk, sim });
       }
@@ -62,7 +65,13 @@ export async function searchCowAgent(
 
   if (kw > 0) {
     const match = toFtsQuery(query);
-    const hits = match === '' ? [] : await store.keywordSearch(tenant, match, scope, pool);
+    // Units take room in the store's top list: fetch more, keep the first `pool` that are not units.
+    const hits =
+      match === ''
+        ? []
+        : (await store.keywordSearch(tenant, match, scope, 4 * pool))
+            .filter((h) => !isUnit(h.chunk))
+            .slice(0, pool);
     for (const [i, k] of hits.entries()) {
       hit(k.chunk).keywordScore = normalizeBm25(k.bm25);
       ranks.set(`k:${k.chunk.id}`, i + 1);
@@ -78,7 +87,9 @@ export async function searchCowAgent(
           options.likeScore ?? C.likeScore,
           options.cjkFallback ?? C.cjkFallback,
         )
-      ).entries()) {
+      )
+        .filter((h) => !isUnit(h.chunk))
+        .entries()) {
         hit(chunk).keywordScore = s;
         ranks.set(`k:${chunk.id}`, i + 1);
       }

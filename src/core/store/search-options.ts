@@ -1,4 +1,5 @@
 /** Memory search: options, hits, the two modes' defaults and the score helpers both use. */
+import type { UnitKind } from './conversation-units.ts';
 import type { Embedder } from './embedder.ts';
 import type { ChunkRecord, MemoryScope } from './memory-store.ts';
 
@@ -56,6 +57,38 @@ export interface SearchOptions extends MemoryScope {
    * scoring `likeScore`, in store order; a lone ideograph finds nothing. @default 'bigrams'
    */
   cjkFallback?: 'bigrams' | 'runs';
+  /**
+   * Default mode, conversation turns (`indexConversation`): weight of the best window unit covering
+   * the turn (the turn with its neighbours), beside the turn's own score (weight 1). @default 0.5
+   */
+  windowWeight?: number;
+  /** Default mode: weight of the turn's session span. @default 0.25 */
+  sessionWeight?: number;
+  /** Default mode: weight of the turn's best fact key or extracted fact. @default 0.5 */
+  factWeight?: number;
+  /**
+   * Default mode, the speaker query: weight added to the turns of the speakers the query names
+   * (when it names some but not all of the index's speakers). @default 0.25
+   */
+  speakerWeight?: number;
+  /**
+   * Default mode, time-aware expansion: weight added to dated chunks (conversation turns, daily
+   * memory) whose date, or a time expression of their text resolved against it, falls in a time the
+   * query names (`in March 2023`, `on 7 July, 2023`, `the week before …`; relative ones against
+   * `now` when given). @default 0.25
+   */
+  timeWeight?: number;
+  /** Default mode: weight added to dated chunks that hold a time expression when the query asks "when". @default 0.1 */
+  whenWeight?: number;
+}
+
+/** The unit that added most to a conversation turn's score (its provenance runs the other way: the unit covers the turn). */
+export interface UnitVia {
+  kind: UnitKind;
+  /** The unit chunk's id. */
+  id: string;
+  /** Its own fused score (0–1), before its weight. */
+  score: number;
 }
 
 export interface SearchHit {
@@ -66,6 +99,8 @@ export interface SearchHit {
   vectorScore: number;
   /** Default mode: BM25 over the best match (0–1); cowagent: `s / (1 + s)`. */
   keywordScore: number;
+  /** Default mode, conversation turns: the unit that added most to the score. */
+  via?: UnitVia;
 }
 
 /** CowAgent's scoring (000/004 §2.2). */
@@ -85,7 +120,7 @@ export const COWAGENT_SEARCH_DEFAULTS = {
 export const SEARCH_DEFAULTS = {
   maxResults: 10,
   minScore: 0.05,
-  vectorWeight: 0.5,
+  vectorWeight: 0.75,
   keywordWeight: 0.5,
   likeScore: 0.5,
   fusion: 'weighted',
@@ -94,6 +129,12 @@ export const SEARCH_DEFAULTS = {
   sourceWeight: 0.2,
   keywordPool: 1000,
   cjkFallback: 'bigrams',
+  windowWeight: 0.5,
+  sessionWeight: 0,
+  factWeight: 1,
+  speakerWeight: 0.3,
+  timeWeight: 0.2,
+  whenWeight: 0.05,
 } as const;
 
 /**
