@@ -88,8 +88,8 @@ describe('runBenchMemory', () => {
     expect(io.stdout()).toMatch(/default R@10 by category: 1 multi-hop \d+\.\d, 4 single-hop/);
     expect(result.summary.at10ByCategory.keyword!['4']).toBe(1);
     expect(result.latency.default!.turns).toBe(4);
-    // 4 turns, 4 windows, 1 session span, 4 fact keys.
-    expect(result.latency.default!.chunks).toBe(13);
+    // 4 turns, 4 windows, 4 fact keys (no session spans by default).
+    expect(result.latency.default!.chunks).toBe(12);
   });
 
   it('persists embeddings by model and text hash: a second run embeds nothing', async () => {
@@ -127,7 +127,10 @@ describe('runBenchMemory', () => {
     const turns = benchModes({ windowWeight: 3, speakerWeight: 3, neighbourWeight: 0 }).find(
       (m) => m.name === 'turns',
     )!;
-    expect(turns.search).toMatchObject({ ...TURNS_ONLY, neighbourWeight: 0 });
+    expect(turns.search).toMatchObject(TURNS_ONLY);
+    expect(benchModes({ windowWeight: 3 }).find((m) => m.name === 'default')!.search).toEqual({
+      windowWeight: 3,
+    });
   });
 
   it('runs the leave-one-conversation-out selection with --loco: one fold per conversation', async () => {
@@ -163,6 +166,7 @@ describe('runBenchMemory', () => {
           embedder: 'use-lite',
           limit: 1,
           cacheDir: resolve(import.meta.dirname, '..', '..', '.ctxkit-cache'),
+          latencySearches: 20,
         },
         bufferIo(),
       );

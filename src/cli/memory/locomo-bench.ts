@@ -36,8 +36,15 @@ export interface RetrievalMode {
   peer?: true;
 }
 
-/** The default mode with every unit and query signal off: turns with their neighbour/source context. */
+/**
+ * The default mode as it was before units and query signals: 0.5/0.5, neighbour 0.5, source 0.2,
+ * every unit and signal weight 0 (turns with their neighbour/source context only).
+ */
 export const TURNS_ONLY = {
+  vectorWeight: 0.5,
+  keywordWeight: 0.5,
+  neighbourWeight: 0.5,
+  sourceWeight: 0.2,
   windowWeight: 0,
   sessionWeight: 0,
   factWeight: 0,

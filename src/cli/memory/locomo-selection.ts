@@ -37,6 +37,23 @@ export const SELECTION_GRID = {
 
 export type TunedWeights = { [K in keyof typeof SELECTION_GRID]: number };
 
+/**
+ * Where every fold's ascent starts: the default mode as it was before units and query signals
+ * (0.5/0.5, neighbour 0.5, source 0.2) with all of them off. Fixed, so that no fold starts from
+ * weights chosen on the conversation it holds out.
+ */
+export const SELECTION_START: TunedWeights = {
+  vector: 0.5,
+  neighbour: 0.5,
+  source: 0.2,
+  window: 0,
+  session: 0,
+  facts: 0,
+  speaker: 0,
+  time: 0,
+  when: 0,
+};
+
 interface Question {
   conversation: string;
   category: number;
@@ -78,9 +95,10 @@ function recallOf(q: Question, w: FusionWeights): [number, number] {
 
 /**
  * What the selection maximises: `questions` = mean recall over the questions (micro);
- * `categories` = the mean of the categories' means (macro: every kind of question counts alike).
+ * `categories` = the mean of the categories' means (macro: every kind of question counts alike);
+ * `goals` = the mean of the questions' recall and the multi-hop questions' (category 1) recall.
  */
-export type SelectionObjective = 'questions' | 'categories';
+export type SelectionObjective = 'questions' | 'categories' | 'goals';
 
 function mean(
   questions: readonly Question[],
@@ -99,6 +117,10 @@ function mean(
   }
   if (questions.length === 0) return [0, 0];
   if (objective === 'questions') return [a / questions.length, b / questions.length];
+  if (objective === 'goals') {
+    const hop = sums.get(1) ?? [1, 0, 0];
+    return [(a / questions.length + hop[1] / hop[0]) / 2, (b / questions.length + hop[2] / hop[0]) / 2];
+  }
   const cats = [...sums.values()];
   return [
     cats.reduce((x, c) => x + c[1] / c[0], 0) / cats.length,
@@ -192,9 +214,7 @@ export async function selectWeights(
 ): Promise<SelectionResult> {
   const questions = await collectQuestions(conversations, embedder);
   const base = fusionWeights({});
-  const start = Object.fromEntries(
-    Object.keys(SELECTION_GRID).map((k) => [k, base[k as keyof FusionWeights]]),
-  ) as TunedWeights;
+  const start = SELECTION_START;
   const folds: FoldResult[] = [];
   const pooled: [Question, number, number][] = [];
   for (const conv of conversations) {

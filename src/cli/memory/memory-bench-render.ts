@@ -78,6 +78,12 @@ export interface BenchMemoryResult extends MemoryBenchResult {
   seconds: number;
 }
 
+const OBJECTIVES: Record<SelectionObjective, string> = {
+  questions: 'mean R@10 over the questions of categories 1–4',
+  categories: 'mean R@10 over the categories 1–4, each counting alike',
+  goals: 'the mean of R@10 over the questions of categories 1–4 and over the multi-hop ones',
+};
+
 const weightsText = (w: Record<string, number>) =>
   Object.entries(w)
     .map(([k, v]) => `${k} ${v}`)
@@ -87,7 +93,7 @@ const weightsText = (w: Record<string, number>) =>
 export function renderSelection(s: NonNullable<BenchMemoryResult['selection']>): string {
   const lines = [
     '',
-    `Weight selection, leave one conversation out (objective: mean R@10 over ${s.objective === 'categories' ? 'the categories 1–4 (each counts alike)' : 'the questions of categories 1–4'}):`,
+    `Weight selection, leave one conversation out (objective: ${OBJECTIVES[s.objective]}; every fold starts from the weights before units, all unit and signal weights 0):`,
     '',
     '| held out | R@5 | R@10 | weights chosen on the other conversations |',
     '|---|---:|---:|---|',

@@ -57,7 +57,7 @@ export interface IndexConversationOptions {
 
 export const INDEX_CONVERSATION_DEFAULTS = {
   windowTurns: 3,
-  sessionSpan: 64,
+  sessionSpan: 0,
   factKeys: true,
 } as const satisfies Partial<IndexConversationOptions>;
 

@@ -126,15 +126,15 @@ export const SEARCH_DEFAULTS = {
   fusion: 'weighted',
   rrfK: 60,
   neighbourWeight: 0.5,
-  sourceWeight: 0.2,
+  sourceWeight: 0.4,
   keywordPool: 1000,
   cjkFallback: 'bigrams',
-  windowWeight: 0.5,
+  windowWeight: 1,
   sessionWeight: 0,
   factWeight: 1,
-  speakerWeight: 0.3,
+  speakerWeight: 0.2,
   timeWeight: 0.2,
-  whenWeight: 0.05,
+  whenWeight: 0.2,
 } as const;
 
 /**
