@@ -88,9 +88,9 @@ describe('memory search with Workers AI bound', () => {
       const top = res.body.hits[0];
       expect(top.text).toContain('PostgreSQL');
       expect(top.vectorScore).toBeGreaterThan(0);
-      // Default mode: best on both sides (normalised 1 and 1), its own source's best: (1 + 0.2) / 1.7.
+      // Default mode: best on both sides (normalised 1 and 1), its own source's best: (1 + 0.4) / 1.9.
       expect(top.keywordScore).toBe(1);
-      expect(top.score).toBeCloseTo(1.2 / 1.7, 6);
+      expect(top.score).toBeCloseTo(1.4 / 1.9, 6);
       const cow = await api2.post('/v1/memories/search', { query: 'postgresql billing', mode: 'cowagent' });
       const c0 = cow.body.hits[0];
       expect(c0.text).toContain('PostgreSQL');
