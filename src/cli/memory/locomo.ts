@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
-import type { Conversation } from '../../core/index.ts';
+import { type Conversation, dateOfDay, timeRanges } from '../../core/index.ts';
 
 const turnSchema = z.object({
   speaker: z.string(),
@@ -89,27 +89,10 @@ export async function loadLocomo(path: string): Promise<LocomoConversation[]> {
   return parseLocomo(JSON.parse(await readFile(path, 'utf8')));
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** `1:56 pm on 8 May, 2023` → `2023-05-08`; null when unreadable. */
 export function locomoDate(text: string): string | null {
-  const m = /(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/.exec(text);
-  const month = m ? MONTHS.indexOf(m[2]!.toLowerCase()) : -1;
-  if (!m || month < 0) return null;
-  return `${m[3]}-${String(month + 1).padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
+  const day = timeRanges(text).find((r) => r.from === r.to);
+  return day ? dateOfDay(day.from) : null;
 }
 
 /** The conversation as `indexConversation` takes it: sessions `session_N` with their dates, turns by `dia_id`. */

@@ -13,7 +13,7 @@ import {
   type SearchHit,
   type SearchOptions,
 } from './search-options.ts';
-import { decayOf, dot, embedQuery, likeHits, nonNegative, scopeOf } from './search-support.ts';
+import { decayOf, dot, embedQuery, fallbackHits, nonNegative, scopeOf } from './search-support.ts';
 
 export async function searchCowAgent(
   store: MemoryStore,
@@ -77,17 +77,7 @@ export async function searchCowAgent(
       ranks.set(`k:${k.chunk.id}`, i + 1);
     }
     if (hits.length === 0)
-      for (const [i, { chunk, s }] of (
-        await likeHits(
-          store,
-          tenant,
-          query,
-          scope,
-          pool,
-          options.likeScore ?? C.likeScore,
-          options.cjkFallback ?? C.cjkFallback,
-        )
-      )
+      for (const [i, { chunk, s }] of (await fallbackHits(store, tenant, query, scope, pool, options, C))
         .filter((h) => !isUnit(h.chunk))
         .entries()) {
         hit(chunk).keywordScore = s;

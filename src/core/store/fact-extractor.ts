@@ -11,9 +11,10 @@ import * as z from 'zod/mini';
 import { CtxError } from '../errors.ts';
 import { stripFence, stripThinking } from '../summarizers/prompts/parse-answer.ts';
 import { conversationSource, unitSource } from './conversation-units.ts';
-import { type Embedder, embedAll } from './embedder.ts';
+import type { Embedder } from './embedder.ts';
 import type { Conversation, ConversationSession } from './index-conversation.ts';
-import type { ChunkRecord, MemoryStore } from './memory-store.ts';
+import { embeddedChunks } from './memory-index.ts';
+import type { MemoryStore } from './memory-store.ts';
 
 /** A fact and the ids of the turns of its session it was read from. */
 export interface ExtractedFact {
@@ -175,29 +176,20 @@ export async function indexFacts(
     }
     const line = new Map(session.turns.map((t, i) => [t.id, i + 1]));
     const source = unitSource(conversationSource(conversation.id, session.id), 'facts');
-    const pieces = facts.flatMap((f, k) =>
-      runs(f.turns.map((id) => line.get(id)!)).map(([from, to]) => ({ k, from, to, text: f.text })),
-    );
-    const vectors = options.embedder
-      ? await embedAll(
-          options.embedder,
-          pieces.map((p) => p.text),
-        )
-      : [];
-    const chunks = pieces.map(
-      (p, i): ChunkRecord => ({
-        tenant: options.tenant,
-        id: `${source}#${p.k + 1}:${p.from}-${p.to}`,
-        project: options.project ?? '',
-        userId: options.userId ?? '',
-        source,
-        startLine: p.from,
-        endLine: p.to,
-        text: p.text,
-        date: session.date ? session.date.slice(0, 10) : null,
-        embedding: vectors[i] ?? null,
-        model: vectors[i] ? options.embedder!.modelId : null,
-      }),
+    const date = session.date ? session.date.slice(0, 10) : null;
+    const chunks = await embeddedChunks(
+      options,
+      options.embedder,
+      facts.flatMap((f, k) =>
+        runs(f.turns.map((id) => line.get(id)!)).map(([from, to]) => ({
+          id: `${source}#${k + 1}:${from}-${to}`,
+          source,
+          startLine: from,
+          endLine: to,
+          text: f.text,
+          date,
+        })),
+      ),
     );
     await store.replaceChunks(options.tenant, source, chunks);
     out.facts += facts.length;

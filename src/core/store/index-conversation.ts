@@ -13,6 +13,7 @@ import {
   unitSource,
 } from './conversation-units.ts';
 import { type Embedder, embedAll } from './embedder.ts';
+import { chunkOf } from './memory-index.ts';
 import type { ChunkRecord, MemoryStore } from './memory-store.ts';
 import { statementKey } from './statement-keys.ts';
 import { dayOf } from './time-expressions.ts';
@@ -148,19 +149,21 @@ export async function indexConversation(
   for (const session of conversation.sessions) {
     const source = conversationSource(conversation.id, session.id);
     const date = session.date ? session.date.slice(0, 10) : null;
-    const base = (id: string, src: string, from: number, to: number, text: string): ChunkRecord => ({
-      tenant: options.tenant,
-      id,
-      project: options.project ?? '',
-      userId: options.userId ?? '',
-      source: src,
-      startLine: from,
-      endLine: to,
-      text,
-      date,
-      embedding: null,
-      model: null,
-    });
+    const base = (
+      id: string,
+      src: string,
+      from: number,
+      to: number,
+      text: string,
+      vector?: number,
+    ): ChunkRecord =>
+      chunkOf(
+        options,
+        { id, source: src, startLine: from, endLine: to, text, date },
+        embedder && vector !== undefined
+          ? { embedding: vectors[vector], model: embedder.modelId }
+          : undefined,
+      );
     const texts = session.turns.map(turnText);
     const speakers = [...new Set(session.turns.map((t) => t.speaker))];
     const keys = withKeys
@@ -175,11 +178,8 @@ export async function indexConversation(
         })
       : [];
     const vectors = embedder ? await embedAll(embedder, [...texts, ...keys]) : [];
-    const withVector = (chunk: ChunkRecord, i: number): ChunkRecord =>
-      vectors[i] ? { ...chunk, embedding: vectors[i]!, model: embedder!.modelId } : chunk;
-
     const turns = session.turns.map((t, i) =>
-      withVector(base(turnChunkId(source, t.id), source, i + 1, i + 1, texts[i]!), i),
+      base(turnChunkId(source, t.id), source, i + 1, i + 1, texts[i]!, i),
     );
     const n = turns.length;
     const half = (windowTurns - 1) / 2;
@@ -201,7 +201,7 @@ export async function indexConversation(
     }
     const keyChunks = keys.map((k, i) => {
       const src = unitSource(source, 'keys');
-      return withVector(base(`${src}#${i + 1}`, src, i + 1, i + 1, k), n + i);
+      return base(`${src}#${i + 1}`, src, i + 1, i + 1, k, n + i);
     });
     await store.replaceChunks(options.tenant, source, turns);
     await store.replaceChunks(options.tenant, unitSource(source, 'window'), windows);

@@ -43,6 +43,49 @@ export async function saveMemory(
   return store.put(memory, { embedding: embedding!, model: embedder.modelId });
 }
 
+/** Where a written chunk belongs: its tenant and scope (`''` = global project / shared user). */
+export interface ChunkScope {
+  tenant: string;
+  project?: string;
+  userId?: string;
+}
+
+/** A chunk in the scope, with the vector (and its model) when there is one. */
+export function chunkOf(
+  scope: ChunkScope,
+  fields: ChunkFields,
+  vector?: { embedding: number[] | undefined; model: string },
+): ChunkRecord {
+  const embedding = vector?.embedding;
+  return {
+    tenant: scope.tenant,
+    project: scope.project ?? '',
+    userId: scope.userId ?? '',
+    ...fields,
+    embedding: embedding ?? null,
+    model: embedding ? vector!.model : null,
+  };
+}
+
+type ChunkFields = Pick<ChunkRecord, 'id' | 'source' | 'startLine' | 'endLine' | 'text' | 'date'>;
+
+/** The chunks of `pieces` in the scope, each embedded by `embedder` when one is given. */
+export async function embeddedChunks(
+  scope: ChunkScope,
+  embedder: Embedder | undefined,
+  pieces: readonly ChunkFields[],
+): Promise<ChunkRecord[]> {
+  const vectors = embedder
+    ? await embedAll(
+        embedder,
+        pieces.map((p) => p.text),
+      )
+    : [];
+  return pieces.map((p, i) =>
+    chunkOf(scope, p, embedder && { embedding: vectors[i], model: embedder.modelId }),
+  );
+}
+
 export interface IndexDocumentOptions extends ChunkOptions {
   tenant: string;
   project?: string;
@@ -57,27 +100,17 @@ export async function indexDocument(
   content: string,
   options: IndexDocumentOptions,
 ): Promise<ChunkRecord[]> {
-  const pieces = chunkLines(content, options);
-  const vectors = options.embedder
-    ? await embedAll(
-        options.embedder,
-        pieces.map((p) => p.text),
-      )
-    : [];
-  const chunks = pieces.map(
-    (p, i): ChunkRecord => ({
-      tenant: options.tenant,
+  const chunks = await embeddedChunks(
+    options,
+    options.embedder,
+    chunkLines(content, options).map((p) => ({
       id: `${path}#${p.startLine}-${p.endLine}`,
-      project: options.project ?? '',
-      userId: options.userId ?? '',
       source: path,
       startLine: p.startLine,
       endLine: p.endLine,
       text: p.text,
       date: dailyDate(path),
-      embedding: vectors[i] ?? null,
-      model: vectors[i] ? options.embedder!.modelId : null,
-    }),
+    })),
   );
   await store.replaceChunks(options.tenant, path, chunks);
   return chunks;

@@ -10,7 +10,7 @@ import { CtxError } from '../errors.ts';
 import { toFtsQuery } from './fts-query.ts';
 import { type ChunkIndex, inScope, type MemoryStore } from './memory-store.ts';
 import { SEARCH_DEFAULTS, type SearchOptions } from './search-options.ts';
-import { dot, embedQuery, likeHits, scopeOf } from './search-support.ts';
+import { dot, embedQuery, fallbackHits, scopeOf } from './search-support.ts';
 import { asksForTime, type DayRange, dayOf, overlaps, timeRanges } from './time-expressions.ts';
 import { ROLE, type UnitIndex, unitIndexOf } from './unit-index.ts';
 
@@ -161,17 +161,7 @@ export async function searchFeatures(
       return i === undefined || !visible[i] ? [] : [{ i, s: Math.max(0, -h.bm25) }];
     });
   if (hits.length === 0)
-    hits = (
-      await likeHits(
-        store,
-        tenant,
-        query,
-        scope,
-        pool,
-        options.likeScore ?? D.likeScore,
-        options.cjkFallback ?? D.cjkFallback,
-      )
-    ).flatMap((h) => {
+    hits = (await fallbackHits(store, tenant, query, scope, pool, options, D)).flatMap((h) => {
       const i = index.byId.get(h.chunk.id);
       return i === undefined || !visible[i] ? [] : [{ i, s: h.s }];
     });

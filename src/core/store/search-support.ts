@@ -93,3 +93,24 @@ export function decayOf(
     throw new CtxError('invalid_config', 'is required (ms since epoch) when decay applies', { path: 'now' });
   return (chunk) => temporalDecay(chunk.date, now, halfLife);
 }
+
+/** `likeHits` with the search's own `likeScore` and `cjkFallback`, or the mode's defaults. */
+export function fallbackHits(
+  store: MemoryStore,
+  tenant: string,
+  query: string,
+  scope: MemoryScope,
+  pool: number,
+  options: SearchOptions,
+  defaults: { likeScore: number; cjkFallback: 'bigrams' | 'runs' },
+): Promise<{ chunk: ChunkRecord; s: number }[]> {
+  return likeHits(
+    store,
+    tenant,
+    query,
+    scope,
+    pool,
+    options.likeScore ?? defaults.likeScore,
+    options.cjkFallback ?? defaults.cjkFallback,
+  );
+}
