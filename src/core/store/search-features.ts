@@ -47,8 +47,12 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The index's speakers the query names (whole words, case-insensitive, `Name's` too). */
 export function namedSpeakers(query: string, speakers: Iterable<string>): Set<string> {
   const named = new Set<string>();
+  const lower = query.toLowerCase();
   for (const s of speakers)
-    if (new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(s)}(?=$|[^\\p{L}\\p{N}_])`, 'iu').test(query))
+    if (
+      lower.includes(s.toLowerCase()) &&
+      new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(s)}(?=$|[^\\p{L}\\p{N}_])`, 'iu').test(query)
+    )
       named.add(s);
   return named;
 }

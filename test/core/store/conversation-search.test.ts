@@ -7,6 +7,7 @@ import {
   indexDocument,
   isCtxError,
   type MemoryStore,
+  namedSpeakers,
   saveMemory,
   searchMemory,
   sourceRole,
@@ -286,5 +287,12 @@ describe('searchMemory over daily memory (default mode)', () => {
         .source;
     expect(await first({ timeWeight: 0 })).toBe('memory/2023-03-02.md');
     expect(await first({})).toBe('memory/2023-07-08.md');
+  });
+});
+
+describe('namedSpeakers', () => {
+  it('finds whole-word names, possessives and any case, not names inside other words', () => {
+    expect([...namedSpeakers("What is ann's job? Ask Bo.", ['ann', 'bo', 'annabel'])]).toEqual(['ann', 'bo']);
+    expect([...namedSpeakers('Annabel and Bob', ['ann', 'bo'])]).toEqual([]);
   });
 });

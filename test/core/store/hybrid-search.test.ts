@@ -71,6 +71,9 @@ describe('searchMemory, cowagent mode (000/004 §2.2)', () => {
     [{ maxResults: 0 }, 'maxResults'],
     [{ minScore: -1 }, 'minScore'],
     [{ vectorWeight: Number.NaN }, 'vectorWeight'],
+    [{ windowWeight: -1 }, 'windowWeight'],
+    [{ speakerWeight: Number.POSITIVE_INFINITY }, 'speakerWeight'],
+    [{ timeWeight: -0.5 }, 'timeWeight'],
   ])("throws 'invalid_config' naming the field when given %o", async (bad, field) => {
     const error = await searchMemory(createInMemoryMemoryStore(), 't', 'x', { now: NOW, ...bad }).catch(
       (e: unknown) => e,
