@@ -7,21 +7,9 @@ import { CtxError } from '../errors.ts';
 import { parseWith } from '../messages/schema.ts';
 import { LIMITS } from '../pipeline/limits.ts';
 import { budgetOf } from './levels.ts';
+import type { BudgetConfig, ContextBudget } from './types.ts';
 
-export type BudgetLevel = 'ok' | 'warn' | 'compact' | 'block';
-
-export interface BudgetConfig {
-  /** Model context window in tokens. @default 200000 */
-  contextWindow: number;
-  /** Tokens reserved for the model's answer. @default 16000 */
-  reserveOutput: number;
-  /** Warning level sits this far below usable input. @default 24000 */
-  warningBuffer: number;
-  /** Auto-compaction level sits this far below usable input. @default 12000 */
-  autoCompactBuffer: number;
-  /** Blocking level sits this far below usable input. @default 3000 */
-  blockingBuffer: number;
-}
+export type { BudgetConfig, BudgetLevel, ContextBudget } from './types.ts';
 
 export const BUDGET_DEFAULTS = {
   contextWindow: 200_000,
@@ -39,17 +27,6 @@ export const budgetConfigSchema = z.strictObject({
   autoCompactBuffer: z.optional(tokens),
   blockingBuffer: z.optional(tokens),
 });
-
-export interface ContextBudget extends Readonly<BudgetConfig> {
-  /** `max(1, window − reserveOutput)`. */
-  readonly usable: number;
-  readonly warning: number;
-  readonly autoCompact: number;
-  readonly blocking: number;
-  level(tokens: number): BudgetLevel;
-  /** `max(0, round((usable − tokens) / usable × 100))`. */
-  percentLeft(tokens: number): number;
-}
 
 export function createBudget(config: Partial<BudgetConfig> = {}): ContextBudget {
   const c = { ...BUDGET_DEFAULTS, ...parseWith(budgetConfigSchema, config, ['budget']) } as BudgetConfig;

@@ -1,4 +1,4 @@
-import type { BudgetConfig, ContextBudget } from './budget.ts';
+import type { BudgetConfig, ContextBudget } from './types.ts';
 
 /**
  * The levels of an already-checked configuration. Internal: presets use it for their "no limit"

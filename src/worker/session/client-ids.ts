@@ -7,7 +7,7 @@
  * as a duplicate (409) instead of being stored twice; `Idempotency-Key` answers it with the first result.
  */
 import { CtxError, fromAnthropic, type Message } from '../../core/index.ts';
-import type { ParsedMessages } from './formats.ts';
+import type { ParsedMessages } from './parsed-messages.ts';
 
 const ID_MAX = 200;
 

@@ -22,6 +22,9 @@ import {
 } from '../../core/index.ts';
 import { checkJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import { anthropicWithIds, clientIds, withOpenAIIds } from './client-ids.ts';
+import type { ParsedMessages } from './parsed-messages.ts';
+
+export type { ParsedMessages } from './parsed-messages.ts';
 
 export const INPUT_FORMATS = ['neutral', 'openai', 'anthropic', 'responses', 'gemini'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
@@ -42,12 +45,6 @@ export const appendBodySchema = z.strictObject({
 });
 
 export type AppendBody = z.infer<typeof appendBodySchema>;
-
-/** Incoming messages in neutral form; `autoId[i]` says whether message i needs an id from the session. */
-export interface ParsedMessages {
-  messages: Message[];
-  autoId: boolean[];
-}
 
 const AUTO = '\u0000auto';
 
