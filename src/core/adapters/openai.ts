@@ -1,10 +1,10 @@
 /**
  * OpenAI Chat Completions ⇄ neutral messages. Also reads the normalized trajectory format of
  * `shared/data/trajectories` (OpenAI-shaped, plus `reasoning`, `usage` and `meta` per message).
+ * The message schema is in `openai-schema.ts`, the usage record in `openai-usage.ts`.
  */
-import * as z from 'zod/mini';
 import { CtxError, formatPath } from '../errors.ts';
-import { jsonValueSchema, parseWith } from '../messages/schema.ts';
+import { parseWith } from '../messages/schema.ts';
 import { contentText, resultContent } from '../messages/text.ts';
 import type {
   ImagePart,
@@ -17,118 +17,22 @@ import type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
-  Usage,
 } from '../messages/types.ts';
+import { type Bag, without } from './bag.ts';
 import { parseArgs } from './json-args.ts';
+import {
+  type ContentPart,
+  imageContent,
+  openAIMessageSchema,
+  refusalContent,
+  textContent,
+} from './openai-schema.ts';
+import { usageFromRecord, usageToRecord } from './openai-usage.ts';
 import type { OpenAIMessageOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
 
-/**
- * A content part. Text, image and refusal parts are read into neutral parts with any further keys
- * (`cache_control`…) kept in `extra`; any other part with a `type` (`file`, `input_audio`…) passes
- * through as an opaque part, written back as it came.
- */
-const contentPart = z.catchall(
-  z.object({
-    type: z.string().check(z.minLength(1)),
-    text: z.optional(z.unknown()),
-    image_url: z.optional(z.unknown()),
-    refusal: z.optional(z.unknown()),
-  }),
-  jsonValueSchema,
-);
-const textContent = z.catchall(z.object({ type: z.literal('text'), text: z.string() }), jsonValueSchema);
-const imageContent = z.catchall(
-  z.object({
-    type: z.literal('image_url'),
-    image_url: z.strictObject({
-      url: z.string().check(z.minLength(1)),
-      detail: z.optional(z.enum(['auto', 'low', 'high'])),
-    }),
-  }),
-  jsonValueSchema,
-);
-const refusalContent = z.catchall(
-  z.object({ type: z.literal('refusal'), refusal: z.string() }),
-  jsonValueSchema,
-);
-type ContentPart = z.infer<typeof contentPart>;
-
-/** A function or custom tool call; further keys (Gemini's `extra_content`…) are kept in `provider.openai`. */
-const toolCallSchema = z.discriminatedUnion('type', [
-  z.catchall(
-    z.object({
-      id: z.string().check(z.minLength(1)),
-      type: z.literal('function'),
-      function: z.object({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
-    }),
-    jsonValueSchema,
-  ),
-  z.catchall(
-    z.object({
-      id: z.string().check(z.minLength(1)),
-      type: z.literal('custom'),
-      custom: z.object({ name: z.string().check(z.minLength(1)), input: z.string() }),
-    }),
-    jsonValueSchema,
-  ),
-]);
-
-const usageSchema = z.record(z.string(), jsonValueSchema);
-const extras = {
-  usage: z.optional(usageSchema),
-  meta: z.optional(z.record(z.string(), jsonValueSchema)),
-  model: z.optional(z.string()),
-};
-
-export const openAIMessageSchema = z.discriminatedUnion(
-  'role',
-  [
-    z.object({
-      role: z.literal('system'),
-      content: z.union([z.string(), z.array(contentPart)]),
-      name: z.optional(z.string()),
-      ...extras,
-    }),
-    z.object({
-      role: z.literal('developer'),
-      content: z.union([z.string(), z.array(contentPart)]),
-      name: z.optional(z.string()),
-      ...extras,
-    }),
-    z.object({
-      role: z.literal('user'),
-      content: z.union([z.string(), z.array(contentPart)]),
-      name: z.optional(z.string()),
-      ...extras,
-    }),
-    z.object({
-      role: z.literal('assistant'),
-      content: z.optional(z.union([z.string(), z.array(contentPart), z.null()])),
-      name: z.optional(z.string()),
-      refusal: z.optional(z.nullable(z.string())),
-      tool_calls: z.optional(z.array(toolCallSchema)),
-      reasoning: z.optional(z.string()),
-      reasoning_content: z.optional(z.string()),
-      ...extras,
-    }),
-    z.object({
-      role: z.literal('tool'),
-      tool_call_id: z.string().check(z.minLength(1)),
-      content: z.union([z.string(), z.array(contentPart)]),
-      name: z.optional(z.string()),
-      ...extras,
-    }),
-  ],
-  {
-    error: (iss) =>
-      iss.code === 'invalid_union'
-        ? 'role must be one of system, developer, user, assistant, tool'
-        : undefined,
-  },
-);
-
-export type OpenAIMessage = z.infer<typeof openAIMessageSchema>;
+export { type OpenAIMessage, openAIMessageSchema } from './openai-schema.ts';
+export { usageFromRecord } from './openai-usage.ts';
 
 export interface FromOptions {
   /** Prefix of generated message ids (`m` → `m0`, `m1`, …). @default 'm' */
@@ -142,11 +46,9 @@ export interface FromOptions {
   start?: number;
 }
 
-type Bag = { [key: string]: JsonValue };
-
+/** The keys of `c` but `keys`; `undefined` when there are none. */
 function rest(c: Bag, ...keys: string[]): Bag | undefined {
-  const out: Bag = {};
-  for (const [k, v] of Object.entries(c)) if (!keys.includes(k)) out[k] = v;
+  const out = without(c, ...keys);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -189,35 +91,6 @@ function textOf(content: string | readonly ContentPart[]): string {
 function partsOf(content: string | readonly ContentPart[], path: PropertyKey[]): Part[] {
   if (typeof content === 'string' || plainText(content)) return [{ type: 'text', text: textOf(content) }];
   return content.map((c, ci) => readContent(c, [...path, ci]));
-}
-
-/** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
-export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
-  const num = (k: string) => (typeof raw[k] === 'number' ? (raw[k] as number) : undefined);
-  const details = raw.completion_tokens_details;
-  const reasoning =
-    num('reasoning_tokens') ??
-    (details &&
-    typeof details === 'object' &&
-    !Array.isArray(details) &&
-    typeof details.reasoning_tokens === 'number'
-      ? details.reasoning_tokens
-      : undefined);
-  let usage: Usage | undefined;
-  if (num('prompt_tokens') !== undefined || num('completion_tokens') !== undefined) {
-    usage = { inputTokens: num('prompt_tokens') ?? 0, outputTokens: num('completion_tokens') ?? 0 };
-    const total = num('total_tokens');
-    if (total !== undefined) usage.totalTokens = total;
-  } else if (num('input_tokens') !== undefined || num('output_tokens') !== undefined) {
-    usage = { inputTokens: num('input_tokens') ?? 0, outputTokens: num('output_tokens') ?? 0 };
-    const read = num('cache_read_input_tokens');
-    const write = num('cache_creation_input_tokens');
-    if (read !== undefined) usage.cacheReadTokens = read;
-    if (write !== undefined) usage.cacheWriteTokens = write;
-  }
-  if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
-  if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
-  return usage;
 }
 
 /** Converts OpenAI Chat Completions messages (or trajectory messages) to neutral messages. */
@@ -418,13 +291,4 @@ function argumentsText(call: ToolCallPart): string {
   } catch {
     return canonical;
   }
-}
-
-function usageToRecord(u: Usage): Record<string, JsonValue> {
-  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
-  if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
-  if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
-  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
-  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
-  return r;
 }

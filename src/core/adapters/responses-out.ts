@@ -5,10 +5,9 @@
  */
 import { resultContent } from '../messages/text.ts';
 import type { ImagePart, JsonValue, Message, OpaquePart, Part, TextPart } from '../messages/types.ts';
+import { type Bag, bag } from './bag.ts';
 import { type ResponsesItem, summaryText } from './responses.ts';
 import type { SystemOption } from './system.ts';
-
-type Bag = { [key: string]: JsonValue };
 
 export interface ResponsesRequest {
   instructions?: string;
@@ -74,10 +73,6 @@ export function toResponses(messages: readonly Message[]): ResponsesItem[] {
     }
   }
   return out;
-}
-
-function bag(v: JsonValue | undefined): Bag {
-  return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
 }
 
 function dataOf(p: { provider?: Message['provider'] }): Bag {

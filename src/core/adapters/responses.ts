@@ -26,10 +26,10 @@ import type {
   ResultContentPart,
   ToolResultPart,
 } from '../messages/types.ts';
+import { type Bag, without } from './bag.ts';
 import { parseArgs } from './json-args.ts';
 
 export type ResponsesItem = Record<string, JsonValue>;
-type Bag = { [key: string]: JsonValue };
 
 const rest = jsonValueSchema;
 const contentPart = z.discriminatedUnion(
@@ -139,12 +139,6 @@ export function summaryText(summary: JsonValue | undefined): string {
   return summary
     .map((s) => (s && typeof s === 'object' && !Array.isArray(s) && typeof s.text === 'string' ? s.text : ''))
     .join('\n\n');
-}
-
-function without(obj: Bag, ...keys: string[]): Bag {
-  const out: Bag = {};
-  for (const [k, v] of Object.entries(obj)) if (!keys.includes(k)) out[k] = v;
-  return out;
 }
 
 /**

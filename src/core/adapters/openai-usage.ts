@@ -1,0 +1,41 @@
+/** The provider's usage record (OpenAI's, or Anthropic's as Claude Code trajectories carry) ⇄ neutral `Usage`. */
+import type { JsonValue, Usage } from '../messages/types.ts';
+
+/** Maps a usage record to `Usage`; `undefined` when it has no token counts. */
+export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
+  const num = (k: string) => (typeof raw[k] === 'number' ? (raw[k] as number) : undefined);
+  const details = raw.completion_tokens_details;
+  const reasoning =
+    num('reasoning_tokens') ??
+    (details &&
+    typeof details === 'object' &&
+    !Array.isArray(details) &&
+    typeof details.reasoning_tokens === 'number'
+      ? details.reasoning_tokens
+      : undefined);
+  let usage: Usage | undefined;
+  if (num('prompt_tokens') !== undefined || num('completion_tokens') !== undefined) {
+    usage = { inputTokens: num('prompt_tokens') ?? 0, outputTokens: num('completion_tokens') ?? 0 };
+    const total = num('total_tokens');
+    if (total !== undefined) usage.totalTokens = total;
+  } else if (num('input_tokens') !== undefined || num('output_tokens') !== undefined) {
+    usage = { inputTokens: num('input_tokens') ?? 0, outputTokens: num('output_tokens') ?? 0 };
+    const read = num('cache_read_input_tokens');
+    const write = num('cache_creation_input_tokens');
+    if (read !== undefined) usage.cacheReadTokens = read;
+    if (write !== undefined) usage.cacheWriteTokens = write;
+  }
+  if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
+  return usage;
+}
+
+/** The trajectory format's usage record. */
+export function usageToRecord(u: Usage): Record<string, JsonValue> {
+  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
+  if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
+  if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
+  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
+  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
+  return r;
+}
