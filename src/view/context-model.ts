@@ -122,7 +122,8 @@ function partCategory(p: Part): Category {
   return p.type;
 }
 
-function partSize(p: Part, counter: TokenCounter): number {
+/** The tokens of one part on its own, as the view and `ctxcheck inspect` count them. */
+export function partTokens(p: Part, counter: TokenCounter): number {
   switch (p.type) {
     case 'text':
     case 'reasoning':
@@ -209,7 +210,7 @@ function split(m: Message, total: number, counter: TokenCounter): Map<Category, 
     out.set(whole ?? (m.parts[0] ? partCategory(m.parts[0]) : 'text'), total);
     return out;
   }
-  const sizes = m.parts.map((p) => partSize(p, counter));
+  const sizes = m.parts.map((p) => partTokens(p, counter));
   const sum = sizes.reduce((a, b) => a + b, 0);
   let given = 0;
   m.parts.forEach((p, i) => {

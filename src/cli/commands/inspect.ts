@@ -12,11 +12,11 @@ import {
   FIXTURE_PRESETS,
   type Message,
   outputText,
-  type Part,
   sequentialIds,
   systemClock,
   type TokenCounter,
 } from '../../core/index.ts';
+import { partTokens } from '../../view/context-model.ts';
 import { displayPath } from '../files.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
@@ -36,22 +36,6 @@ export interface InspectOptions {
   html?: string;
   /** Count every message, not only those after the transcript's last compaction boundary. */
   whole?: boolean;
-}
-
-function partTokens(p: Part, counter: TokenCounter): number {
-  switch (p.type) {
-    case 'text':
-    case 'reasoning':
-      return counter.countText(p.text);
-    case 'tool-call':
-      return counter.countText(p.name + JSON.stringify(p.args));
-    case 'tool-result':
-      return counter.countText(outputText(p.output));
-    case 'image':
-    case 'opaque':
-    case 'tool-approval':
-      return counter.countMessage({ id: 'img', role: 'user', parts: [p] });
-  }
 }
 
 function label(m: Message, names: ReadonlyMap<string, string>): string {
