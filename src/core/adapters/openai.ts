@@ -1,7 +1,7 @@
 /**
  * OpenAI Chat Completions ⇄ neutral messages. Also reads the normalized trajectory format of
  * `shared/data/trajectories` (OpenAI-shaped, plus `reasoning`, `usage` and `meta` per message).
- * The message schema is in `openai-schema.ts`, the usage record in `openai-usage.ts`.
+ * The message schema is in `openai-schema.ts`, the usage record in `usage.ts`.
  */
 import { CtxError, formatPath } from '../errors.ts';
 import { parseWith } from '../messages/schema.ts';
@@ -17,6 +17,7 @@ import type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
+  Usage,
 } from '../messages/types.ts';
 import { type Bag, without } from './bag.ts';
 import { parseArgs } from './json-args.ts';
@@ -27,12 +28,12 @@ import {
   refusalContent,
   textContent,
 } from './openai-schema.ts';
-import { usageFromRecord, usageToRecord } from './openai-usage.ts';
 import type { OpenAIMessageOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
+import { usageFromRecord } from './usage.ts';
 
 export { type OpenAIMessage, openAIMessageSchema } from './openai-schema.ts';
-export { usageFromRecord } from './openai-usage.ts';
+export { usageFromRecord };
 
 export interface FromOptions {
   /** Prefix of generated message ids (`m` → `m0`, `m1`, …). @default 'm' */
@@ -291,4 +292,13 @@ function argumentsText(call: ToolCallPart): string {
   } catch {
     return canonical;
   }
+}
+
+function usageToRecord(u: Usage): Record<string, JsonValue> {
+  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
+  if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
+  if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
+  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
+  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
+  return r;
 }

@@ -1,7 +1,7 @@
-/** The provider's usage record (OpenAI's, or Anthropic's as Claude Code trajectories carry) ⇄ neutral `Usage`. */
+/** Provider usage records → the neutral `Usage` (OpenAI's, or Anthropic's as Claude Code trajectories carry). */
 import type { JsonValue, Usage } from '../messages/types.ts';
 
-/** Maps a usage record to `Usage`; `undefined` when it has no token counts. */
+/** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
 export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
   const num = (k: string) => (typeof raw[k] === 'number' ? (raw[k] as number) : undefined);
   const details = raw.completion_tokens_details;
@@ -28,14 +28,4 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
   if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
   if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
   return usage;
-}
-
-/** The trajectory format's usage record. */
-export function usageToRecord(u: Usage): Record<string, JsonValue> {
-  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
-  if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
-  if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
-  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
-  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
-  return r;
 }
