@@ -24,7 +24,27 @@ const DIMENSIONS: Record<string, number> = {
 /** Texts per call (Workers AI accepts up to 100). */
 const BATCH = 50;
 
-export function createWorkersAiEmbedder(ai: AiBinding, model = DEFAULT_EMBEDDING_MODEL): Embedder {
+/** Longest wait for one call of the binding (ms): a stalled model never holds a write or a search. */
+export const EMBEDDING_TIMEOUT_MS = 10_000;
+
+/** `promise`, or a rejection naming the model once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number, model: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Workers AI ${model} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createWorkersAiEmbedder(
+  ai: AiBinding,
+  model = DEFAULT_EMBEDDING_MODEL,
+  timeoutMs = EMBEDDING_TIMEOUT_MS,
+): Embedder {
   const dimensions = DIMENSIONS[model];
   if (dimensions === undefined)
     throw new CtxError(
@@ -41,7 +61,9 @@ export function createWorkersAiEmbedder(ai: AiBinding, model = DEFAULT_EMBEDDING
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += BATCH) {
         const batch = texts.slice(i, i + BATCH);
-        const answer = (await ai.run(model, { text: [...batch] })) as { data?: unknown };
+        const answer = (await within(ai.run(model, { text: [...batch] }), timeoutMs, model)) as {
+          data?: unknown;
+        };
         const data = answer?.data;
         if (
           !Array.isArray(data) ||

@@ -32,6 +32,13 @@ describe('createWorkersAiEmbedder', () => {
     await expect(createWorkersAiEmbedder(fakeAi(10)).embed(['a'])).rejects.toThrow(/384 numbers/);
   });
 
+  it('rejects naming the model when the binding does not answer within the timeout', async () => {
+    const stalled: AiBinding = { run: () => new Promise(() => undefined) };
+    await expect(createWorkersAiEmbedder(stalled, undefined, 20).embed(['a'])).rejects.toThrow(
+      'Workers AI @cf/baai/bge-small-en-v1.5 did not answer within 20 ms',
+    );
+  });
+
   it('refuses an unknown model naming the variable', () => {
     try {
       createWorkersAiEmbedder(fakeAi(3), '@cf/nope');
@@ -55,6 +62,22 @@ describe('withVectors', () => {
         return 'stored';
       });
       expect([result, seen]).toEqual(['stored', ['workers-ai:@cf/baai/bge-small-en-v1.5', undefined]]);
+    } finally {
+      console.warn = warn;
+    }
+  });
+
+  it('writes without vectors when the binding stalls past the timeout', async () => {
+    const stalled = createWorkersAiEmbedder({ run: () => new Promise(() => undefined) }, undefined, 20);
+    const warn = console.warn;
+    console.warn = () => undefined;
+    try {
+      const seen: Array<string | undefined> = [];
+      const result = await withVectors(stalled, async (e) => {
+        seen.push(e?.modelId);
+        return e ? (await e.embed(['x'])).length : 0;
+      });
+      expect([result, seen]).toEqual([0, ['workers-ai:@cf/baai/bge-small-en-v1.5', undefined]]);
     } finally {
       console.warn = warn;
     }
