@@ -8,6 +8,27 @@
  * to the turns it covers. Plain memories and Markdown chunks are none of these and search as before.
  */
 
+export interface ConversationTurn {
+  /** Unique within its session (`[A-Za-z0-9_.:-]`, ≤ 128 characters). */
+  id: string;
+  speaker: string;
+  text: string;
+}
+
+export interface ConversationSession {
+  /** `[A-Za-z0-9_.:-]`, ≤ 128 characters. */
+  id: string;
+  /** `YYYY-MM-DD` (or a longer ISO text): resolves the turns' relative dates; null when unknown. */
+  date?: string | null;
+  turns: readonly ConversationTurn[];
+}
+
+export interface Conversation {
+  /** `[A-Za-z0-9_.:-]`, ≤ 128 characters. */
+  id: string;
+  sessions: readonly ConversationSession[];
+}
+
 export type UnitKind = 'window' | 'session' | 'keys' | 'facts';
 export const UNIT_KINDS: readonly UnitKind[] = ['window', 'session', 'keys', 'facts'];
 

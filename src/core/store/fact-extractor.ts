@@ -10,9 +10,13 @@
 import * as z from 'zod/mini';
 import { CtxError } from '../errors.ts';
 import { stripFence, stripThinking } from '../summarizers/prompts/parse-answer.ts';
-import { conversationSource, unitSource } from './conversation-units.ts';
+import {
+  type Conversation,
+  type ConversationSession,
+  conversationSource,
+  unitSource,
+} from './conversation-units.ts';
 import type { Embedder } from './embedder.ts';
-import type { Conversation, ConversationSession } from './index-conversation.ts';
 import { embeddedChunks } from './memory-index.ts';
 import type { MemoryStore } from './memory-store.ts';
 

@@ -7,37 +7,19 @@
 import { CtxError } from '../errors.ts';
 import {
   CONVERSATION_ID,
+  type Conversation,
+  type ConversationTurn,
   conversationSource,
   turnChunkId,
   type UnitKind,
   unitSource,
 } from './conversation-units.ts';
 import { type Embedder, embedAll } from './embedder.ts';
+import { type FactExtractor, type IndexedFacts, indexFacts } from './fact-extractor.ts';
 import { chunkOf } from './memory-index.ts';
 import type { ChunkRecord, MemoryStore } from './memory-store.ts';
 import { statementKey } from './statement-keys.ts';
 import { dayOf } from './time-expressions.ts';
-
-export interface ConversationTurn {
-  /** Unique within its session (`[A-Za-z0-9_.:-]`, ≤ 128 characters). */
-  id: string;
-  speaker: string;
-  text: string;
-}
-
-export interface ConversationSession {
-  /** `[A-Za-z0-9_.:-]`, ≤ 128 characters. */
-  id: string;
-  /** `YYYY-MM-DD` (or a longer ISO text): resolves the turns' relative dates; null when unknown. */
-  date?: string | null;
-  turns: readonly ConversationTurn[];
-}
-
-export interface Conversation {
-  /** `[A-Za-z0-9_.:-]`, ≤ 128 characters. */
-  id: string;
-  sessions: readonly ConversationSession[];
-}
 
 export interface IndexConversationOptions {
   tenant: string;
@@ -54,6 +36,19 @@ export interface IndexConversationOptions {
   sessionSpan?: number;
   /** Write the deterministic fact key of every turn (`statementKey`). @default true */
   factKeys?: boolean;
+  /**
+   * Model facts, off the request path: give the extractor of the configured summarizer model
+   * (`factExtractorFrom`) and where background work goes (`ctx.waitUntil`, a queue). Once the turns
+   * are written, `indexFacts` starts for the conversation and its promise is handed to `defer`;
+   * `indexConversation` resolves without waiting for it. That promise never rejects: a failing
+   * session, or a failing write, is reported in `failed`. Without it no model is called.
+   */
+  facts?: DeferredFacts;
+}
+
+export interface DeferredFacts {
+  extractor: FactExtractor;
+  defer: (work: Promise<IndexedFacts>) => void;
 }
 
 export const INDEX_CONVERSATION_DEFAULTS = {
@@ -136,6 +131,14 @@ export async function indexConversation(
   options: IndexConversationOptions,
 ): Promise<IndexedConversation> {
   checkConversation(conversation);
+  const facts = options.facts;
+  if (
+    facts !== undefined &&
+    (typeof facts.extractor?.extract !== 'function' || typeof facts.defer !== 'function')
+  )
+    throw new CtxError('invalid_config', 'must be { extractor: FactExtractor, defer: (work) => void }', {
+      path: 'facts',
+    });
   const windowTurns = positiveInteger(
     'windowTurns',
     options.windowTurns ?? INDEX_CONVERSATION_DEFAULTS.windowTurns,
@@ -212,5 +215,25 @@ export async function indexConversation(
     out.units.session += spans.length;
     out.units.keys += keyChunks.length;
   }
+  if (facts) facts.defer(factsInBackground(store, conversation, facts.extractor, options));
   return out;
+}
+
+/** `indexFacts` for the conversation, resolving with a write failure reported rather than thrown. */
+function factsInBackground(
+  store: MemoryStore,
+  conversation: Conversation,
+  extractor: FactExtractor,
+  options: IndexConversationOptions,
+): Promise<IndexedFacts> {
+  const { tenant, project, userId, embedder } = options;
+  return indexFacts(store, conversation, extractor, {
+    tenant,
+    ...(project !== undefined ? { project } : {}),
+    ...(userId !== undefined ? { userId } : {}),
+    ...(embedder ? { embedder } : {}),
+  }).catch((error: unknown) => ({
+    facts: 0,
+    failed: [{ session: '*', error: error instanceof Error ? error.message : String(error) }],
+  }));
 }

@@ -5,6 +5,7 @@ import {
   FACT_SYSTEM_PROMPT,
   type FactCall,
   factExtractorFrom,
+  type IndexedFacts,
   indexConversation,
   indexFacts,
   isCtxError,
@@ -85,5 +86,75 @@ describe('indexFacts', () => {
     const [hit] = await searchMemory(store, 't', 'What breed is the dog Ann adopted?', { minScore: 0 });
     expect(turnIdOf(hit!.chunk)).toBe('D1:1');
     expect(hit!.via?.kind).toBe('facts');
+  });
+});
+
+describe('indexConversation with facts', () => {
+  it('resolves before the model answers and hands the fact indexing to defer, which then adds the facts', async () => {
+    const store = createInMemoryMemoryStore();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const calls: string[] = [];
+    const extractor = factExtractorFrom(async (call) => {
+      calls.push(call.prompt);
+      await gate;
+      return call.prompt.includes('D1:1') ? answer : '{"facts":[]}';
+    });
+    const deferred: Promise<IndexedFacts>[] = [];
+    const indexed = await indexConversation(store, conversation, {
+      tenant: 't',
+      facts: { extractor, defer: (work) => deferred.push(work) },
+    });
+    expect(indexed.turns).toBe(5);
+    expect(deferred).toHaveLength(1);
+    const factChunks = async () =>
+      (await store.chunkIndex('t', null)).chunks.filter((c) => c.source.endsWith('@facts')).length;
+    expect(await factChunks()).toBe(0);
+    release();
+    expect(await deferred[0]).toEqual({ facts: 1, failed: [] });
+    expect(calls).toHaveLength(2);
+    // One fact citing D1:1 and D1:3: two runs of turns, two units.
+    expect(await factChunks()).toBe(2);
+    const hits = await searchMemory(store, 't', 'golden retriever adopted', { minScore: 0 });
+    expect(hits.map((h) => turnIdOf(h.chunk))).toContain('D1:1');
+  });
+
+  it('reports a failing model in the deferred result and never rejects', async () => {
+    const deferred: Promise<IndexedFacts>[] = [];
+    await indexConversation(createInMemoryMemoryStore(), conversation, {
+      tenant: 't',
+      facts: {
+        extractor: factExtractorFrom(() => Promise.reject(new Error('model down'))),
+        defer: (work) => deferred.push(work),
+      },
+    });
+    const result = await deferred[0]!;
+    expect([result.facts, result.failed.map((f) => f.session)]).toEqual([0, ['s1', 's2']]);
+    expect(result.failed[0]!.error).toContain('model down');
+  });
+
+  it('reports a failing write in the deferred result instead of rejecting', async () => {
+    const store = createInMemoryMemoryStore();
+    const deferred: Promise<IndexedFacts>[] = [];
+    await indexConversation(store, conversation, {
+      tenant: 't',
+      facts: { extractor: factExtractorFrom(() => answer), defer: (work) => deferred.push(work) },
+    });
+    store.replaceChunks = () => Promise.reject(new Error('disk full'));
+    // The write of the first session's facts fails after indexConversation resolved.
+    const result = await deferred[0]!;
+    expect(result.failed).toEqual([{ session: '*', error: 'disk full' }]);
+  });
+
+  it('refuses a facts option without an extractor or defer, naming it, before writing anything', async () => {
+    const store = createInMemoryMemoryStore();
+    const error = await indexConversation(store, conversation, {
+      tenant: 't',
+      facts: { extractor: factExtractorFrom(() => answer) } as never,
+    }).catch((e: unknown) => e);
+    expect(isCtxError(error, 'invalid_config') && error.path).toBe('facts');
+    expect((await store.chunkIndex('t', null)).chunks).toHaveLength(0);
   });
 });
