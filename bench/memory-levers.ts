@@ -208,6 +208,15 @@ const questions = await collect();
 console.log(
   `${questions.length} questions (categories 1–4), ${embedder.modelId}; load ${loadavg()[0]!.toFixed(1)}`,
 );
+const hops = questions.filter((q) => q.category === 1);
+const sessions = hops.reduce((n, q) => n + new Set(q.evidence.map((e) => q.f.units.sourceId[e])).size, 0);
+const missed = hops.flatMap((q) => {
+  const order = fuseFeatures(q.f, weights, 100, 0, NO_DECAY).map((h) => q.f.index.byId.get(h.chunk.id)!);
+  return q.evidence.map((e) => order.indexOf(e)).filter((r) => r < 0 || r >= 10);
+});
+console.log(
+  `multi-hop: evidence in ${(sessions / hops.length).toFixed(1)} sessions on average; of ${missed.length} evidence turns missed at 10, ${missed.filter((r) => r >= 10 && r < 50).length} rank 11–50`,
+);
 console.log(
   '| lever | R@10 1–4 | multi-hop | temporal | open-domain | single-hop |\n|---|---:|---:|---:|---:|---:|',
 );
