@@ -12,9 +12,9 @@ import { resolve } from 'node:path';
 import { cachingEmbedder } from '../src/cli/memory/embedding-cache.ts';
 import { askedAt, loadLocomo } from '../src/cli/memory/locomo.ts';
 import { indexLocomo } from '../src/cli/memory/locomo-bench.ts';
-import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../src/cli/memory/use-lite-embedder.ts';
+import { evidencePositions } from '../src/cli/memory/locomo-selection.ts';
+import { lazyUseLiteEmbedder } from '../src/cli/memory/use-lite-embedder.ts';
 import {
-  type Embedder,
   fuseFeatures,
   fusionWeights,
   namedSpeakers,
@@ -22,7 +22,6 @@ import {
   type SearchFeatures,
   STOPWORDS,
   searchFeatures,
-  turnIdOf,
   unitIndexOf,
 } from '../src/core/index.ts';
 import { createSqliteMemoryStore, openSqlite } from '../src/db/sqlite/index.ts';
@@ -39,18 +38,7 @@ interface Question {
 }
 
 const path = resolve(process.env.BENCH_LOCOMO ?? '../shared/data/locomo/locomo-open.json');
-let model: Promise<Embedder> | undefined;
-const embedder = cachingEmbedder(
-  {
-    modelId: USE_LITE_MODEL_ID,
-    dimensions: 512,
-    async embed(texts) {
-      model ??= loadUseLiteEmbedder();
-      return (await model).embed(texts);
-    },
-  },
-  resolve(process.env.BENCH_CACHE ?? '.ctxkit-cache'),
-);
+const embedder = cachingEmbedder(lazyUseLiteEmbedder(), resolve(process.env.BENCH_CACHE ?? '.ctxkit-cache'));
 const weights = fusionWeights({});
 const NO_DECAY = () => 1;
 
@@ -84,14 +72,10 @@ async function collect(): Promise<Question[]> {
           docs++;
           for (const t of new Set(w)) df.set(t, (df.get(t) ?? 0) + 1);
         }
-      const byTurn = new Map<string, number>();
-      for (const [i, c] of index.chunks.entries()) {
-        const id = turnIdOf(c);
-        if (id !== null) byTurn.set(id, i);
-      }
+      const evidenceOf = evidencePositions(index);
       for (const q of conv.questions) {
         if (q.category === 5) continue;
-        const evidence = [...new Set(q.evidence.flatMap((e) => (byTurn.has(e) ? [byTurn.get(e)!] : [])))];
+        const evidence = evidenceOf(q.evidence);
         if (evidence.length === 0) continue;
         const options = { embedder, now: askedAt(conv) };
         const f = await searchFeatures(store, conv.id, q.question, options, true);

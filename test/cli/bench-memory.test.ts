@@ -15,8 +15,7 @@ import {
   toConversation,
 } from '../../src/cli/memory/locomo.ts';
 import { DEFAULT_MODES, runMemoryBench, TURNS_ONLY } from '../../src/cli/memory/locomo-bench.ts';
-import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../../src/cli/memory/use-lite-embedder.ts';
-import type { Embedder } from '../../src/core/index.ts';
+import { lazyUseLiteEmbedder } from '../../src/cli/memory/use-lite-embedder.ts';
 
 const REAL = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'locomo', 'locomo-open.json');
 
@@ -166,16 +165,8 @@ describe('runBenchMemory', () => {
       // first conversation, three modes, no latency pass. The repo's embedding cache (git-ignored)
       // makes reruns cheap; a cold run embeds ~600 texts with USE-lite.
       const [first] = await loadLocomo(REAL);
-      let model: Promise<Embedder> | undefined;
       const embedder = cachingEmbedder(
-        {
-          modelId: USE_LITE_MODEL_ID,
-          dimensions: 512,
-          async embed(texts) {
-            model ??= loadUseLiteEmbedder();
-            return (await model).embed(texts);
-          },
-        },
+        lazyUseLiteEmbedder(),
         resolve(import.meta.dirname, '..', '..', '.ctxkit-cache'),
       );
       const result = await runMemoryBench({

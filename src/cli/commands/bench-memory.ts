@@ -22,7 +22,7 @@ import {
   renderMemoryBench,
   renderSelection,
 } from '../memory/memory-bench-render.ts';
-import { loadUseLiteEmbedder, USE_LITE_MODEL_ID } from '../memory/use-lite-embedder.ts';
+import { lazyUseLiteEmbedder } from '../memory/use-lite-embedder.ts';
 
 export interface BenchMemoryOptions {
   locomo: string;
@@ -112,15 +112,7 @@ function pickEmbedder(kind: 'use-lite' | 'hashing', io: CliIo): Embedder {
     );
     return hashingEmbedder(512);
   }
-  let model: Promise<Embedder> | undefined;
-  return {
-    modelId: USE_LITE_MODEL_ID,
-    dimensions: 512,
-    async embed(texts) {
-      model ??= loadUseLiteEmbedder();
-      return (await model).embed(texts);
-    },
-  };
+  return lazyUseLiteEmbedder();
 }
 
 /**

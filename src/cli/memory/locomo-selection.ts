@@ -9,6 +9,7 @@
  * ever read.
  */
 import {
+  type ChunkIndex,
   type Embedder,
   type FusionWeights,
   fuseFeatures,
@@ -162,6 +163,16 @@ export function coordinateAscent(
   return { weights, score: best };
 }
 
+/** Maps a question's evidence ids to the positions of their turns in `index` (unknown ids left out). */
+export function evidencePositions(index: ChunkIndex): (ids: readonly string[]) => number[] {
+  const byTurn = new Map<string, number>();
+  for (const [i, c] of index.chunks.entries()) {
+    const id = turnIdOf(c);
+    if (id !== null) byTurn.set(id, i);
+  }
+  return (ids) => [...new Set(ids.flatMap((e) => (byTurn.has(e) ? [byTurn.get(e)!] : [])))];
+}
+
 /** The search features of every question with known evidence (categories 1–4), one store per conversation. */
 export async function collectQuestions(
   conversations: readonly LocomoConversation[],
@@ -174,14 +185,10 @@ export async function collectQuestions(
       const store = createSqliteMemoryStore(handle);
       await indexLocomo(store, conv, conv.id, embedder);
       const index = await store.chunkIndex(conv.id, embedder.modelId);
-      const byTurn = new Map<string, number>();
-      for (const [i, c] of index.chunks.entries()) {
-        const id = turnIdOf(c);
-        if (id !== null) byTurn.set(id, i);
-      }
+      const evidenceOf = evidencePositions(index);
       for (const q of conv.questions) {
         if (q.category === 5) continue;
-        const evidence = [...new Set(q.evidence.flatMap((e) => (byTurn.has(e) ? [byTurn.get(e)!] : [])))];
+        const evidence = evidenceOf(q.evidence);
         if (evidence.length === 0) continue;
         const features = await searchFeatures(
           store,

@@ -50,3 +50,19 @@ export async function loadUseLiteEmbedder(options: UseLiteOptions = {}): Promise
     },
   };
 }
+
+/**
+ * USE-lite loaded on its first `embed` call only: behind a warm `cachingEmbedder` the model is never
+ * loaded.
+ */
+export function lazyUseLiteEmbedder(): Embedder {
+  let model: Promise<Embedder> | undefined;
+  return {
+    modelId: USE_LITE_MODEL_ID,
+    dimensions: 512,
+    async embed(texts) {
+      model ??= loadUseLiteEmbedder();
+      return (await model).embed(texts);
+    },
+  };
+}
