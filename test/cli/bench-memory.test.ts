@@ -16,6 +16,7 @@ import {
 } from '../../src/cli/memory/locomo.ts';
 import { DEFAULT_MODES, runMemoryBench, TURNS_ONLY } from '../../src/cli/memory/locomo-bench.ts';
 import { lazyUseLiteEmbedder } from '../../src/cli/memory/use-lite-embedder.ts';
+import { type FactExtractor, factExtractorFrom, hashingEmbedder } from '../../src/core/index.ts';
 
 const REAL = resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'locomo', 'locomo-open.json');
 
@@ -150,6 +151,32 @@ describe('runBenchMemory', () => {
     expect(selection.pooled.byCategory['4']!.questions).toBe(4);
     expect(io.stdout()).toContain('| tiny-1 |');
     expect(io.stdout()).toMatch(/held out, pooled: R@5 \d+\.\d, R@10 \d+\.\d/);
+  });
+
+  it('writes the model facts of each session before searching when given an extractor, and finds what only a fact says', async () => {
+    const [conv] = await loadLocomo(synthetic());
+    conv!.questions = [{ question: 'Who relocates to Portugal?', evidence: ['D1:3'], category: 4 }];
+    const sessions: string[] = [];
+    const facts = factExtractorFrom((call) => {
+      sessions.push(call.prompt.includes('D1:3') ? 'session_1' : 'other');
+      return JSON.stringify({
+        facts: [{ fact: "A's sister relocates to Portugal in March 2023.", turns: ['D1:3'] }],
+      });
+    });
+    const modes = DEFAULT_MODES.filter((m) => m.name === 'keyword');
+    const run = (extractor?: FactExtractor) =>
+      runMemoryBench({
+        conversations: [conv!],
+        embedder: hashingEmbedder(64),
+        modes,
+        latencySearches: 0,
+        ...(extractor ? { facts: extractor } : {}),
+      });
+    const without = await run();
+    const withFacts = await run(facts);
+    expect(sessions).toEqual(['session_1']);
+    expect([without.facts, withFacts.facts]).toEqual([undefined, { facts: 1, failedSessions: 0 }]);
+    expect([without.overall.recall.keyword!.at5, withFacts.overall.recall.keyword!.at5]).toEqual([0, 1]);
   });
 
   it('rejects a --limit that is not a positive integer', async () => {

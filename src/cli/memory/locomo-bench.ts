@@ -12,7 +12,10 @@ import {
   createBm25Index,
   type Embedder,
   embedAll,
+  type FactExtractor,
+  type IndexedFacts,
   indexConversation,
+  indexFacts,
   type MemoryStore,
   type SearchOptions,
   searchMemory,
@@ -117,6 +120,8 @@ export interface MemoryBenchResult {
   overall: CategoryRow;
   /** Search latency in ms (query embedding excluded: query vectors come from the cache), by mode. */
   latency: Record<string, LatencyStats>;
+  /** With `facts`: facts written, and sessions whose extraction failed (they have none). */
+  facts?: { facts: number; failedSessions: number };
 }
 
 export interface MemoryBenchOptions {
@@ -129,17 +134,28 @@ export interface MemoryBenchOptions {
   adversarial?: boolean;
   /** Searches timed per latency mode (`default`, `keyword`), 0 = no latency pass. @default 300 */
   latencySearches?: number;
+  /**
+   * Model facts (a summarizer model through `factExtractorFrom`), written after each conversation
+   * of the recall pass; the latency pass stores none (it would ask the model again).
+   */
+  facts?: FactExtractor;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-/** Writes a LoCoMo conversation with `indexConversation` into a store, under `tenant`. */
+/**
+ * Writes a LoCoMo conversation with `indexConversation` into a store, under `tenant`; with `facts`,
+ * then the model facts of every session (`indexFacts`, awaited: a benchmark is a batch job).
+ */
 export async function indexLocomo(
   store: MemoryStore,
   conv: LocomoConversation,
   tenant: string,
   embedder: Embedder,
-): Promise<void> {
-  await indexConversation(store, toConversation(conv), { tenant, embedder });
+  facts?: FactExtractor,
+): Promise<IndexedFacts | undefined> {
+  const conversation = toConversation(conv);
+  await indexConversation(store, conversation, { tenant, embedder });
+  return facts ? indexFacts(store, conversation, facts, { tenant, embedder }) : undefined;
 }
 
 /** The turn chunks the BM25 peer ranks (text as indexed, id = the turn's `dia_id`). */
@@ -169,18 +185,23 @@ export function benchSearchOptions(mode: RetrievalMode, embedder: Embedder, now:
 /** Every question with known evidence, scored in every mode. */
 export async function scoreQuestions(
   options: MemoryBenchOptions,
-): Promise<{ scored: QuestionRecall[]; skipped: number }> {
+): Promise<{ scored: QuestionRecall[]; skipped: number; facts?: MemoryBenchResult['facts'] }> {
   const { embedder } = options;
   const modes = options.modes ?? DEFAULT_MODES;
   const total = options.conversations.reduce((n, c) => n + c.questions.length, 0);
   const scored: QuestionRecall[] = [];
   let skipped = 0;
   let done = 0;
+  const facts = { facts: 0, failedSessions: 0 };
   for (const conv of options.conversations) {
     const handle = openSqlite({ path: ':memory:' });
     try {
       const store = createSqliteMemoryStore(handle);
-      await indexLocomo(store, conv, conv.id, embedder);
+      const written = await indexLocomo(store, conv, conv.id, embedder, options.facts);
+      if (written) {
+        facts.facts += written.facts;
+        facts.failedSessions += written.failed.length;
+      }
       const peer = createBm25Index(peerChunks(conv));
       const known = new Set(conv.turns.map((t) => t.diaId));
       const now = askedAt(conv);
@@ -216,7 +237,7 @@ export async function scoreQuestions(
       handle.close();
     }
   }
-  return { scored, skipped };
+  return options.facts ? { scored, skipped, facts } : { scored, skipped };
 }
 
 /** A row of the table: mean recall at 5 and 10 per mode with their bootstrap intervals. */
@@ -292,7 +313,7 @@ async function measureLatency(
 
 export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryBenchResult> {
   const modes = (options.modes ?? DEFAULT_MODES).map((m) => m.name);
-  const { scored, skipped } = await scoreQuestions(options);
+  const { scored, skipped, facts } = await scoreQuestions(options);
   const categories = [...new Set(scored.map((q) => q.category))].sort((a, b) => a - b);
   const rows = categories.map((c) =>
     recallRow(
@@ -317,5 +338,6 @@ export async function runMemoryBench(options: MemoryBenchOptions): Promise<Memor
     rows,
     overall,
     latency,
+    ...(facts ? { facts } : {}),
   };
 }
