@@ -54,6 +54,7 @@ export * from './pipeline/stages/sliding-window.ts';
 export * from './pipeline/stages/tiancai-compaction.ts';
 export * from './pipeline/types.ts';
 export * from './ports.ts';
+export * from './recall/index.ts';
 export * from './store/index.ts';
 export * from './summarizers/deterministic-summarizer.ts';
 export * from './summarizers/flush-fallback.ts';

@@ -53,6 +53,7 @@ const CONTEXT_KEYS = [
   'observe',
   'ahead',
   'aheadLimit',
+  'recall',
   'dialect',
   'state',
   'checkpoints',

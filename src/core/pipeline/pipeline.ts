@@ -17,6 +17,8 @@ import {
   systemClock,
   type TokenCounter,
 } from '../ports.ts';
+import { createPipelineRecall, type RecallOptions } from '../recall/options.ts';
+import type { RecallTools } from '../recall/tools.ts';
 import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { toolsJson } from '../tokens/context.ts';
@@ -79,6 +81,8 @@ export interface PipelineOptions {
    * local), 3 with any other
    */
   aheadLimit?: number;
+  /** The recall tools (docs/recall.md; `true`: in-memory archive); the budget counts them. @default off */
+  recall?: boolean | RecallOptions;
 }
 
 export interface PrepareInput {
@@ -115,6 +119,8 @@ export interface Pipeline {
   readonly budget: ContextBudget;
   /** The counter every stage and `estimate` count with (memoized): a context view's per-item sizes. */
   readonly counter: TokenCounter;
+  /** The recall tools' definitions and handlers, when the `recall` option is on. */
+  readonly recall?: RecallTools;
   /** Pre-flight: everything the preset runs before an LLM call. Resets `state.overflowAttempts`. */
   prepare(input: PrepareInput): Promise<PipelineRun>;
   /** A tool result arriving (output truncation + spill). */
@@ -163,6 +169,15 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     preset,
   };
   if (options.blobs) (base as StageContext).blobs = options.blobs;
+  const recall = createPipelineRecall(options.recall, base);
+  if (recall) (base as StageContext).recall = true;
+  // With recall on, the budget counts its definitions and each run archives what it left out.
+  const withRecall = <I extends { tools?: readonly ToolDefinition[] }>(input: I): I =>
+    recall ? { ...input, tools: recall.withDefinitions(input.tools) } : input;
+  const archived = async <R extends { journal: JournalEntry[] }>(run: R, from: readonly Message[]) => {
+    await recall?.record(from, run.journal);
+    return run;
+  };
   const aheadMode = options.ahead ?? 'off';
   if (aheadMode !== 'off' && aheadMode !== 'auto')
     throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
@@ -283,12 +298,14 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     preset,
     budget: resolved.budget,
     counter,
-    async prepare(input) {
+    ...(recall ? { recall: recall.tools } : {}),
+    async prepare(given) {
+      const input = withRecall(given);
       const r = start(input);
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
       if (r.state.overflowAttempts !== 0) r.setState({ ...r.state, overflowAttempts: 0 });
       await FLOWS[preset](r, preflight, resolved.guards);
-      const run = remember(r.finish(input.dialect), input);
+      const run = await archived(remember(r.finish(input.dialect), input), input.messages);
       // The scheduler: the next compaction is prepared between steps, while the model generates.
       if (slot.auto && runner && run.estimate.level !== 'ok')
         setTimeout(() => {
@@ -297,7 +314,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         }, 0);
       return run;
     },
-    async ahead(input) {
+    async ahead(given) {
+      const input = withRecall(given);
       if (!runner) return { status: 'skipped', detail: `preset ${preset} prepares no compaction ahead` };
       const r = start(input);
       // At any level: the outputs that the next user message makes historical are cut now.
@@ -311,7 +329,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       preflight.archiving?.ahead?.(captured.messages, captured.ctx);
       return runner.prepare(captured.messages, captured.ctx);
     },
-    async admitToolResult(message, input = {}) {
+    async admitToolResult(message, given = {}) {
+      const input = withRecall(given);
       checkInput({ messages: [message] });
       const stage = resolved.stages.outputTruncation;
       const tokens = counter.countMessage(message);
@@ -332,26 +351,29 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start({ ...input, messages: [message] });
       const report = await r.run(stage);
       // No finish(): a lone result has no call beside it, and repair would drop it.
-      return { message: r.messages[0] ?? message, report, journal: [...r.journal] };
+      return archived({ message: r.messages[0] ?? message, report, journal: [...r.journal] }, [message]);
     },
-    async recoverOverflow(input) {
+    async recoverOverflow(given) {
+      const input = withRecall(given);
       const r = start(input);
       const attempt = input.attempt ?? r.state.overflowAttempts + 1;
       if (!Number.isInteger(attempt) || attempt < 1)
         throw new CtxError('invalid_input', 'must be an integer ≥ 1', { path: 'attempt' });
       const outcome = await runOverflow(r, preset, attempt, input.error);
       r.setState({ ...r.state, overflowAttempts: attempt });
-      const run = remember(r.finish(input.dialect), input);
+      const run = await archived(remember(r.finish(input.dialect), input), input.messages);
       return outcome.cleared
         ? { ...run, retry: outcome.retry, cleared: true }
         : { ...run, retry: outcome.retry };
     },
-    async compact(input) {
+    async compact(given) {
+      const input = withRecall(given);
       const r = start(input);
       await r.run(resolved.stages.manual(input.instructions));
-      return remember(r.finish(input.dialect), input);
+      return archived(remember(r.finish(input.dialect), input), input.messages);
     },
-    estimate(input) {
+    estimate(given) {
+      const input = withRecall(given);
       checkInput(input);
       const e = createEstimator({
         counter,

@@ -49,6 +49,11 @@ export interface JournalEntry {
   location: string;
   /** How to get it back, for a human or the agent. */
   recover: string;
+  /**
+   * The ref the stub or summary standing for it carries (`contentRef` of what the stage replaced, or a
+   * summary's `spanRef`): the recall tools' `reread(ref)` returns the message. Set when recall is on.
+   */
+  ref?: string;
 }
 
 export type PipelineEvent =
@@ -140,6 +145,8 @@ export interface StageContext {
   /** Preset name, passed to the summarizer to pick prompts. */
   preset: string;
   signal?: AbortSignal;
+  /** Recall tools are on (`recall` option): stubs and summaries name their ref as `reread('…')`. */
+  recall?: boolean;
   /** The reported usage the run's estimate may rest on (see estimate.ts): its message id. Absent: stages count. */
   anchor?: { id: string };
 }
