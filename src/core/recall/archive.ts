@@ -50,7 +50,11 @@ export function rankArchived(
   limit: number,
 ): ArchivedMessage[] {
   const terms = [...new Set(stemmedTokens(query))];
-  const raw = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_./:-]{3,}/gu) ?? [])];
+  // Whole words or ids only: `fact-3` does not match `fact-36`.
+  const raw = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_./:-]{3,}/gu) ?? [])].map(
+    (r) =>
+      new RegExp(`(?<![\\p{L}\\p{N}])${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u'),
+  );
   if (terms.length === 0 && raw.length === 0) return [];
   const scored: { item: ArchivedMessage; score: number }[] = [];
   for (const item of items) {
@@ -59,7 +63,7 @@ export function rankArchived(
     let hit = 0;
     for (const t of terms) if (words.has(t)) hit++;
     let exact = 0;
-    for (const r of raw) if (lower.includes(r)) exact++;
+    for (const r of raw) if (r.test(lower)) exact++;
     const score = (terms.length ? hit / terms.length : 0) + (raw.length ? exact / raw.length : 0);
     if (score > 0) scored.push({ item, score });
   }

@@ -19,6 +19,7 @@ import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
 import { callerRecover } from '../journal.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
+import { recallRef, rereadNote } from './recall-hints.ts';
 import { applied, indexToolCalls, noop, parseOptions, SESSION_LOG_LOCATION } from './stage-kit.ts';
 import { archivable, itemOf, status, summaryMessage, type ToolItem, visibleTool } from './tool-items.ts';
 
@@ -279,6 +280,14 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
             llm !== undefined ? trimRunes(llm, d.batchOutputRunes) : heuristicBatchSummary(items),
           );
         }
+        // With recall on, the digest names what it stands for as the call that reads it back whole.
+        const ref = recallRef(
+          ctx,
+          group.map((i) => messages[i]!),
+        );
+        const note = rereadNote(ref, 'whole output');
+        if (note !== '')
+          text = typeof text === 'string' ? `${text}\n${note}` : [...text, { type: 'text', text: note }];
         const summary = summaryMessage(ctx.ids.next('toolsum'), text);
         let after = messages.length - 1;
         if (placement === 'in-place') {
@@ -298,6 +307,7 @@ export function createToolArchiving(options: ToolArchivingOptions = {}): Stage {
             tokensAfter: 0,
             location: SESSION_LOG_LOCATION,
             recover: `${callerRecover(m.id, true)} (kind tool_result_archived)`,
+            ...(ref !== undefined ? { ref } : {}),
           });
         }
         journal.push({

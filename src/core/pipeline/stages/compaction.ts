@@ -50,6 +50,7 @@ import {
   trySummarize,
   unchangedResult,
 } from './compaction-support.ts';
+import { recallRef, rereadNote, withRef } from './recall-hints.ts';
 import {
   isInstructionsSection,
   type PinnedSection,
@@ -303,7 +304,12 @@ export function compaction(options: CompactionOptions = {}): Stage {
     if (ctx.state.lastSummary !== undefined) request.previousSummary = ctx.state.lastSummary;
     const outcome = await trySummarize(ctx, request);
     if (!outcome.ok) return fail(outcome.error, 'summarizer failed; input kept');
-    const overhead = ctx.counter.countMessage(textMessage('x', o.summaryRole, SUMMARY_PREFIX, 'summary'));
+    // With recall on, the summary names the span it folds, as the call that reads it back whole.
+    const span = recallRef(ctx, folded);
+    const head = span
+      ? `${SUMMARY_PREFIX.trimEnd()}\n${rereadNote(span, 'the messages it stands for, whole')}\n\n`
+      : SUMMARY_PREFIX;
+    const overhead = ctx.counter.countMessage(textMessage('x', o.summaryRole, head, 'summary'));
     const answer = outcome.result.summary.trim();
     if (answer === '') return fail('empty summary', 'the summarizer returned nothing; input kept');
     // The top-up stays under half of what the fold held, so that listing a fold made of names is
@@ -318,7 +324,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
     const summaryMessage = textMessage(
       ctx.ids.next('summary'),
       o.summaryRole,
-      `${SUMMARY_PREFIX}${summary}`,
+      `${head}${summary}`,
       'summary',
     );
     const summaryTokens = ctx.counter.countMessage(summaryMessage);
@@ -329,8 +335,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
       );
 
     const out: Message[] = [...input.slice(0, lead), ...section, summaryMessage, ...keptBody, ...keptTail];
-    const journal: JournalEntry[] = folded.map((m) =>
-      journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+    const journal: JournalEntry[] = withRef(
+      folded.map((m) =>
+        journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+      ),
+      span,
     );
     journal.push(journalEntry(NAME, 'inserted', summaryMessage, ctx.counter));
     if (pinned) journal.push(...pinned.journal);

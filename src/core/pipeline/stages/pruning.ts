@@ -13,11 +13,13 @@
 import * as z from 'zod/mini';
 import { messageText, outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
+import { rereadHint } from '../../recall/ref.ts';
 import { formatCount, headCodePoints } from '../../text/trim.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import { isClearedResult, pathBasename } from './dedup.ts';
+import { recallRef } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -112,6 +114,7 @@ export function contextPlaceholder(
   tokens: number,
   messageId: string,
   callId: string,
+  ref?: string,
 ): string {
   let target = pathOf(args);
   const extra = str(args.pattern) || str(args.query) || str(args.command) || str(args.url);
@@ -119,6 +122,7 @@ export function contextPlaceholder(
   else if (target === '') target = extra;
   if (codePointLength(target) > 80) target = `${headCodePoints(target, 79)}…`;
   const what = target === '' ? `[Old ${tool} output cleared` : `[Old ${tool} output cleared for ${target}`;
+  if (ref !== undefined) return `${what} — ${formatCount(tokens)} tokens; whole: ${rereadHint(ref)}]`;
   return `${what} — ${formatCount(tokens)} tokens; recover: call ${callId} is kept in the session log as message ${messageId}]`;
 }
 
@@ -318,7 +322,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
             placeholder:
               mode === 'kosmokrator'
                 ? kosmokratorPlaceholder(tool, args)
-                : contextPlaceholder(raw, args, tokens, m.id, p.callId),
+                : contextPlaceholder(raw, args, tokens, m.id, p.callId, recallRef(ctx, [m])),
           });
         });
       }
@@ -359,6 +363,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
           tokensAfter: ctx.counter.countMessage(next),
           location: SESSION_LOG_LOCATION,
           recover: sessionLogRecover(m.id),
+          ...(ctx.recall ? { ref: recallRef(ctx, [m])! } : {}),
         });
       }
       return applied(

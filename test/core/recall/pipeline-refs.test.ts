@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assistant,
+  createContext,
+  createMemoryRecallArchive,
+  isRef,
+  type Message,
+  messageText,
+  outputText,
+  sequentialIds,
+  toolCall,
+  toolResult,
+  user,
+} from '../../../src/core/index.ts';
+
+/** A coding session: each turn reads a file whose output names a fact of its own. */
+function session(turns: number): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < turns; i++) {
+    out.push(user(`step ${i}: read src/module${i}.ts and tell me its version`, { id: `u${i}` }));
+    out.push(assistant('', [toolCall(`c${i}`, 'read_file', { path: `src/module${i}.ts` })], { id: `a${i}` }));
+    const body = Array.from(
+      { length: 60 },
+      (_, k) => `export const value${k} = ${i * 1000 + k}; // padding text for size`,
+    ).join('\n');
+    out.push(
+      toolResult(
+        `c${i}`,
+        'read_file',
+        `// FACT-${i}: version 7.${i}.3 commit ${(0xabc000 + i).toString(16)}\n${body}`,
+        { id: `t${i}` },
+      ),
+    );
+    out.push(assistant(`module${i} is at version 7.${i}.3`, [], { id: `r${i}` }));
+  }
+  return out;
+}
+
+const partText = (m: Message) =>
+  m.parts
+    .map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' ? outputText(p.output) : ''))
+    .join('\n');
+
+describe('recall option (stubs and summaries carry refs)', () => {
+  it('names a reread ref in every stub and summary it sends, and each ref reads back the whole original', async () => {
+    const archive = createMemoryRecallArchive();
+    const ctx = createContext({
+      budget: { contextWindow: 16_000 },
+      recall: { archive, maxTokens: 100_000 },
+      ids: sequentialIds(),
+    });
+    const history = session(40);
+    const run = await ctx.prepare(history);
+    expect(run.journal.some((e) => e.action === 'summarized')).toBe(true);
+    const refs = [
+      ...run.send
+        .map(partText)
+        .join('\n')
+        .matchAll(/reread\('([ms][0-9a-f]{12})'\)/g),
+    ].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(isRef(ref)).toBe(true);
+      const back = await ctx.pipeline.recall!.reread({ ref });
+      expect(back, ref).not.toMatch(/^Unknown ref/);
+    }
+    // Every fact that left the prompt reads back, whole, through recall then reread.
+    const sent = run.send.map(partText).join('\n');
+    let gone = 0;
+    for (let i = 0; i < 40; i++) {
+      const fact = `FACT-${i}: version 7.${i}.3 commit ${(0xabc000 + i).toString(16)}`;
+      if (sent.includes(fact)) continue;
+      gone++;
+      const hits = await ctx.pipeline.recall!.recall({ query: `FACT-${i} version` });
+      const ref = hits.match(/reread\('([ms][0-9a-f]{12})'\)/)?.[1];
+      expect(ref, `fact ${i}`).toBeDefined();
+      expect(await ctx.pipeline.recall!.reread({ ref: ref! })).toContain(fact);
+    }
+    expect(gone).toBeGreaterThan(10);
+    // The archive holds each message once, by its content.
+    expect(archive.size()).toBeGreaterThan(0);
+  });
+
+  it('writes no reread note and archives nothing when recall is off', async () => {
+    const ctx = createContext({ budget: { contextWindow: 16_000 }, ids: sequentialIds() });
+    const run = await ctx.prepare(session(40));
+    expect(run.send.map(messageText).join('\n')).not.toContain('reread(');
+    expect(ctx.pipeline.recall).toBeUndefined();
+  });
+});
