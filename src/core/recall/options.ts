@@ -7,8 +7,10 @@
 import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
 import type { JournalEntry } from '../pipeline/types.ts';
-import type { Clock, IdGenerator, TokenCounter } from '../ports.ts';
+import { type Clock, type IdGenerator, randomIds, systemClock, type TokenCounter } from '../ports.ts';
 import { MEMORY_VISIBILITIES } from '../store/memory-store.ts';
+import { createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
+import { memoizeCounter } from '../tokens/estimators.ts';
 import { createMemoryRecallArchive, type RecallArchive } from './archive.ts';
 import { withRecallDefinitions } from './definitions.ts';
 import { archivedMessages } from './record.ts';
@@ -105,4 +107,36 @@ export function createPipelineRecall(
     withDefinitions: <T>(given: readonly T[] | undefined) =>
       withRecallDefinitions(given, tools.definitions) as T[],
   };
+}
+
+/**
+ * The recall tools over the archive given to an entry's `recall` option, for a framework's ready-made
+ * tool set: `recall: { archive }` on the entry and the same `{ archive }` here. Without an archive the
+ * tools would read one nothing writes to, so it is required. Answers are counted with the default
+ * preset's counter (calibrated o200k) unless `counter` is given.
+ */
+export function recallToolsFor(
+  entry: string,
+  options: RecallOptions & { counter?: TokenCounter; clock?: Clock; ids?: IdGenerator },
+): RecallTools {
+  const { counter, clock, ids, ...rest } = (options ?? {}) as RecallOptions & {
+    counter?: TokenCounter;
+    clock?: Clock;
+    ids?: IdGenerator;
+  };
+  const checked = checkRecallOptions(rest);
+  if (checked?.archive === undefined)
+    throw new CtxError(
+      'invalid_config',
+      `${entry}: expected { archive }, the archive also given to the entry's recall option`,
+      { path: 'recall.archive' },
+    );
+  return createRecallTools({
+    archive: checked.archive,
+    ...(checked.memory !== undefined ? { memory: checked.memory } : {}),
+    counter: counter ?? memoizeCounter(createCalibratedCounter({ preset: 'o200k' })),
+    clock: clock ?? systemClock,
+    ids: ids ?? randomIds,
+    maxTokens: checked.maxTokens ?? RECALL_DEFAULTS.maxTokens,
+  });
 }

@@ -8,5 +8,6 @@ export * from './from-model-messages.ts';
 export * from './json-safe.ts';
 export * from './middleware.ts';
 export * from './prepare-step.ts';
+export * from './recall-tools.ts';
 export * from './to-model-messages.ts';
 export * from './tool-definitions.ts';

@@ -4,5 +4,6 @@
  */
 export * from './from-langchain.ts';
 export * from './middleware.ts';
+export * from './recall-tools.ts';
 export * from './to-langchain.ts';
 export * from './tools.ts';

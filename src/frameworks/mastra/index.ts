@@ -4,3 +4,4 @@
  * See docs/frameworks.md.
  */
 export * from './processor.ts';
+export * from './recall-tools.ts';

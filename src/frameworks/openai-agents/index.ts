@@ -4,6 +4,7 @@
  */
 export * from './from-agent-items.ts';
 export * from './input-filter.ts';
+export * from './recall-tools.ts';
 export * from './session.ts';
 export * from './to-agent-items.ts';
 export * from './tools.ts';
