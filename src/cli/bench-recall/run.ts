@@ -7,9 +7,8 @@
  * Claude Code session, the user message that continues it), that message is the new turn; the context
  * prepares history and turn in one call, as a framework hook does on the turn's first model call.
  *
- * The model's procedure for each fact (no knowledge of the fact, only of its kind): `recall(query)`;
- * if the answer holds the fact, found; else `reread` the refs the answer names, in order (at most
- * three), the first page of each; found when one holds it. Every answer is held to `maxTokens`.
+ * The model's procedure for each fact is procedure.ts (recall, then reread the refs it names); every
+ * answer is held to `maxTokens`.
  */
 import {
   createContext,
@@ -21,6 +20,7 @@ import {
   sequentialIds,
 } from '../../core/index.ts';
 import { EARLY_MESSAGES, type Fact, holdsFact } from './facts.ts';
+import { createFactProcedure, type FactOutcome, type FactProcedure } from './procedure.ts';
 
 export interface RecallBenchRow {
   window: number;
@@ -29,6 +29,8 @@ export interface RecallBenchRow {
   inPrompt: number;
   /** Facts the tools returned. */
   returned: number;
+  /** Facts the model had: in the prompt, or returned by the tools. */
+  available: number;
   /** Tool calls the procedure made, and the tokens of their answers (the pipeline's counter). */
   calls: number;
   toolTokens: number;
@@ -36,7 +38,7 @@ export interface RecallBenchRow {
   promptTokens: number;
   usable: number;
   /** Per fact: how it came back (`recall`, `reread`, or `missed`), and whether the prompt held it. */
-  detail: { kind: string; value: string; inPrompt: boolean; via: 'recall' | 'reread' | 'missed' }[];
+  detail: { kind: string; value: string; inPrompt: boolean; via: FactOutcome }[];
 }
 
 /** Messages before the first user message after the early history, and that message. */
@@ -57,23 +59,17 @@ export function promptText(messages: readonly Message[]): string {
     .join('\n');
 }
 
-const REFS = /reread\('([ms][0-9a-f]{12})'/g;
-
-/** The model's procedure for one fact; the answers it read. */
-export async function fetchFact(
+/** The model's procedure (procedure.ts) run against the tools directly. */
+export async function fetchFacts(
   tools: RecallTools,
-  fact: Fact,
-): Promise<{ via: 'recall' | 'reread' | 'missed'; answers: string[] }> {
-  const first = await tools.recall({ query: fact.query });
-  const answers = [first];
-  if (holdsFact(first, fact)) return { via: 'recall', answers };
-  const refs = [...new Set([...first.matchAll(REFS)].map((m) => m[1]!))].slice(0, 3);
-  for (const ref of refs) {
-    const page = await tools.reread({ ref });
-    answers.push(page);
-    if (holdsFact(page, fact)) return { via: 'reread', answers };
-  }
-  return { via: 'missed', answers };
+  facts: readonly Fact[],
+  prompt?: string,
+): Promise<FactProcedure> {
+  const procedure = createFactProcedure(facts);
+  let answer: string | undefined;
+  for (let call = procedure.next(undefined, prompt); call; call = procedure.next(answer, prompt))
+    answer = await tools.call(call.tool, call.args);
+  return procedure;
 }
 
 export async function measureRecall(
@@ -97,19 +93,23 @@ export async function measureRecall(
     facts: facts.length,
     inPrompt: 0,
     returned: 0,
+    available: 0,
     calls: 0,
     toolTokens: 0,
     promptTokens: run.estimate.after,
     usable: ctx.pipeline.budget.usable,
     detail: [],
   };
-  for (const fact of facts) {
+  const procedure = await fetchFacts(tools, facts, sent);
+  for (const [i, fact] of facts.entries()) {
     const inPrompt = holdsFact(sent, fact);
-    const { via, answers } = await fetchFact(tools, fact);
+    const via = procedure.outcomes[i] ?? 'missed';
+    const answers = procedure.answers[i]!;
     row.calls += answers.length;
     for (const a of answers) row.toolTokens += ctx.pipeline.counter.countText(a);
     if (inPrompt) row.inPrompt++;
-    if (via !== 'missed') row.returned++;
+    if (via === 'recall' || via === 'reread') row.returned++;
+    if (inPrompt || via !== 'missed') row.available++;
     row.detail.push({ kind: fact.kind, value: fact.value, inPrompt, via });
   }
   return row;

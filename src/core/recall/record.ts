@@ -2,11 +2,13 @@
  * From a run's journal to the archive: every message a stage removed, replaced by a stub, cut,
  * archived, folded into a summary or spilled is stored whole, as the run received it, under its
  * ref (the one the stub names, else its content ref) and, when a summary folded it, under the
- * summary's span ref too. Entries that lost nothing (`inserted`, `repaired`) add nothing.
+ * summary's span ref too. Entries that lost nothing (`inserted`, `repaired`) add nothing, nor do the
+ * recall tools' own answers (copies of what the archive holds).
  */
 import type { Message } from '../messages/types.ts';
 import type { JournalEntry } from '../pipeline/types.ts';
 import type { ArchivedMessage } from './archive.ts';
+import { RECALL_TOOL_NAMES } from './definitions.ts';
 import { contentRef } from './ref.ts';
 import { renderMessage } from './render.ts';
 
@@ -18,6 +20,16 @@ const LOST = new Set<JournalEntry['action']>([
   'summarized',
   'spilled',
 ]);
+
+/** A tool message holding only answers of the recall tools: what it says is in the archive already. */
+function recallAnswer(m: Message): boolean {
+  return (
+    m.role === 'tool' &&
+    m.parts.every(
+      (p) => p.type === 'tool-result' && (RECALL_TOOL_NAMES as readonly string[]).includes(p.name ?? ''),
+    )
+  );
+}
 
 /** The archive rows for what `journal` says left `input` (one per message and ref; spans in order). */
 export function archivedMessages(
@@ -34,6 +46,7 @@ export function archivedMessages(
     const i = position.get(e.messageId);
     if (i === undefined) continue; // a message the run made itself (a summary replaced in the same run)
     const m = input[i]!;
+    if (recallAnswer(m)) continue;
     const span = e.ref?.startsWith('s') ? e.ref : undefined;
     const ref = e.ref !== undefined && span === undefined ? e.ref : contentRef(m);
     const key = `${ref} ${span ?? ''}`;
