@@ -1,8 +1,9 @@
 /**
  * Ten concrete facts of a session's early history, read off the data by one rule: the first 75
- * messages' tool outputs are searched, in order, for each kind below (its pattern), and the first
- * match of each kind is a fact (its captured text, which a model continuing the session might need
- * word for word). Kinds are tried in the table's order and the first ten found are kept; the table
+ * messages' tool outputs are searched for each kind below (its pattern); a kind whose pattern finds
+ * exactly one distinct value there is a fact (its captured text, which a model continuing the session
+ * might need word for word); one that finds several is ambiguous (a model asking for "the session id"
+ * could not say which) and left out. Kinds are tried in the table's order and the first ten kept; the table
  * holds what a coding agent's tools print (a session id, a token count, a commit id, a created file,
  * a test result…), not anything of one file. Each kind carries the query a model that knows only
  * what it is looking for would send to `recall` (never the fact itself).
@@ -50,6 +51,12 @@ export const FACT_RULES: readonly FactRule[] = [
   },
   { kind: 'tool version', pattern: /"version":"(\d+\.\d+\.\d+)"/, query: 'Claude Code version' },
   { kind: 'git branch', pattern: /On branch ([\w./-]+)/, query: 'git status On branch' },
+  { kind: 'lint result', pattern: /(\d+ mods\/funs, found [^.\n]+)/, query: 'credo mods/funs found issues' },
+  {
+    kind: 'work queue',
+    pattern: /(\d+ issues with no blockers)/,
+    query: 'ready work issues with no blockers',
+  },
 ];
 
 /** The early history the facts come from. */
@@ -77,13 +84,16 @@ export function earlyFacts(messages: readonly Message[], count = FACT_COUNT): Fa
   const out: Fact[] = [];
   for (const rule of FACT_RULES) {
     if (out.length === count) break;
-    for (const [at, text] of early.entries()) {
-      const value = rule.pattern.exec(text)?.[1]?.trim();
-      if (value) {
-        out.push({ kind: rule.kind, value, query: rule.query, at });
-        break;
+    const all = new RegExp(rule.pattern.source, `${rule.pattern.flags.replace('g', '')}g`);
+    const values = new Map<string, number>();
+    for (const [at, text] of early.entries())
+      for (const m of text.matchAll(all)) {
+        const value = m[1]?.trim();
+        if (value && !values.has(value)) values.set(value, at);
       }
-    }
+    if (values.size !== 1) continue;
+    const [value, at] = [...values][0]!;
+    out.push({ kind: rule.kind, value, query: rule.query, at });
   }
   return out;
 }

@@ -68,7 +68,18 @@ export function rankArchived(
     if (score > 0) scored.push({ item, score });
   }
   scored.sort((a, b) => b.score - a.score || b.item.at - a.item.at || b.item.seq - a.item.seq);
-  return scored.slice(0, limit).map((s) => s.item);
+  // One hit per message: a message archived twice (cut by one stage, then archived by another) is
+  // shown by its best-scoring, then fullest, version.
+  const best = new Map<string, { item: ArchivedMessage; score: number }>();
+  for (const s of scored) {
+    const had = best.get(s.item.messageId);
+    if (!had || (had.score === s.score && s.item.text.length > had.item.text.length))
+      best.set(s.item.messageId, s);
+  }
+  return scored
+    .filter((s) => best.get(s.item.messageId) === s)
+    .slice(0, limit)
+    .map((s) => s.item);
 }
 
 /** An archive in memory (tests, a single process, the CLI). */
