@@ -11,6 +11,7 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import { createAgent, tool } from 'langchain';
 import * as z from 'zod';
 import { checkInvariants, type Violation } from '../../src/core/index.ts';
@@ -51,12 +52,17 @@ export const readFile = tool(async ({ path }: { path: string }) => `// ${path}\n
   schema: z.object({ path: z.string() }),
 });
 
-/** The agent: the glue is the one `middleware` line. */
-export function makeAgent(model: RuleCheckingModel, contextWindow: number) {
+/** The agent: the glue is the one `middleware` line (`options`: further options, e.g. `recall`). */
+export function makeAgent(
+  model: BaseChatModel,
+  contextWindow: number,
+  tools: StructuredToolInterface[] = [readFile],
+  options: Record<string, unknown> = {},
+) {
   return createAgent({
     model,
-    tools: [readFile],
-    middleware: [ctxkitMiddleware({ budget: { contextWindow } })],
+    tools,
+    middleware: [ctxkitMiddleware({ ...options, budget: { contextWindow } })],
   });
 }
 

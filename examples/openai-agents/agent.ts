@@ -15,6 +15,7 @@ import {
   type ModelRequest,
   run,
   setTracingDisabled,
+  type Tool,
   tool,
   Usage,
 } from '@openai/agents';
@@ -54,12 +55,18 @@ export const readFile = tool({
   execute: async ({ path }) => `// ${path}\n${'export const x = 1;\n'.repeat(100)}`,
 });
 
-/** Runs the agent on `input`: the glue is the one `callModelInputFilter` line. */
-export function runAgent(model: RuleCheckingModel, input: AgentInputItem[], contextWindow: number) {
-  const agent = new Agent({ name: 'reader', instructions: 'You are a coding agent.', model, tools: [readFile] });
+/** Runs the agent on `input`: the glue is the one `callModelInputFilter` line (`options`: e.g. `recall`). */
+export function runAgent(
+  model: Model,
+  input: AgentInputItem[],
+  contextWindow: number,
+  tools: Tool[] = [readFile],
+  options: Record<string, unknown> = {},
+) {
+  const agent = new Agent({ name: 'reader', instructions: 'You are a coding agent.', model, tools });
   return run(agent, input, {
     maxTurns: 40,
-    callModelInputFilter: ctxkitInputFilter({ budget: { contextWindow } }),
+    callModelInputFilter: ctxkitInputFilter({ ...options, budget: { contextWindow } }),
   });
 }
 
