@@ -12,11 +12,13 @@
 import * as z from 'zod/mini';
 import { messageDigest } from '../../messages/digest.ts';
 import type { Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
+import { rereadHint } from '../../recall/ref.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
+import { recallRef } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -46,16 +48,20 @@ export const HISTORICAL_TRUNCATION_DEFAULTS = {
   protectLast: 2,
 } as const;
 
-export function cowagentHistoricalNotice(originalLength: number, max: number): string {
-  return `\n\n[Historical output truncated: ${originalLength} -> ${max} chars]`;
+/** With recall on (`ref`), the notice ends with the call that reads the whole output back. */
+const whole = (ref: string | undefined) => (ref === undefined ? '' : `; whole: ${rereadHint(ref)}`);
+
+export function cowagentHistoricalNotice(originalLength: number, max: number, ref?: string): string {
+  return `\n\n[Historical output truncated: ${originalLength} -> ${max} chars${whole(ref)}]`;
 }
 
-export function coCliTruncationMarker(length: number): string {
-  return `\n[…truncated, ${length} chars total]`;
+export function coCliTruncationMarker(length: number, ref?: string): string {
+  return `\n[…truncated, ${length} chars total${whole(ref)}]`;
 }
 
-const CO_CLI_MARKER = /\n\[…truncated, \d+ chars total\]$/;
-const COWAGENT_NOTICE = /\n\n\[Historical output truncated: \d+ -> \d+ chars\]$/;
+const WHOLE = "(?:; whole: reread\\('[ms][0-9a-f]{12}'\\))?";
+const CO_CLI_MARKER = new RegExp(`\\n\\[…truncated, \\d+ chars total${WHOLE}\\]$`);
+const COWAGENT_NOTICE = new RegExp(`\\n\\n\\[Historical output truncated: \\d+ -> \\d+ chars${WHOLE}\\]$`);
 
 /** Index of the last user message with a text part (000's current-turn boundary), or -1. */
 function lastUserTextIndex(messages: readonly Message[]): number {
@@ -78,10 +84,10 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
   // historical, and the preparation between steps that does it ahead (`ahead`), hand out the same
   // objects, whose counts and digests are kept.
   const cuts = new WeakMap<ToolResultPart, ToolResultPart | null>();
-  function cut(part: ToolResultPart): ToolResultPart | undefined {
+  function cut(part: ToolResultPart, ref: string | undefined): ToolResultPart | undefined {
     let r = cuts.get(part);
     if (r === undefined) {
-      const output = compute(part);
+      const output = compute(part, ref);
       r = output === undefined ? null : { ...part, output };
       cuts.set(part, r);
     }
@@ -92,12 +98,15 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
   function cutMessage(
     m: Message,
     calls: ReadonlyMap<string, ToolCallPart>,
-    ctx: Pick<StageContext, 'excludeTools'>,
+    ctx: Pick<StageContext, 'excludeTools' | 'recall'>,
   ): Message | undefined {
     if (m.meta?.agentVisible === false) return undefined;
     const replaced = new Map<number, ToolResultPart>();
+    let ref: string | undefined;
     m.parts.forEach((p, pi) => {
-      const next = p.type === 'tool-result' && !isUntouchable(m, p, calls, ctx) ? cut(p) : undefined;
+      if (p.type !== 'tool-result' || isUntouchable(m, p, calls, ctx)) return;
+      ref ??= recallRef(ctx, [m]);
+      const next = cut(p, ref);
       if (next) replaced.set(pi, next);
     });
     if (replaced.size === 0) return undefined;
@@ -108,18 +117,18 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
     return next;
   }
 
-  function compute(part: ToolResultPart): string | undefined {
+  function compute(part: ToolResultPart, ref: string | undefined): string | undefined {
     if (mode === 'cowagent') {
       if (typeof part.output !== 'string' || COWAGENT_NOTICE.test(part.output)) return undefined;
       const len = codePointLength(part.output);
       if (len <= maxChars) return undefined;
-      return headCodePoints(part.output, maxChars) + cowagentHistoricalNotice(len, maxChars);
+      return headCodePoints(part.output, maxChars) + cowagentHistoricalNotice(len, maxChars, ref);
     }
     const text = typeof part.output === 'string' ? part.output : pyJsonDumps(part.output);
     if (typeof part.output === 'string' && CO_CLI_MARKER.test(text)) return undefined;
     const len = codePointLength(text);
     if (len <= maxChars) return undefined;
-    return headCodePoints(text, maxChars) + coCliTruncationMarker(len);
+    return headCodePoints(text, maxChars) + coCliTruncationMarker(len, ref);
   }
 
   const boundaryOf = (messages: readonly Message[]) =>
@@ -161,6 +170,7 @@ export function createHistoricalTruncation(options: HistoricalTruncationOptions 
           tokensAfter: ctx.counter.countMessage(next),
           location: SESSION_LOG_LOCATION,
           recover: sessionLogRecover(m.id),
+          ...(ctx.recall ? { ref: recallRef(ctx, [m])! } : {}),
         });
       }
       if (!output) return noop(name, messages, ctx, `no tool output over ${maxChars} chars`);

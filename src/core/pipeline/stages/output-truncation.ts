@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
+import { rereadHint } from '../../recall/ref.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
@@ -21,6 +22,7 @@ import {
   truncateKosmokrator,
   truncateTiancai,
 } from './output-truncation-modes.ts';
+import { recallRef } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -212,7 +214,13 @@ export function createOutputTruncation(options: OutputTruncationOptions = {}): O
           const call = calls.get(p.callId);
           const outcome = await truncateOne(o, p, env, p.name ?? call?.name, call?.args);
           if (!outcome.changed) continue;
-          replaced.set(pi, outcome.part);
+          // With recall on, the cut output ends with the call that reads the whole message back.
+          const ref = recallRef(ctx, [m]);
+          const part =
+            ref !== undefined && typeof outcome.part.output === 'string'
+              ? { ...outcome.part, output: `${outcome.part.output}\n[whole: ${rereadHint(ref)}]` }
+              : outcome.part;
+          replaced.set(pi, part);
           const before = ctx.counter.countMessage(m);
           const entry: JournalEntry = outcome.blob
             ? {
@@ -233,6 +241,7 @@ export function createOutputTruncation(options: OutputTruncationOptions = {}): O
                 location: SESSION_LOG_LOCATION,
                 recover: sessionLogRecover(m.id),
               };
+          if (ref !== undefined) entry.ref = ref;
           journal.push(entry);
         }
         if (replaced.size === 0) continue;
