@@ -16,6 +16,7 @@ import { blobRoutes } from './routes/blobs.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { proxyRoutes } from './routes/proxy.ts';
+import { recallRoutes } from './routes/session-recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -44,6 +45,7 @@ export function createApp(): Hono<AppEnv> {
   app.use('/v1/admin/*', requireAdminToken());
   app.use('/v1/*', except('/v1/admin/*', requireApiKey()));
   sessionRoutes(app);
+  recallRoutes(app);
   memoryRoutes(app);
   blobRoutes(app);
   keyRoutes(app);

@@ -37,6 +37,10 @@ export interface Env {
   UPSTREAM_ANTHROPIC_API_KEY?: string;
   /** Largest accepted proxy request body in bytes (a whole agent history). @default "33554432" */
   PROXY_MAX_BODY_BYTES?: string;
+  /** Rounds of recall-tool calls the proxy answers per call (`x-ctxkit-tools`), 1–16. @default "4" */
+  PROXY_TOOL_ROUNDS?: string;
+  /** Tokens one answer of the recall tools may take (routes and proxy), 50–16000. @default "2000" */
+  RECALL_MAX_TOKENS?: string;
   /** `1`: proxy answers carry a `server-timing` header with per-phase timings (bench:proxy). @default unset */
   PROXY_TIMING?: string;
   /** Rate limiting bindings (`[[ratelimits]]`): requests per minute per API key and per tenant. @default unbound (off) */

@@ -28,6 +28,7 @@ import { adminRouteSchemas } from '../../src/worker/routes/admin.ts';
 import { blobRouteSchemas } from '../../src/worker/routes/blobs.ts';
 import { keyRouteSchemas } from '../../src/worker/routes/keys.ts';
 import { memoryRouteSchemas } from '../../src/worker/routes/memories.ts';
+import { recallRouteSchemas } from '../../src/worker/routes/session-recall.ts';
 import { sessionRouteSchemas } from '../../src/worker/routes/sessions.ts';
 import { uiRouteSchemas } from '../../src/worker/routes/ui.ts';
 import { appendBodySchema } from '../../src/worker/session/formats.ts';
@@ -51,6 +52,7 @@ const SCHEMAS: Record<string, z.core.$ZodType> = {
   'session settings': settingsSchema,
   'append body': appendBodySchema,
   ...Object.fromEntries(Object.entries(sessionRouteSchemas).map(([k, v]) => [`sessions ${k}`, v])),
+  ...Object.fromEntries(Object.entries(recallRouteSchemas).map(([k, v]) => [`recall ${k}`, v])),
   ...Object.fromEntries(Object.entries(memoryRouteSchemas).map(([k, v]) => [`memories ${k}`, v])),
   ...Object.fromEntries(Object.entries(blobRouteSchemas).map(([k, v]) => [`blobs ${k}`, v])),
   ...Object.fromEntries(Object.entries(keyRouteSchemas).map(([k, v]) => [`keys ${k}`, v])),

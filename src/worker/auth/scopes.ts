@@ -1,5 +1,5 @@
 /**
- * What an API key may do (docs/service.md, "API keys"): `read` (every GET, memory search), `write`
+ * What an API key may do (docs/service.md, "API keys"): `read` (every GET, memory search, a session's recall and reread), `write`
  * (sessions, messages, compaction, memories, blobs), `proxy` (the drop-in proxy's calls) and `admin`
  * (the tenant's audit log, and the keys this key minted: issue, list, revoke). A key mints keys with at
  * most its own scopes and expiry. Every route needs one scope; a key without it gets 403.
@@ -26,6 +26,9 @@ export function formatScopes(scopes: readonly Scope[]): string {
   return SCOPES.filter((s) => scopes.includes(s)).join(',');
 }
 
+/** The recall tools' reads (`POST /v1/sessions/:id/recall`, `/reread`): `remember` writes. */
+const RECALL_READS = /^\/v1\/sessions\/[^/]+\/(?:recall|reread)$/;
+
 /**
  * The scope a request needs, by method and path; `undefined` for the routes that decide themselves
  * (`DELETE /v1/keys/:id`: a key may always revoke itself).
@@ -36,6 +39,7 @@ export function requiredScope(method: string, path: string): Scope | undefined {
   if (path.startsWith('/v1/proxy/')) return method === 'GET' ? 'read' : 'proxy';
   if (method === 'GET' || method === 'HEAD') return 'read';
   if (method === 'POST' && path === '/v1/memories/search') return 'read';
+  if (method === 'POST' && RECALL_READS.test(path)) return 'read';
   return 'write';
 }
 

@@ -6,7 +6,7 @@
  * (`proxyCommit`) before it releases the answer, and logs the answer once it is known.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { CtxError, isCtxError, type Pipeline } from '../../core/index.ts';
+import { CtxError, isCtxError, type Pipeline, type RecallOptions } from '../../core/index.ts';
 import type { SessionBlobs } from '../blobs/session-blobs.ts';
 import type { Env } from '../env.ts';
 import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
@@ -27,6 +27,7 @@ import type { KnownIds } from './append.ts';
 import { idempotentWrites } from './idempotent-writes.ts';
 import type { SessionCache } from './session-cache.ts';
 import { buildPipeline, type SessionPorts, sessionPorts } from './session-ports.ts';
+import { sessionRecall } from './session-recall.ts';
 import type { SessionDeps } from './session-service.ts';
 import type { SessionSettings } from './settings.ts';
 import { createTurnWrites } from './turn-writes.ts';
@@ -93,9 +94,14 @@ export abstract class SessionObjectBase extends DurableObject<Env> {
   }
 
   protected usePipeline(settings: SessionSettings, key: SessionKey): void {
-    const built = buildPipeline(this.env, settings, key);
+    const built = buildPipeline(this.env, settings, key, this.recallOptions(settings, key));
     this.pipeline = built.pipeline;
     this.spills = built.spills;
+  }
+
+  /** The session's recall archive (in this object's storage) and tools, when its settings turn them on. */
+  protected recallOptions(settings: SessionSettings, key: SessionKey): RecallOptions | undefined {
+    return settings.recall === true ? sessionRecall(this.env, this.ctx.storage.sql, key) : undefined;
   }
 
   protected async deps(key: SessionKey): Promise<SessionDeps> {
@@ -186,7 +192,7 @@ export abstract class SessionObjectBase extends DurableObject<Env> {
     const next: SessionSettings = { ...settings, budget: { ...settings.budget, contextWindow: window } };
     let built: ReturnType<typeof buildPipeline>;
     try {
-      built = buildPipeline(this.env, next, key);
+      built = buildPipeline(this.env, next, key, this.recallOptions(next, key));
     } catch (error) {
       if (isCtxError(error, 'invalid_config')) return false;
       throw error;

@@ -20,8 +20,10 @@ import { type DailyFlushResult, type DailyMark, dailyFlush } from './daily-flush
 import { type AppendBody, parseIncoming } from './formats.ts';
 import type { Idempotency, MaybeReplayed } from './idempotency.ts';
 import { appendCheck } from './idempotent-writes.ts';
+import { clearSessionArchive } from './session-archive.ts';
 import { type DeleteOptions, deleteSessionData, type SessionDeletion } from './session-deletion.ts';
-import { COMPACTING, INTERRUPTED, SETTINGS, SessionObjectBase } from './session-object-base.ts';
+import { COMPACTING, INTERRUPTED, SETTINGS } from './session-object-base.ts';
+import { SessionToolsBase } from './session-object-tools.ts';
 import { buildPipeline, defaultPreset } from './session-ports.ts';
 import {
   type ContextInput,
@@ -43,7 +45,7 @@ export interface CompactionStatus {
   interruptedAt: number | null;
 }
 
-export class SessionObject extends SessionObjectBase {
+export class SessionObject extends SessionToolsBase {
   async create(
     key: SessionKey,
     input: { title?: string | undefined; project?: string | undefined; settings: unknown },
@@ -54,7 +56,7 @@ export class SessionObject extends SessionObjectBase {
         this.idem.ahead(key, idem, async () => {
           const settings = parseWith(settingsSchema, input.settings, []);
           // Invalid preset config fails here, before anything is stored.
-          const built = buildPipeline(this.env, settings, key);
+          const built = buildPipeline(this.env, settings, key, this.recallOptions(settings, key));
           const { sessions } = this.storePorts(key);
           if (await sessions.get(key.tenant, key.session))
             throw new CtxError('conflict', `session ${key.session} already exists`, { path: 'id' });
@@ -180,6 +182,7 @@ export class SessionObject extends SessionObjectBase {
         await deps.sessions.clear(key.tenant, key.session, { purge: input.purge === true });
         this.cache.view = undefined;
         if (input.purge) {
+          clearSessionArchive(this.ctx.storage.sql);
           this.ids = new Set();
           deps.size?.forget();
         }

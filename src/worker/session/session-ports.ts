@@ -8,6 +8,7 @@ import {
   createPipeline,
   type Pipeline,
   type PipelineOptions,
+  type RecallOptions,
   randomIds,
   systemClock,
 } from '../../core/index.ts';
@@ -34,11 +35,15 @@ export function defaultPreset(env: Env): PresetId {
   return PRESETS.includes(preset as PresetId) ? (preset as PresetId) : 'default';
 }
 
-/** The session's pipeline and the view of the blob store it spills into (invalid config throws). */
+/**
+ * The session's pipeline and the view of the blob store it spills into (invalid config throws); with
+ * `recall`, what leaves the context is archived and the recall tools answer (session-recall.ts).
+ */
 export function buildPipeline(
   env: Env,
   settings: SessionSettings,
   key: SessionKey,
+  recall?: RecallOptions,
 ): { pipeline: Pipeline; spills: SessionBlobs } {
   const { summarizer } = workerSummarizer(env);
   // Each spilled output records the session, so deleting the session finds it.
@@ -55,6 +60,7 @@ export function buildPipeline(
     ...(settings.excludeTools ? { excludeTools: settings.excludeTools } : {}),
     // A turn below the blocking level never waits for a summary (`ahead-after-answer.ts`).
     ahead: 'auto',
+    ...(recall ? { recall } : {}),
   });
   return { pipeline: aheadAfterAnswer(pipeline), spills };
 }

@@ -39,6 +39,13 @@ export const settingsSchema = z.strictObject({
   config: z.record(z.string(), jsonValueSchema).optional(),
   excludeTools: z.array(z.string().min(1)).max(100).optional(),
   memory: memorySettingsSchema.optional(),
+  /**
+   * What leaves the context is archived in the session and the recall tools answer over it
+   * (`/v1/sessions/:id/recall`, `/reread`, `/remember`; the proxy's `x-ctxkit-tools`); the budget then
+   * counts the tools' definitions, which the client is to send. @default false (on for a session the
+   * proxy creates or is called with `x-ctxkit-tools`)
+   */
+  recall: z.boolean().optional(),
 });
 
 export type SessionSettings = z.infer<typeof settingsSchema>;

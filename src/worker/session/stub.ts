@@ -25,6 +25,11 @@ export type SessionApi = Pick<
   | 'proxyRecover'
   | 'proxyRecord'
   | 'proxyCall'
+  | 'useRecall'
+  | 'recallTool'
+  | 'recallSearch'
+  | 'recallReread'
+  | 'recallRemember'
 >;
 
 export function sessionStub(env: Env, key: SessionKey): SessionApi {
