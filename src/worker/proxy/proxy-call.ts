@@ -17,6 +17,7 @@ import { checkJsonDepth } from '../http/json-depth.ts';
 import { serviceBounds } from '../service-bounds.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { sessionStub } from '../session/stub.ts';
+import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import { secretsToScrub } from './credential-scrub.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
@@ -24,6 +25,7 @@ import { wrapRequest } from './opaque-json.ts';
 import type { Protocol } from './protocol.ts';
 import { answer, logFailure } from './proxy-answer.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
+import { proxyToolNames, proxyToolRounds, withProxyTools } from './proxy-tools.ts';
 import { sessionTurn } from './proxy-turn.ts';
 import {
   afterFailure,
@@ -37,6 +39,7 @@ import { faultResponse, faultStatus, UpstreamFault } from './relay.ts';
 import { awaitFirstByte } from './retries.ts';
 import { keepReadingOnAbort, upstreamTimeouts } from './timeouts.ts';
 import { phaseTimer, timingOn } from './timing.ts';
+import { toolRounds } from './tool-loop.ts';
 import { refuseUpstreamOverride, upstreamFor, upstreamKey } from './upstreams.ts';
 
 export interface ProxyContext {
@@ -46,6 +49,8 @@ export interface ProxyContext {
   waitUntil(promise: Promise<unknown>): void;
   /** The call's place among the calls in flight (limits/call-lease.ts): a refusal to answer, or undefined. */
   admitted?(): Promise<Response | undefined>;
+  /** An extra upstream round of the tool loop, counted against the per-minute limits: a 429, or undefined. */
+  extraRound?(): Promise<Response | undefined>;
 }
 
 function defaultPreset(env: Env): PresetId {
@@ -92,11 +97,13 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   const field = protocol.historyField;
   const recalled = field ? recallHistory(memoKey, bodyText, field) : undefined;
   timer.mark('recall');
-  const request = protocol.parse(raw, recalled?.known);
+  let request = protocol.parse(raw, recalled?.known);
   if (recalled?.layout && request.converted)
     rememberHistory(memoKey, bodyText, recalled.layout, request.converted);
   timer.mark('parse');
-  const options = proxyOptions(req.headers, request.model);
+  const tools = proxyToolNames(req.headers, req.headers.get('x-ctxkit-session') ?? undefined);
+  const options = { ...proxyOptions(req.headers, request.model), recall: tools !== undefined };
+  if (tools) request = withProxyTools(request, protocol.dialect, tools);
   const keepReading = keepReadingOnAbort(req.headers);
   const refusal = await ctx.admitted?.();
   if (refusal) return refusal;
@@ -213,6 +220,18 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
           ...stateless,
           at: (w: number) => statelessPipeline(env, { ...options, window: w }),
         },
+      }));
+    if (tools && session)
+      ({ res } = await toolRounds(res, {
+        protocol,
+        request,
+        leg,
+        sent,
+        names: new Set(tools),
+        maxRounds: proxyToolRounds(env),
+        maxEventBytes: bounds.eventBytes,
+        run: async (name, args) => unwrap(await session.stub.recallTool(session.key, { name, args })),
+        ...(ctx.extraRound ? { admit: ctx.extraRound } : {}),
       }));
   } catch (error) {
     if (error === upstreamFailure) return upstreamError();

@@ -24,6 +24,8 @@ export interface ProxyOptions {
    * ctxkit extracted in this session, shown on the call page)
    */
   memory: MemoryChoice;
+  /** `x-ctxkit-tools` is on: the session keeps a recall archive (created so, or turned on). */
+  recall?: boolean;
 }
 
 export const MEMORY_CHOICES = ['own', 'shared', 'off'] as const;

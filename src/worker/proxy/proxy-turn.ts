@@ -67,6 +67,8 @@ export async function sessionTurn(
   });
   let created = false;
   let tailStart = start;
+  // Recall turned on before this turn runs, so that what it leaves out is archived.
+  if (options.recall) unwrap(await stub.useRecall(key));
   for (;;) {
     const outcome = await stub.proxyTurn(key, turnInput(tailStart));
     if (!outcome.ok && outcome.error.code === 'not_found' && !created) {
@@ -75,6 +77,7 @@ export async function sessionTurn(
         ...(options.preset !== undefined ? { preset: options.preset } : {}),
         ...(options.window !== undefined ? { budget: { contextWindow: options.window } } : {}),
         memory: { memories: options.memory },
+        ...(options.recall ? { recall: true } : {}),
       };
       const made = await stub.create(key, { settings });
       // Two first calls at once: the other one created it.

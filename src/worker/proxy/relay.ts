@@ -20,16 +20,17 @@ export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** Why a call to the upstream ended without its whole answer. */
 export class UpstreamFault extends Error {
   constructor(
-    readonly kind: 'timeout' | 'client-gone' | 'too-large',
+    /** `bad-answer`: an answer the proxy cannot hand on (its tool loop's bound passed, tool-loop.ts). */
+    readonly kind: 'timeout' | 'client-gone' | 'too-large' | 'bad-answer',
     message: string,
   ) {
     super(message);
   }
 }
 
-/** The status a fault is answered (and journaled) with: 504 timeout, 502 too large, 499 client gone. */
+/** The status a fault is answered (and journaled) with: 504 timeout, 499 client gone, else 502. */
 export function faultStatus(f: UpstreamFault): number {
-  return f.kind === 'timeout' ? 504 : f.kind === 'too-large' ? 502 : 499;
+  return f.kind === 'timeout' ? 504 : f.kind === 'client-gone' ? 499 : 502;
 }
 
 /** The provider's own error body, for an answer the proxy gives in its place. */

@@ -7,6 +7,7 @@
  */
 import type { Hono } from 'hono';
 import { CtxError } from '../../core/index.ts';
+import { overLimit, rateLimited } from '../auth/rate-limits.ts';
 import { type AppContext, type AppEnv, idParam } from '../http/context.ts';
 import { withCallLease } from '../limits/call-lease.ts';
 import { anthropicMessages } from '../proxy/anthropic-messages.ts';
@@ -27,6 +28,10 @@ function handle(protocol: Protocol) {
         tenant: c.get('tenant'),
         request: c.req.raw,
         waitUntil: (p) => c.executionCtx.waitUntil(p),
+        extraRound: async () => {
+          const over = await overLimit(c.env, c.get('keyId'), c.get('tenant'));
+          return over ? rateLimited(c, over) : undefined;
+        },
       },
       (ctx) => proxyCall(ctx, protocol),
     );

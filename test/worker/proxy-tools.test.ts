@@ -1,0 +1,246 @@
+/**
+ * The proxy answering the recall tools itself (`x-ctxkit-tools`), in workerd against the fake provider:
+ * a scripted `recall` or `reread` call is run against the session's archive and the upstream called
+ * again, so the client sees only the final answer — whole and streamed, Chat Completions and Anthropic
+ * Messages; mixed answers pass through; a looping model is stopped.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { client, type Loose } from './support/client.ts';
+import { type RunningWorker, startWorker } from './support/harness.ts';
+import { anthropicHistory, openAIHistory } from './support/proxy-history.ts';
+
+const OPENAI = '/v1/proxy/openai/chat/completions';
+const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+const FACT = 'DEPLOY NOTE: the release token is BLUE-HERON-42.';
+
+let w: RunningWorker;
+let fake: FakeProvider;
+let key: string;
+
+beforeAll(async () => {
+  fake = await startFakeProvider();
+  w = await startWorker({
+    bindings: {
+      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
+      UPSTREAM_OPENAI_API_KEY: 'sk-test',
+      UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-test',
+      PROXY_TOOL_ROUNDS: '2',
+    },
+  });
+  key = await w.createKey('t1');
+});
+afterAll(async () => {
+  await w?.dispose();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+/** A long agent history whose first tool output holds `FACT`, then the user's question. */
+function openAIAsk(question: string): Loose[] {
+  const h = openAIHistory(40) as Loose[];
+  h[2].content = `${FACT}\n${h[2].content}`;
+  return [...h.slice(0, 159), { role: 'user', content: question }];
+}
+function anthropicAsk(question: string): Loose[] {
+  const h = anthropicHistory(40) as Loose[];
+  h[2].content[0].content = `${FACT}\n${h[2].content[0].content}`;
+  return [...h.slice(0, 159), { role: 'user', content: question }];
+}
+
+function post(path: string, json: unknown, headers: Record<string, string>) {
+  return w.request(path, { method: 'POST', key, json, headers });
+}
+
+function toolHeaders(session: string, extra: Record<string, string> = {}) {
+  return { 'x-ctxkit-session': session, 'x-ctxkit-window': '16384', 'x-ctxkit-tools': 'on', ...extra };
+}
+
+const toolNames = (tools: Loose[]) => tools.map((t) => t.function?.name ?? t.name);
+
+describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => {
+  it('answers a recall call itself and returns only the final answer when the answer is whole', async () => {
+    fake.script(
+      { kind: 'answer', toolCalls: [{ id: 'c1', name: 'recall', args: { query: 'release token' } }] },
+      { kind: 'answer', text: 'The release token is BLUE-HERON-42.' },
+    );
+    const res = await post(
+      OPENAI,
+      { model: 'gpt-4o', messages: openAIAsk('What is the release token?') },
+      toolHeaders('pt-oa-1'),
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Loose;
+    expect(body.choices[0].message.content).toBe('The release token is BLUE-HERON-42.');
+    expect(body.choices[0].message.tool_calls).toBeUndefined();
+    expect(res.headers.get('x-ctxkit-tool-rounds')).toBe('1');
+    expect(fake.requests).toHaveLength(2);
+    expect(toolNames(fake.requests[0]!.body.tools)).toEqual(['recall', 'reread', 'remember']);
+    // The first request no longer holds the fact: compaction took it out of the context.
+    expect(JSON.stringify(fake.requests[0]!.body.messages)).not.toContain('BLUE-HERON-42');
+    const second = fake.requests[1]!.body.messages as Loose[];
+    expect(second.at(-2).tool_calls.map((c: Loose) => c.function.name)).toEqual(['recall']);
+    expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'c1' });
+    expect(second.at(-1).content).toContain('BLUE-HERON-42');
+  });
+
+  it('streams only the final answer when the tool round was streamed', async () => {
+    fake.script(
+      { kind: 'answer', toolCalls: [{ id: 'c2', name: 'recall', args: { query: 'release token' } }] },
+      { kind: 'answer', text: 'Streamed: BLUE-HERON-42.' },
+    );
+    const res = await post(
+      OPENAI,
+      { model: 'gpt-4o', stream: true, messages: openAIAsk('What is the release token, streamed?') },
+      toolHeaders('pt-oa-2'),
+    );
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain('"recall"');
+    expect(text).not.toContain('tool_calls');
+    expect(text).toContain('data: [DONE]');
+    const deltas = [...text.matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]).join('');
+    expect(deltas).toBe('Streamed: BLUE-HERON-42.');
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]!.body.messages.at(-1).content).toContain('BLUE-HERON-42');
+  });
+
+  it('rereads a ref of the session’s archive and sends the original back upstream', async () => {
+    fake.script({ kind: 'answer', text: 'ok' });
+    const messages = openAIAsk('Go on.');
+    const first = await post(OPENAI, { model: 'gpt-4o', messages }, toolHeaders('pt-oa-3'));
+    expect(first.status).toBe(200);
+    await first.text();
+    const found = await client(w, key).post('/v1/sessions/pt-oa-3/recall', { query: 'release token' });
+    const ref = found.body.hits[0].ref as string;
+    fake.reset();
+    fake.script(
+      { kind: 'answer', toolCalls: [{ id: 'c3', name: 'reread', args: { ref } }] },
+      { kind: 'answer', text: 'read it' },
+    );
+    const next = [
+      ...messages,
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'Reread that.' },
+    ];
+    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders('pt-oa-3'));
+    expect(((await res.json()) as Loose).choices[0].message.content).toBe('read it');
+    const result = fake.requests[1]!.body.messages.at(-1);
+    expect(result).toMatchObject({ role: 'tool', tool_call_id: 'c3' });
+    // The whole original: the fact and the file's last line, never cut or summarized.
+    expect(result.content).toContain(FACT);
+    expect(result.content).toContain('src/module0/file.ts:60:');
+  });
+
+  it('passes an answer that mixes the client’s tools with these through unchanged', async () => {
+    fake.script({
+      kind: 'answer',
+      toolCalls: [
+        { id: 'c4', name: 'recall', args: { query: 'x' } },
+        { id: 'c5', name: 'read_file', args: { path: 'a.ts' } },
+      ],
+    });
+    const tools = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
+    const res = await post(
+      OPENAI,
+      { model: 'gpt-4o', messages: openAIAsk('Mixed?'), tools },
+      toolHeaders('pt-oa-4'),
+    );
+    const body = (await res.json()) as Loose;
+    expect(body.choices[0].message.tool_calls.map((c: Loose) => c.function.name)).toEqual([
+      'recall',
+      'read_file',
+    ]);
+    expect(fake.requests).toHaveLength(1);
+    expect(res.headers.get('x-ctxkit-tool-rounds')).toBeNull();
+  });
+
+  it('ends a model that keeps calling the tools with a 502 in the provider’s shape after PROXY_TOOL_ROUNDS', async () => {
+    const loop = {
+      kind: 'answer' as const,
+      toolCalls: [{ id: 'cl', name: 'recall', args: { query: 'again' } }],
+    };
+    fake.script(loop, loop, loop, loop, loop);
+    const res = await post(OPENAI, { model: 'gpt-4o', messages: openAIAsk('Loop?') }, toolHeaders('pt-oa-5'));
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as Loose;
+    expect(body.error.message).toContain('PROXY_TOOL_ROUNDS');
+    // Two rounds answered (the bound), the last one asked to answer without tools.
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[2]!.body.tool_choice).toBe('none');
+    expect(fake.requests[1]!.body.tool_choice).toBeUndefined();
+  });
+
+  it('answers 400 naming what is wrong: no session, an unknown tool, a tool of the same name', async () => {
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+    const noSession = await post(OPENAI, body, { 'x-ctxkit-tools': 'on' });
+    expect(noSession.status).toBe(400);
+    expect(((await noSession.json()) as Loose).error.path).toBe('headers.x-ctxkit-tools');
+    const unknown = await post(OPENAI, body, toolHeaders('pt-oa-6', { 'x-ctxkit-tools': 'recall,forget' }));
+    expect(((await unknown.json()) as Loose).error).toMatchObject({
+      code: 'invalid_input',
+      path: 'headers.x-ctxkit-tools',
+    });
+    const clash = await post(
+      OPENAI,
+      { ...body, tools: [{ type: 'function', function: { name: 'reread', parameters: {} } }] },
+      toolHeaders('pt-oa-6'),
+    );
+    expect(((await clash.json()) as Loose).error).toMatchObject({ code: 'invalid_input', path: 'tools[0]' });
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('the proxy tool loop (x-ctxkit-tools), Anthropic Messages', () => {
+  it('answers a recall call itself and returns only the final answer when the answer is whole', async () => {
+    fake.script(
+      {
+        kind: 'answer',
+        text: 'Let me look.',
+        toolCalls: [{ id: 'toolu_r', name: 'recall', args: { query: 'release token' } }],
+      },
+      { kind: 'answer', text: 'It is BLUE-HERON-42.' },
+    );
+    const res = await post(
+      ANTHROPIC,
+      { model: 'claude-sonnet-4-5', max_tokens: 512, messages: anthropicAsk('Release token?') },
+      toolHeaders('pt-an-1'),
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Loose;
+    expect(body.content).toEqual([{ type: 'text', text: 'It is BLUE-HERON-42.' }]);
+    expect(fake.requests).toHaveLength(2);
+    expect(toolNames(fake.requests[0]!.body.tools)).toEqual(['recall', 'reread', 'remember']);
+    const second = fake.requests[1]!.body.messages as Loose[];
+    expect(second.at(-2).content.map((b: Loose) => b.type)).toEqual(['text', 'tool_use']);
+    const result = second.at(-1).content[0];
+    expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_r' });
+    expect(JSON.stringify(result.content)).toContain('BLUE-HERON-42');
+  });
+
+  it('streams only the final answer when the tool round was streamed', async () => {
+    fake.script(
+      { kind: 'answer', toolCalls: [{ id: 'toolu_s', name: 'recall', args: { query: 'release token' } }] },
+      { kind: 'answer', text: 'Streamed BLUE-HERON-42.' },
+    );
+    const res = await post(
+      ANTHROPIC,
+      {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 512,
+        stream: true,
+        messages: anthropicAsk('Release token, streamed?'),
+      },
+      toolHeaders('pt-an-2'),
+    );
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain('tool_use');
+    expect(text).toContain('message_stop');
+    const deltas = [...text.matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]).join('');
+    expect(deltas).toContain('Streamed BLUE-HERON-42.');
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('BLUE-HERON-42');
+  });
+});
