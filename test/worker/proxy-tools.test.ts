@@ -8,10 +8,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
-import { anthropicHistory, openAIHistory } from './support/proxy-history.ts';
+import { anthropicHistory, openAIHistory, responsesHistory } from './support/proxy-history.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+const RESPONSES = '/v1/proxy/openai/responses';
 const FACT = 'DEPLOY NOTE: the release token is BLUE-HERON-42.';
 
 let w: RunningWorker;
@@ -242,5 +243,81 @@ describe('the proxy tool loop (x-ctxkit-tools), Anthropic Messages', () => {
     expect(deltas).toContain('Streamed BLUE-HERON-42.');
     expect(fake.requests).toHaveLength(2);
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('BLUE-HERON-42');
+  });
+});
+
+describe('the proxy tool loop (x-ctxkit-tools), OpenAI Responses', () => {
+  function responsesAsk(question: string): Loose[] {
+    const h = responsesHistory(40) as Loose[];
+    h[2].output = `${FACT}\n${h[2].output}`;
+    return [...h.slice(0, 159), { role: 'user', content: question }];
+  }
+
+  it('answers a recall call itself, whole and streamed', async () => {
+    for (const stream of [false, true]) {
+      fake.reset();
+      fake.script(
+        { kind: 'answer', toolCalls: [{ id: 'fc_1', name: 'recall', args: { query: 'release token' } }] },
+        { kind: 'answer', text: 'Responses: BLUE-HERON-42.' },
+      );
+      const res = await post(
+        RESPONSES,
+        { model: 'gpt-4o', stream, input: responsesAsk(`Token (stream ${stream})?`) },
+        toolHeaders(`pt-rs-${stream}`),
+      );
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('Responses: BLUE-HERON-42.');
+      expect(text).not.toContain('function_call');
+      expect(fake.requests).toHaveLength(2);
+      expect(toolNames(fake.requests[0]!.body.tools)).toEqual(['recall', 'reread', 'remember']);
+      const input = fake.requests[1]!.body.input as Loose[];
+      expect(input.at(-2)).toMatchObject({ type: 'function_call', name: 'recall' });
+      expect(input.at(-1)).toMatchObject({ type: 'function_call_output' });
+      expect(JSON.stringify(input.at(-1))).toContain('BLUE-HERON-42');
+    }
+  });
+});
+
+describe('the proxy tool loop and the session', () => {
+  it('turns recall on for a session made without it, and logs only what the client saw', async () => {
+    fake.script({ kind: 'answer', text: 'first' });
+    const messages = openAIAsk('Plain call.');
+    const plain = await post(
+      OPENAI,
+      { model: 'gpt-4o', messages },
+      { 'x-ctxkit-session': 'pt-on', 'x-ctxkit-window': '16384' },
+    );
+    await plain.text();
+    const api = client(w, key);
+    expect((await api.post('/v1/sessions/pt-on/recall', { query: 'x' })).status).toBe(409);
+    fake.script(
+      {
+        kind: 'answer',
+        toolCalls: [{ id: 'c9', name: 'remember', args: { text: 'The CI runner is named KESTREL.' } }],
+      },
+      { kind: 'answer', text: 'noted' },
+    );
+    const next = [
+      ...messages,
+      { role: 'assistant', content: 'first' },
+      { role: 'user', content: 'Remember the runner.' },
+    ];
+    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders('pt-on'));
+    expect(((await res.json()) as Loose).choices[0].message.content).toBe('noted');
+    expect((await api.post('/v1/sessions/pt-on/recall', { query: 'CI runner' })).body.text).toContain(
+      'KESTREL',
+    );
+    // The log holds the client's turn and the final answer, not the proxy's round.
+    const log = (await api.get('/v1/sessions/pt-on/messages')).body.messages as Loose[];
+    expect(log.some((r) => JSON.stringify(r.message).includes('"remember"'))).toBe(false);
+    expect(log.at(-1).message.parts[0].text).toBe('noted');
+    // The client's next call brings back what it saw: nothing diverges, only its new message is appended.
+    fake.script({ kind: 'answer', text: 'again' });
+    const after = [...next, { role: 'assistant', content: 'noted' }, { role: 'user', content: 'Thanks.' }];
+    const third = await post(OPENAI, { model: 'gpt-4o', messages: after }, toolHeaders('pt-on'));
+    await third.text();
+    expect(third.headers.get('x-ctxkit-diverged')).toBeNull();
+    expect(third.headers.get('x-ctxkit-appended')).toBe('1');
   });
 });
