@@ -134,6 +134,31 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
     expect(result.content).toContain('src/module0/file.ts:60:');
   });
 
+  it('rereads the ref a stub or summary it was sent names, as a model that never saw ctxkit would', async () => {
+    fake.script({ kind: 'answer', text: 'ok' });
+    const messages = openAIAsk('Carry on.');
+    const first = await post(OPENAI, { model: 'gpt-4o', messages }, toolHeaders('pt-oa-hint'));
+    await first.text();
+    const ref = /reread\('([ms][0-9a-f]{12})'\)/.exec(JSON.stringify(fake.requests[0]!.body.messages))?.[1];
+    expect(ref).toMatch(/^[ms][0-9a-f]{12}$/);
+    fake.reset();
+    fake.script(
+      { kind: 'answer', toolCalls: [{ id: 'ch', name: 'reread', args: { ref } }] },
+      { kind: 'answer', text: 'back' },
+    );
+    const next = [
+      ...messages,
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'Look again.' },
+    ];
+    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders('pt-oa-hint'));
+    expect(((await res.json()) as Loose).choices[0].message.content).toBe('back');
+    const result = fake.requests[1]!.body.messages.at(-1);
+    expect(result).toMatchObject({ role: 'tool', tool_call_id: 'ch' });
+    expect(result.content).not.toMatch(/^Unknown ref/);
+    expect(result.content).toMatch(/src\/module\d+\/file\.ts/);
+  });
+
   it('passes an answer that mixes the client’s tools with these through unchanged', async () => {
     fake.script({
       kind: 'answer',
