@@ -14,7 +14,7 @@ const DAY = 86_400_000;
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field
 type Loose = any;
 
-async function json(res: Response): Promise<Loose> {
+export async function json(res: Response): Promise<Loose> {
   const text = await res.text();
   try {
     return JSON.parse(text);
@@ -37,7 +37,7 @@ function proxied(
 }
 
 /** A tenant of its own, its first key from the operator, and optionally its own stored-bytes cap. */
-async function tenant(env: AttackEnv, prefix: string, storedBytes?: number) {
+export async function tenant(env: AttackEnv, prefix: string, storedBytes?: number) {
   const name = env.id(prefix);
   const admin = { authorization: `Bearer ${env.adminToken}`, 'content-type': 'application/json' };
   const made = await json(
