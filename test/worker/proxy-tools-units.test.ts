@@ -2,8 +2,16 @@
  * The tool loop's pure pieces: which answers the proxy answers itself (`ownCalls`), how a streamed round
  * is held (`holdRound`), the opt-in header and the definitions in each dialect.
  */
+
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { CtxError, isCtxError, type Message } from '../../src/core/index.ts';
+import {
+  CtxError,
+  isCtxError,
+  type Message,
+  RECALL_TOOL_DEFINITIONS,
+  RECALL_TOOL_NAMES,
+} from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
 import { beginsToolCall, holdRound } from '../../src/worker/proxy/held-round.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
@@ -230,6 +238,17 @@ describe('dialectTool and answerNow', () => {
     const r = openAIChat.parse({ model: 'g', messages: [{ role: 'user', content: 'hi' }] });
     expect(answerNow(r, 'openai').body.tool_choice).toBe('none');
     expect(answerNow(r, 'anthropic').body.tool_choice).toEqual({ type: 'none' });
+  });
+});
+
+describe('the definitions’ cost', () => {
+  it('adds 250–270 o200k tokens to a request in each dialect (docs/proxy.md)', () => {
+    for (const dialect of ['openai', 'anthropic', 'responses'] as const) {
+      const defs = RECALL_TOOL_NAMES.map((n) => dialectTool(dialect, RECALL_TOOL_DEFINITIONS[n]));
+      const tokens = countTokens(JSON.stringify(defs));
+      expect(tokens).toBeGreaterThanOrEqual(250);
+      expect(tokens).toBeLessThanOrEqual(270);
+    }
   });
 });
 

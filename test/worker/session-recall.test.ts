@@ -18,9 +18,10 @@ let t2: ReturnType<typeof client>;
 let ref: string;
 
 /** A proxied call whose long history pushes its first tool output (holding `FACT`) out of the context. */
-async function archivedSession(api: string, session: string, fact = FACT): Promise<void> {
+async function archivedSession(api: string, session: string, fact = FACT, userText?: string): Promise<void> {
   const h = openAIHistory(40) as Loose[];
   h[2].content = `${fact}\n${h[2].content}`;
+  if (userText !== undefined) h[0].content = userText;
   fake.script({ kind: 'answer', text: 'ok' });
   const res = await w.request('/v1/proxy/openai/chat/completions', {
     method: 'POST',
@@ -100,6 +101,32 @@ describe('POST /v1/sessions/:session/reread', () => {
     expect(r.body).toMatchObject({ ref, messages: 1 });
     expect(r.body.text).toContain(FACT);
     expect(r.body.text).toContain('src/module0/file.ts:60:');
+  });
+
+  it('returns a message past 64 Ki characters whole (kept in R2) and finds it by its text', async () => {
+    const big = Array.from({ length: 2000 }, (_, i) => `row ${i}: ${'x'.repeat(30)} checksum-${i}`).join(
+      '\n',
+    );
+    // A pasted log in the first user message (a tool output would be cut on arrival, its whole in a blob).
+    await archivedSession(
+      await w.createKey('t1'),
+      'rc-big',
+      FACT,
+      `BIG OUTPUT FOLLOWS\n${big}\nEND OF BIG OUTPUT`,
+    );
+    const found = await t1.post('/v1/sessions/rc-big/recall', { query: 'BIG OUTPUT FOLLOWS' });
+    const bigRef = found.body.hits[0].ref as string;
+    let text = '';
+    for (let offset = 0, i = 0; i < 40; i++) {
+      const page = (await t1.post('/v1/sessions/rc-big/reread', { ref: bigRef, offset })).body.text as string;
+      const more = /\[truncated at character (\d+) of \d+/.exec(page);
+      text += more ? page.slice(0, page.lastIndexOf('\n[truncated')) : page;
+      if (!more) break;
+      offset = Number(more[1]);
+    }
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    expect(text).toContain('row 1999: ');
+    expect(text).toContain('END OF BIG OUTPUT');
   });
 
   it('pages on from an offset', async () => {

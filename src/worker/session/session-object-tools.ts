@@ -19,7 +19,6 @@ export interface RecallHit {
   action: ArchivedMessage['action'];
   stage: string;
   at: number;
-  chars: number;
 }
 
 export abstract class SessionToolsBase extends SessionObjectBase {
@@ -80,7 +79,6 @@ export abstract class SessionToolsBase extends SessionObjectBase {
         action: m.action,
         stage: m.stage,
         at: m.at,
-        chars: m.text.length,
       }));
       return { text, hits };
     });
