@@ -58,14 +58,19 @@ function toolHeaders(session: string, extra: Record<string, string> = {}) {
   return { 'x-ctxkit-session': session, 'x-ctxkit-window': '16384', 'x-ctxkit-tools': 'on', ...extra };
 }
 
+/** The model calls `recall('release token')` (call `id`), then answers `text`. */
+function recallThen(id: string, text: string) {
+  fake.script(
+    { kind: 'answer', toolCalls: [{ id, name: 'recall', args: { query: 'release token' } }] },
+    { kind: 'answer', text },
+  );
+}
+
 const toolNames = (tools: Loose[]) => tools.map((t) => t.function?.name ?? t.name);
 
 describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => {
   it('answers a recall call itself and returns only the final answer when the answer is whole', async () => {
-    fake.script(
-      { kind: 'answer', toolCalls: [{ id: 'c1', name: 'recall', args: { query: 'release token' } }] },
-      { kind: 'answer', text: 'The release token is BLUE-HERON-42.' },
-    );
+    recallThen('c1', 'The release token is BLUE-HERON-42.');
     const res = await post(
       OPENAI,
       { model: 'gpt-4o', messages: openAIAsk('What is the release token?') },
@@ -87,10 +92,7 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
   });
 
   it('streams only the final answer when the tool round was streamed', async () => {
-    fake.script(
-      { kind: 'answer', toolCalls: [{ id: 'c2', name: 'recall', args: { query: 'release token' } }] },
-      { kind: 'answer', text: 'Streamed: BLUE-HERON-42.' },
-    );
+    recallThen('c2', 'Streamed: BLUE-HERON-42.');
     const res = await post(
       OPENAI,
       { model: 'gpt-4o', stream: true, messages: openAIAsk('What is the release token, streamed?') },
@@ -107,14 +109,15 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
     expect(fake.requests[1]!.body.messages.at(-1).content).toContain('BLUE-HERON-42');
   });
 
-  it('rereads a ref of the session’s archive and sends the original back upstream', async () => {
+  /** A first call that leaves the fact out of the context, then a call whose model rereads `pick()`'s ref. */
+  async function rereadRound(session: string, pick: () => Promise<string | undefined>) {
     fake.script({ kind: 'answer', text: 'ok' });
     const messages = openAIAsk('Go on.');
-    const first = await post(OPENAI, { model: 'gpt-4o', messages }, toolHeaders('pt-oa-3'));
+    const first = await post(OPENAI, { model: 'gpt-4o', messages }, toolHeaders(session));
     expect(first.status).toBe(200);
     await first.text();
-    const found = await client(w, key).post('/v1/sessions/pt-oa-3/recall', { query: 'release token' });
-    const ref = found.body.hits[0].ref as string;
+    const ref = await pick();
+    expect(ref).toMatch(/^[ms][0-9a-f]{12}$/);
     fake.reset();
     fake.script(
       { kind: 'answer', toolCalls: [{ id: 'c3', name: 'reread', args: { ref } }] },
@@ -125,38 +128,30 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
       { role: 'assistant', content: 'ok' },
       { role: 'user', content: 'Reread that.' },
     ];
-    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders('pt-oa-3'));
+    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders(session));
     expect(((await res.json()) as Loose).choices[0].message.content).toBe('read it');
     const result = fake.requests[1]!.body.messages.at(-1);
     expect(result).toMatchObject({ role: 'tool', tool_call_id: 'c3' });
+    return result.content as string;
+  }
+
+  it('rereads a ref of the session’s archive and sends the original back upstream', async () => {
+    const content = await rereadRound('pt-oa-3', async () => {
+      const found = await client(w, key).post('/v1/sessions/pt-oa-3/recall', { query: 'release token' });
+      return found.body.hits[0].ref;
+    });
     // The whole original: the fact and the file's last line, never cut or summarized.
-    expect(result.content).toContain(FACT);
-    expect(result.content).toContain('src/module0/file.ts:60:');
+    expect(content).toContain(FACT);
+    expect(content).toContain('src/module0/file.ts:60:');
   });
 
   it('rereads the ref a stub or summary it was sent names, as a model that never saw ctxkit would', async () => {
-    fake.script({ kind: 'answer', text: 'ok' });
-    const messages = openAIAsk('Carry on.');
-    const first = await post(OPENAI, { model: 'gpt-4o', messages }, toolHeaders('pt-oa-hint'));
-    await first.text();
-    const ref = /reread\('([ms][0-9a-f]{12})'\)/.exec(JSON.stringify(fake.requests[0]!.body.messages))?.[1];
-    expect(ref).toMatch(/^[ms][0-9a-f]{12}$/);
-    fake.reset();
-    fake.script(
-      { kind: 'answer', toolCalls: [{ id: 'ch', name: 'reread', args: { ref } }] },
-      { kind: 'answer', text: 'back' },
-    );
-    const next = [
-      ...messages,
-      { role: 'assistant', content: 'ok' },
-      { role: 'user', content: 'Look again.' },
-    ];
-    const res = await post(OPENAI, { model: 'gpt-4o', messages: next }, toolHeaders('pt-oa-hint'));
-    expect(((await res.json()) as Loose).choices[0].message.content).toBe('back');
-    const result = fake.requests[1]!.body.messages.at(-1);
-    expect(result).toMatchObject({ role: 'tool', tool_call_id: 'ch' });
-    expect(result.content).not.toMatch(/^Unknown ref/);
-    expect(result.content).toMatch(/src\/module\d+\/file\.ts/);
+    const content = await rereadRound('pt-oa-hint', async () => {
+      const sent = JSON.stringify(fake.requests[0]!.body.messages);
+      return /reread\('([ms][0-9a-f]{12})'\)/.exec(sent)?.[1];
+    });
+    expect(content).not.toMatch(/^Unknown ref/);
+    expect(content).toMatch(/src\/module\d+\/file\.ts/);
   });
 
   it('passes an answer that mixes the client’s tools with these through unchanged', async () => {
@@ -246,10 +241,7 @@ describe('the proxy tool loop (x-ctxkit-tools), Anthropic Messages', () => {
   });
 
   it('streams only the final answer when the tool round was streamed', async () => {
-    fake.script(
-      { kind: 'answer', toolCalls: [{ id: 'toolu_s', name: 'recall', args: { query: 'release token' } }] },
-      { kind: 'answer', text: 'Streamed BLUE-HERON-42.' },
-    );
+    recallThen('toolu_s', 'Streamed BLUE-HERON-42.');
     const res = await post(
       ANTHROPIC,
       {
@@ -281,10 +273,7 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Responses', () => {
   it('answers a recall call itself, whole and streamed', async () => {
     for (const stream of [false, true]) {
       fake.reset();
-      fake.script(
-        { kind: 'answer', toolCalls: [{ id: 'fc_1', name: 'recall', args: { query: 'release token' } }] },
-        { kind: 'answer', text: 'Responses: BLUE-HERON-42.' },
-      );
+      recallThen('fc_1', 'Responses: BLUE-HERON-42.');
       const res = await post(
         RESPONSES,
         { model: 'gpt-4o', stream, input: responsesAsk(`Token (stream ${stream})?`) },
