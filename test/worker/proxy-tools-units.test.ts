@@ -13,7 +13,7 @@ import {
   RECALL_TOOL_NAMES,
 } from '../../src/core/index.ts';
 import { anthropicMessages } from '../../src/worker/proxy/anthropic-messages.ts';
-import { beginsToolCall, holdRound } from '../../src/worker/proxy/held-round.ts';
+import { beginsToolCall, holdRound, textChars } from '../../src/worker/proxy/held-round.ts';
 import { openAIChat } from '../../src/worker/proxy/openai-chat.ts';
 import {
   answerNow,
@@ -41,14 +41,14 @@ function sse(events: unknown[], last = 'data: [DONE]\n\n'): Response {
   return new Response(text, { headers: { 'content-type': 'text/event-stream' } });
 }
 
-const hold = (res: Response, holdBytes?: number) =>
+const hold = (res: Response, holdChars?: number) =>
   holdRound(res, {
     protocol: openAIChat,
     idleMs: 1000,
     abort: new AbortController(),
     maxEventBytes: 1 << 20,
     maxAnswerBytes: 1 << 20,
-    ...(holdBytes !== undefined ? { holdBytes } : {}),
+    ...(holdChars !== undefined ? { holdChars } : {}),
   });
 
 const chunk = (delta: unknown, finish: string | null = null) => ({
@@ -120,10 +120,10 @@ describe('holdRound', () => {
     expect(await held.res.text()).toContain('"recall"');
   });
 
-  it('relays a text answer from its first byte once it passed the hold bound', async () => {
+  it('relays a text answer from its first byte once its text passed the hold bound', async () => {
     const events = Array.from({ length: 50 }, (_, i) => chunk({ content: `word${i} ` }));
     const res = sse([...events, chunk({}, 'stop')]);
-    const held = await hold(res, 100);
+    const held = await hold(res, 20);
     expect(held.kind).toBe('relay');
     const text = await held.res.text();
     expect(text.startsWith('data: ')).toBe(true);
@@ -154,6 +154,24 @@ describe('holdRound', () => {
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamFault);
     expect((error as UpstreamFault).kind).toBe('too-large');
+  });
+});
+
+describe('textChars', () => {
+  it('counts answer text in each dialect and not reasoning', () => {
+    const ev = (data: unknown) => ({ event: undefined, data: JSON.stringify(data) });
+    expect(textChars('openai', ev(chunk({ content: 'hello' })))).toBe(5);
+    expect(textChars('openai', ev(chunk({ reasoning_content: 'long thought' })))).toBe(0);
+    expect(
+      textChars('anthropic', ev({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'abc' } })),
+    ).toBe(3);
+    expect(
+      textChars(
+        'anthropic',
+        ev({ type: 'content_block_delta', delta: { type: 'thinking_delta', thinking: 'abc' } }),
+      ),
+    ).toBe(0);
+    expect(textChars('responses', ev({ type: 'response.output_text.delta', delta: 'abcd' }))).toBe(4);
   });
 });
 

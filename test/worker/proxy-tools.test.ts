@@ -154,6 +154,47 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
     expect(content).toMatch(/src\/module\d+\/file\.ts/);
   });
 
+  it('streams a text answer before it ends once its text passed the hold bound', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ model: 'gpt-4o', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    fake.script({
+      kind: 'events',
+      events: [
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: `EARLY ${'a'.repeat(1500)}` }),
+        chunk({ content: ' LATE' }),
+        chunk({}, 'stop'),
+        'data: [DONE]\n\n',
+      ],
+      after: (i) => (i === 1 ? released : undefined),
+    });
+    const res = await post(
+      OPENAI,
+      { model: 'gpt-4o', stream: true, messages: openAIAsk('Long answer?') },
+      toolHeaders('pt-oa-early'),
+    );
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    const timeout = Date.now() + 10_000;
+    while (!seen.includes('EARLY') && Date.now() < timeout)
+      seen += decoder.decode((await reader.read()).value ?? new Uint8Array());
+    expect(seen).toContain('EARLY');
+    expect(seen).not.toContain('LATE');
+    release();
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      seen += decoder.decode(r.value);
+    }
+    expect(seen).toContain('LATE');
+    expect(seen).toContain('data: [DONE]');
+  });
+
   it('passes an answer that mixes the client’s tools with these through unchanged', async () => {
     fake.script({
       kind: 'answer',
@@ -241,7 +282,15 @@ describe('the proxy tool loop (x-ctxkit-tools), Anthropic Messages', () => {
   });
 
   it('streams only the final answer when the tool round was streamed', async () => {
-    recallThen('toolu_s', 'Streamed BLUE-HERON-42.');
+    // A preamble before the call, as Claude writes one: held, never shown to the client.
+    fake.script(
+      {
+        kind: 'answer',
+        text: 'Let me look that up.',
+        toolCalls: [{ id: 'toolu_s', name: 'recall', args: { query: 'release token' } }],
+      },
+      { kind: 'answer', text: 'Streamed BLUE-HERON-42.' },
+    );
     const res = await post(
       ANTHROPIC,
       {
@@ -255,6 +304,7 @@ describe('the proxy tool loop (x-ctxkit-tools), Anthropic Messages', () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).not.toContain('tool_use');
+    expect(text).not.toContain('Let me look');
     expect(text).toContain('message_stop');
     const deltas = [...text.matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]).join('');
     expect(deltas).toContain('Streamed BLUE-HERON-42.');

@@ -3,7 +3,8 @@
  * client is to see it. The events are read and kept (bounded like the relay: the idle timeout between
  * chunks, `PROXY_MAX_EVENT_BYTES`, `PROXY_MAX_ANSWER_BYTES`) until one of them begins a tool call —
  * then the round is read to its end and handed back whole, as one answer, for the loop to decide — or
- * until the stream ended or `holdBytes` arrived without a call: then the answer is the client's, and
+ * until the stream ended or `holdChars` of answer text arrived without a call: then the answer is the
+ * client's, and
  * it is relayed from its first byte (the held bytes, then the rest as it comes) by the usual relay,
  * which checks every bound again. Anything irregular (a broken stream, an event past its bound, an
  * error event, a round without its last event) goes to the relay too, which answers it as it always
@@ -16,8 +17,11 @@ import type { Protocol } from './protocol.ts';
 import { answerTooLarge, isLastEvent, UpstreamFault } from './relay.ts';
 import { createSseFramer, eventJson, type SseEvent, SseEventTooLarge } from './sse.ts';
 
-/** @default 32 KiB: answer text held while no tool call began (a preamble before a call is short) */
-export const DEFAULT_HOLD_BYTES = 32 * 1024;
+/**
+ * @default 1,024 characters of answer text held while no tool call began: a model's preamble before a
+ * call ("Let me look that up.") is shorter; reasoning does not count (it may be long before a call).
+ */
+export const DEFAULT_HOLD_CHARS = 1024;
 
 export type HeldRound =
   /**
@@ -34,8 +38,8 @@ export interface HoldOptions {
   abort: AbortController;
   maxEventBytes: number;
   maxAnswerBytes: number;
-  /** @default DEFAULT_HOLD_BYTES */
-  holdBytes?: number;
+  /** @default DEFAULT_HOLD_CHARS */
+  holdChars?: number;
 }
 
 /** Whether `e` opens a tool call in `dialect`'s stream. */
@@ -58,6 +62,30 @@ export function beginsToolCall(dialect: Protocol['dialect'], e: SseEvent): boole
     json.type === 'response.output_item.added' &&
     (json.item as { type?: unknown } | undefined)?.type === 'function_call'
   );
+}
+
+/** Characters of answer text (not reasoning) `e` carries in `dialect`'s stream. */
+export function textChars(dialect: Protocol['dialect'], e: SseEvent): number {
+  const json = eventJson(e);
+  if (!json) return 0;
+  if (dialect === 'openai') {
+    const choices = Array.isArray(json.choices) ? (json.choices as Array<Record<string, unknown>>) : [];
+    let n = 0;
+    for (const c of choices) {
+      const text = (c?.delta as { content?: unknown } | undefined)?.content;
+      if (typeof text === 'string') n += text.length;
+    }
+    return n;
+  }
+  if (dialect === 'anthropic') {
+    const delta = json.delta as { type?: unknown; text?: unknown } | undefined;
+    return json.type === 'content_block_delta' &&
+      delta?.type === 'text_delta' &&
+      typeof delta.text === 'string'
+      ? delta.text.length
+      : 0;
+  }
+  return json.type === 'response.output_text.delta' && typeof json.delta === 'string' ? json.delta.length : 0;
 }
 
 /** `res` with its body replaced by `held` and then whatever `rest` still gives (or its error). */
@@ -90,7 +118,8 @@ export async function holdRound(res: Response, o: HoldOptions): Promise<HeldRoun
   const reader = chunkReader(res.body);
   const framer = createSseFramer(o.maxEventBytes);
   const accumulator = o.protocol.accumulator();
-  const holdBytes = o.holdBytes ?? DEFAULT_HOLD_BYTES;
+  const holdChars = o.holdChars ?? DEFAULT_HOLD_CHARS;
+  let text = 0;
   const held: Uint8Array[] = [];
   let size = 0;
   let calling = false;
@@ -110,6 +139,7 @@ export async function holdRound(res: Response, o: HoldOptions): Promise<HeldRoun
         if (e.event === 'error' || eventJson(e)?.type === 'error' || eventJson(e)?.error) irregular = true;
       }
       if (!calling && beginsToolCall(o.protocol.dialect, e)) calling = true;
+      text += textChars(o.protocol.dialect, e);
     }
   };
   for (;;) {
@@ -146,6 +176,6 @@ export async function holdRound(res: Response, o: HoldOptions): Promise<HeldRoun
       if (!(error instanceof SseEventTooLarge)) throw error;
       irregular = true;
     }
-    if (irregular || (!calling && size > holdBytes)) return { kind: 'relay', res: replay(res, held, reader) };
+    if (irregular || (!calling && text > holdChars)) return { kind: 'relay', res: replay(res, held, reader) };
   }
 }
