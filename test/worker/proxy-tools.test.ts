@@ -81,6 +81,13 @@ describe('the proxy tool loop (x-ctxkit-tools), OpenAI Chat Completions', () => 
     expect(body.choices[0].message.content).toBe('The release token is BLUE-HERON-42.');
     expect(body.choices[0].message.tool_calls).toBeUndefined();
     expect(res.headers.get('x-ctxkit-tool-rounds')).toBe('1');
+    // The call's record says so too, once the answer is logged (after the client took it).
+    let upstream: Loose;
+    for (let i = 0; i < 50 && !upstream; i++) {
+      upstream = (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call?.upstream;
+      if (!upstream) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(upstream).toMatchObject({ status: 200, logged: true, toolRounds: 1 });
     expect(fake.requests).toHaveLength(2);
     expect(toolNames(fake.requests[0]!.body.tools)).toEqual(['recall', 'reread', 'remember']);
     // The first request no longer holds the fact: compaction took it out of the context.

@@ -139,7 +139,8 @@ export interface CallRecord extends CallTexts {
     /** What the retry sent (absent in older records). */
     output?: MessageRef[];
   };
-  upstream?: { status: number; usage?: Usage; logged: boolean };
+  /** `toolRounds`: rounds of recall-tool calls the proxy answered before the final answer (tool-loop.ts). */
+  upstream?: { status: number; usage?: Usage; logged: boolean; toolRounds?: number };
   /** The messages the call started from and sent (absent in records written before they were kept). */
   messages?: MessageRefs;
   /** What ctxkit added to the client's system prompt (absent: nothing, or a record older than it). */

@@ -63,6 +63,8 @@ export interface AnswerContext {
   /** The turn's write failed: the answer is relayed all the same and not logged (the next call repairs it). */
   unstored?: boolean;
   keepReading: boolean;
+  /** Rounds of recall-tool calls the proxy answered before this answer (tool-loop.ts). */
+  toolRounds?: number | undefined;
   clientSignal: AbortSignal | undefined;
   maxEventBytes: number;
   timer: PhaseTimer;
@@ -99,6 +101,7 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
       status,
       answer: tagged,
       afterSeq,
+      ...(a.toolRounds ? { toolRounds: a.toolRounds } : {}),
     });
     if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
   };

@@ -183,6 +183,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
 
   let res: Response;
   let unstored = false;
+  let rounds = 0;
   try {
     let fault: UpstreamFault | undefined;
     let down = false;
@@ -222,7 +223,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
         },
       }));
     if (tools && session)
-      ({ res } = await toolRounds(res, {
+      ({ res, rounds } = await toolRounds(res, {
         protocol,
         request,
         leg,
@@ -255,6 +256,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     session,
     unstored,
     keepReading,
+    toolRounds: rounds,
     clientSignal: req.signal,
     maxEventBytes: bounds.eventBytes,
     timer,

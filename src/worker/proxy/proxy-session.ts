@@ -323,6 +323,8 @@ export interface ProxyRecordInput {
   /** The answer with its digest in `meta` (absent: the upstream failed or sent nothing to log). */
   answer?: Message | undefined;
   afterSeq: number;
+  /** Rounds of recall-tool calls the proxy answered first (absent: none). */
+  toolRounds?: number | undefined;
 }
 
 /** Logs the answer once: a later call that already brought it back in its history wins. */
@@ -353,6 +355,7 @@ export async function proxyRecord(
       status: input.status,
       ...(input.answer?.usage ? { usage: input.answer.usage } : {}),
       logged,
+      ...(input.toolRounds ? { toolRounds: input.toolRounds } : {}),
     },
   });
   return { logged };
