@@ -3,16 +3,19 @@
  * `npm start`), set low here: 5 requests a minute per key, 8 per tenant.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
 import { client } from './support/client.ts';
 import { type RunningWorker, startWorker } from './support/harness.ts';
 
 let w: RunningWorker;
+let fake: FakeProvider;
 
 beforeAll(async () => {
+  fake = await startFakeProvider();
   w = await startWorker({
     bindings: {
-      UPSTREAM_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-      UPSTREAM_ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
     },
     ratelimits: {
       KEY_LIMITER: { simple: { limit: 5, period: 60 } },
@@ -22,6 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w?.dispose();
+  await fake?.close();
 });
 
 describe('rate limits', () => {
@@ -71,5 +75,26 @@ describe('rate limits', () => {
       error: { message: string };
     };
     expect(body.error.message).toContain('tenant');
+  });
+
+  it('counts each extra round of the proxy’s tool loop, and answers the 429 in the provider’s shape', async () => {
+    const key = await w.createKey('tool-rounds');
+    // Three of the key's five requests a minute spent; the call is the fourth, its rounds the next ones.
+    for (let i = 0; i < 3; i++) await w.request('/v1/sessions', { key });
+    const loop = { kind: 'answer' as const, toolCalls: [{ id: 'l', name: 'recall', args: { query: 'x' } }] };
+    fake.reset();
+    fake.script(loop, loop, loop, loop, loop);
+    const res = await w.request('/v1/proxy/openai/chat/completions', {
+      method: 'POST',
+      key,
+      headers: { 'x-ctxkit-session': 'rounds', 'x-ctxkit-tools': 'on' },
+      json: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect([res.status, await res.json()]).toEqual([
+      429,
+      { error: expect.objectContaining({ type: 'requests', code: 'rate_limit_exceeded' }) },
+    ]);
+    // The first answer and one extra round went upstream; the round past the limit did not.
+    expect(fake.requests).toHaveLength(2);
   });
 });
