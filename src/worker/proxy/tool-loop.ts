@@ -95,7 +95,7 @@ function counted(res: Response, rounds: number): Response {
 async function readRound(
   res: Response,
   c: ToolLoopContext,
-): Promise<{ answer: Message | undefined; res: Response } | undefined> {
+): Promise<{ answer: Message | undefined; res: Response }> {
   const { leg, protocol } = c;
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const held = await holdRound(res, {
@@ -127,8 +127,8 @@ export async function toolRounds(
   for (;;) {
     if (!res.ok || !res.body) return { res: counted(res, rounds), rounds };
     const round = await readRound(res, c);
-    const calls = round && ownCalls(round.answer, c.names);
-    if (!round || !calls) return { res: counted(round?.res ?? res, rounds), rounds };
+    const calls = ownCalls(round.answer, c.names);
+    if (!calls) return { res: counted(round.res, rounds), rounds };
     if (rounds >= c.maxRounds)
       throw new UpstreamFault(
         'bad-answer',
