@@ -92,7 +92,9 @@ describe('recall option (stubs and summaries carry refs)', () => {
 describe('recall option (a tool output cut at arrival)', () => {
   it('ends the cut output with its reread ref, which reads the whole output back', async () => {
     const ctx = createContext({ budget: { contextWindow: 16_000 }, recall: { maxTokens: 100_000 } });
-    const big = toolResult('c1', 'bash', `${'x'.repeat(100_000)}\nMIDDLE-FACT 42\n${'y'.repeat(100_000)}`, { id: 't1' });
+    const big = toolResult('c1', 'bash', `${'x'.repeat(100_000)}\nMIDDLE-FACT 42\n${'y'.repeat(100_000)}`, {
+      id: 't1',
+    });
     const { message, journal } = await ctx.pipeline.admitToolResult(big);
     const text = partText(message);
     const ref = text.match(/\[whole: reread\('([ms][0-9a-f]{12})'\)\]$/)?.[1];
