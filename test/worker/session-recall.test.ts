@@ -169,6 +169,14 @@ describe('POST /v1/sessions/:session/remember', () => {
     expect(memories.body.memories.map((m: Loose) => [m.source, m.scope])).toContainEqual(['tool', 'session']);
   });
 
+  it('keeps a remembered fact from another session’s recall', async () => {
+    await t1.post('/v1/sessions/rc-1/remember', { text: 'The deploy window is Tuesday at PELICAN-9.' });
+    expect((await t1.post('/v1/sessions', { id: 'rc-other', recall: true })).status).toBe(201);
+    const other = await t1.post('/v1/sessions/rc-other/recall', { query: 'deploy window Tuesday' });
+    expect(other.status).toBe(200);
+    expect(other.body.text).not.toContain('PELICAN-9');
+  });
+
   it('needs the write scope: a read-only key may recall and reread, not remember (403)', async () => {
     const made = await t1.post('/v1/keys', { scopes: ['read'] });
     const reader = client(w, made.body.key);

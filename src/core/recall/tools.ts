@@ -7,7 +7,12 @@
 import { CtxError } from '../errors.ts';
 import type { Clock, IdGenerator, TokenCounter } from '../ports.ts';
 import { searchMemory } from '../store/hybrid-search.ts';
-import type { MemoryRecord, MemoryStore, MemoryVisibility } from '../store/memory-store.ts';
+import {
+  type MemoryRecord,
+  type MemoryStore,
+  type MemoryVisibility,
+  passesProvenance,
+} from '../store/memory-store.ts';
 import type { ArchivedMessage, RecallArchive } from './archive.ts';
 import {
   RECALL_TOOL_DEFINITIONS,
@@ -99,11 +104,23 @@ export function createRecallTools(config: RecallToolsConfig): RecallTools {
   async function memoryHits(query: string, limit: number): Promise<string[]> {
     if (!memory) return [];
     const hits = await searchMemory(memory.store, memory.tenant, query, {
-      maxResults: limit,
+      maxResults: 2 * limit,
       ...(memory.project !== undefined ? { project: memory.project } : {}),
       ...(memory.userId !== undefined ? { userId: memory.userId } : {}),
     });
-    return hits.map((h) => `[memory ${h.chunk.source}] ${snippet(h.chunk.text, query)}`);
+    // Another session's session-scoped memories (what its model remembered) never reach this one.
+    const visibleTo = memory.sessionId;
+    const lines: string[] = [];
+    for (const h of hits) {
+      if (lines.length >= limit) break;
+      const id = h.chunk.source.startsWith('memory:') ? h.chunk.source.slice('memory:'.length) : undefined;
+      if (visibleTo && id !== undefined) {
+        const record = await memory.store.get(memory.tenant, id);
+        if (!record || !passesProvenance(record, { visibleTo })) continue;
+      }
+      lines.push(`[memory ${h.chunk.source}] ${snippet(h.chunk.text, query)}`);
+    }
+    return lines;
   }
 
   const tools: RecallTools = {
