@@ -80,8 +80,13 @@ export function benchRecallCommand(env: CliEnv): CommandModule<object, Args> {
         .sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size);
       const results: { session: string; facts: ReturnType<typeof earlyFacts>; rows: RecallBenchRow[] }[] = [];
       for (const file of files) {
-        const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { messages?: unknown };
-        if (!Array.isArray(raw.messages)) continue;
+        let raw: { messages?: unknown };
+        try {
+          raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { messages?: unknown };
+        } catch {
+          throw new CliError(`${file}: not valid JSON`);
+        }
+        if (!Array.isArray(raw.messages)) throw new CliError(`${file}: expected { messages: [...] }`);
         const messages = fromOpenAI(raw.messages, { path: file });
         const facts = earlyFacts(messages);
         if (facts.length < FACT_COUNT) {
