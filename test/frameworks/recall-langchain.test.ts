@@ -1,17 +1,14 @@
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { tool } from '@langchain/core/tools';
-import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { makeAgent, RuleCheckingModel } from '../../examples/langchain/agent.ts';
-import { RECALL_TOOL_DEFINITIONS } from '../../src/core/index.ts';
 import {
   ctxkitRecallTools,
   fromLangChainMessages,
   toLangChainMessage,
 } from '../../src/frameworks/langchain/index.ts';
-import { expectAllFacts, RECALL_WINDOWS, type RecallProof, recallProof } from './support/recall-proof.ts';
-import { HAVE_DATA, NO_DATA } from './support/replay.ts';
+import { type RecallProof, recallProofSuite } from './support/recall-proof.ts';
 
 /** The example's fake chat model, scripted by the recall procedure from the prompt it is sent. */
 class RecallScriptModel extends RuleCheckingModel {
@@ -31,34 +28,16 @@ class RecallScriptModel extends RuleCheckingModel {
   }
 }
 
-describe('ctxkitRecallTools (langchain, examples/langchain)', () => {
-  it('rejects a tool set without the archive the middleware writes to', () => {
-    expect(() => ctxkitRecallTools({} as never)).toThrow(/recall\.archive/);
-  });
-
-  it.skipIf(!HAVE_DATA).each(RECALL_WINDOWS)(
-    'gets all ten early facts of a real session back through recall and reread after compaction at %i, every prompt within the window',
-    async (window) => {
-      const proof = recallProof(() => JSON.stringify(Object.values(RECALL_TOOL_DEFINITIONS)));
-      const { replay, archive } = proof;
-      // The session's own tools stay defined (its history calls them); the model calls only the recall tools.
-      const own = replay.tools.map((name) =>
-        tool(async () => '', { name, description: name, schema: z.looseObject({}) }),
-      );
-      const agent = makeAgent(
-        new RecallScriptModel(proof),
-        window,
-        [...own, ...ctxkitRecallTools({ archive })],
-        {
-          recall: { archive },
-        },
-      );
-      const history = [...replay.history, replay.prompt]
-        .filter((m) => m.role !== 'system')
-        .flatMap(toLangChainMessage);
-      await agent.invoke({ messages: history }, { recursionLimit: 200 });
-      expectAllFacts(proof, window);
-    },
+recallProofSuite('langchain', ctxkitRecallTools, async (proof, window) => {
+  const { replay, archive } = proof;
+  // The session's own tools stay defined (its history calls them); the model calls only the recall tools.
+  const own = replay.tools.map((name) =>
+    tool(async () => '', { name, description: name, schema: z.looseObject({}) }),
   );
-  if (!HAVE_DATA) it.skip(NO_DATA, () => {});
+  const tools = [...own, ...ctxkitRecallTools({ archive })];
+  const agent = makeAgent(new RecallScriptModel(proof), window, tools, { recall: { archive } });
+  const history = [...replay.history, replay.prompt]
+    .filter((m) => m.role !== 'system')
+    .flatMap(toLangChainMessage);
+  await agent.invoke({ messages: history }, { recursionLimit: 200 });
 });

@@ -5,7 +5,7 @@
  * with ctxkit's counters (gpt-tokenizer) for "the prompt still fits".
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { earlyFacts, type Fact } from '../../../src/cli/bench-recall/facts.ts';
 import { createFactProcedure, type FactProcedure } from '../../../src/cli/bench-recall/procedure.ts';
 import { promptText } from '../../../src/cli/bench-recall/run.ts';
@@ -13,9 +13,10 @@ import {
   createMemoryRecallArchive,
   type Message,
   outputText,
+  RECALL_TOOL_DEFINITIONS,
   type RecallArchive,
 } from '../../../src/core/index.ts';
-import { loadReplay, type Replay } from './replay.ts';
+import { HAVE_DATA, loadReplay, NO_DATA, type Replay } from './replay.ts';
 
 export const RECALL_WINDOWS = [64_000, 32_000] as const;
 
@@ -84,4 +85,29 @@ export function expectAllFacts(proof: RecallProof, window: number): void {
     if (procedure.outcomes[i] !== 'prompt') expect(procedure.answers[i]!.join('\n')).toContain(fact.value);
   expect(proof.promptTokens.length).toBeGreaterThan(10);
   for (const [i, t] of proof.promptTokens.entries()) expect(t, `prompt ${i}`).toBeLessThanOrEqual(window);
+}
+
+/**
+ * The suite of one framework: its tool set refuses to run without the archive, and `run` (the example
+ * agent on the replay, its mock model scripted by `proof.step`) gets every fact back at each window.
+ */
+export function recallProofSuite(
+  entry: string,
+  tools: (options: never) => unknown,
+  run: (proof: RecallProof, window: number) => Promise<void>,
+): void {
+  describe(`ctxkitRecallTools (${entry}, examples/${entry})`, () => {
+    it('rejects a tool set without the archive the entry writes to', () => {
+      expect(() => tools({} as never)).toThrow(/recall\.archive/);
+    });
+    it.skipIf(!HAVE_DATA).each(RECALL_WINDOWS)(
+      'gets all ten early facts of a real session back through recall and reread after compaction at %i, every prompt within the window',
+      async (window) => {
+        const proof = recallProof(() => JSON.stringify(Object.values(RECALL_TOOL_DEFINITIONS)));
+        await run(proof, window);
+        expectAllFacts(proof, window);
+      },
+    );
+    if (!HAVE_DATA) it.skip(NO_DATA, () => {});
+  });
 }
