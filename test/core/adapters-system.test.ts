@@ -14,7 +14,7 @@ describe('the system option of the to* adapters', () => {
     const run = await createPipeline().prepare({ messages: history, system });
     expect(run.send.some((m) => m.role === 'system')).toBe(false);
     expect(toOpenAI(run.send, { system })[0]).toEqual({ role: 'system', content: system });
-    expect(toAnthropic(run.send, { system }).system).toBe(system);
+    expect(toAnthropic(run.send, { system, cacheControl: false }).system).toBe(system);
     expect(JSON.stringify(toGemini(run.send, { system }).systemInstruction)).toContain(system);
     expect(toResponsesRequest(run.send, { system }).instructions).toBe(system);
   });

@@ -40,7 +40,8 @@ export function serializeTranscript(
       value = toOpenAI(messages);
       break;
     case 'anthropic':
-      value = toAnthropic(messages);
+      // A file, not a request: no prompt-cache breakpoints.
+      value = toAnthropic(messages, { cacheControl: false });
       break;
     case 'responses':
       value = toResponsesRequest(messages);

@@ -16,6 +16,7 @@ import type {
   TextPart,
   ToolResultPart,
 } from '../messages/types.ts';
+import { breakpointTargets, hasCacheHints, withBreakpoint } from './anthropic-cache.ts';
 import { usageFromRecord } from './openai.ts';
 import type { AnthropicMessageOut, AnthropicTextBlockOut } from './request-types.ts';
 import { type SystemOption, withSystem } from './system.ts';
@@ -309,16 +310,35 @@ function partToBlock(p: Part): Record<string, JsonValue> | undefined {
  * consecutive messages of the same role merge, as the API requires alternation. Reasoning without a
  * signature is not sent: Anthropic rejects a `thinking` block without one.
  */
-export function toAnthropic(history: readonly Message[], options: SystemOption = {}): AnthropicRequest {
+export interface ToAnthropicOptions extends SystemOption {
+  /**
+   * Prompt-cache breakpoints (`cache_control: { type: 'ephemeral' }`) on the parts that stay put
+   * between calls: the end of the system prompt, ctxkit's summary, the end of the previous send and
+   * the last message (anthropic-cache.ts). None when a part already carries a `cache_control` (the
+   * caller's own hints pass untouched). `'messages'`: none on the system prompt (for a caller that
+   * adds to it and marks its end itself); `false`: none. @default true
+   */
+  cacheControl?: boolean | 'messages';
+}
+
+export function toAnthropic(history: readonly Message[], options: ToAnthropicOptions = {}): AnthropicRequest {
   const messages = withSystem(history, options.system);
   const request: RequestDraft = { messages: [] };
+  const mode = options.cacheControl ?? true;
+  const mark = mode !== false && !hasCacheHints(messages);
+  /** For each neutral message, the request message it went into (-1: the system prompt). */
+  const owner: number[] = [];
   const systemBlocks: Array<Record<string, JsonValue>> = [];
   let i = 0;
-  for (; i < messages.length && messages[i]!.role === 'system'; i++)
+  for (; i < messages.length && messages[i]!.role === 'system'; i++) {
+    owner.push(-1);
     for (const p of messages[i]!.parts) {
       const b = partToBlock(p);
       if (b) systemBlocks.push(b);
     }
+  }
+  if (mark && mode === true && systemBlocks.length > 0)
+    systemBlocks.splice(0, systemBlocks.length, ...withBreakpoint(systemBlocks));
   if (systemBlocks.length === 1 && Object.keys(systemBlocks[0]!).length === 2)
     request.system = systemBlocks[0]!.text as string;
   else if (systemBlocks.length > 0) request.system = systemBlocks;
@@ -338,7 +358,14 @@ export function toAnthropic(history: readonly Message[], options: SystemOption =
       const prev = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
       last.content = [...prev, ...blocks];
     } else request.messages.push({ role, content: blocks });
+    owner.push(request.messages.length - 1);
   }
+  if (mark)
+    for (const t of breakpointTargets(messages, owner, request.messages.length)) {
+      const msg = request.messages[t]!;
+      const content = typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : msg.content;
+      msg.content = withBreakpoint(content);
+    }
   // Plain single-text messages read better as strings.
   for (const msg of request.messages) {
     const c = msg.content;

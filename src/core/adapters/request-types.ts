@@ -73,13 +73,18 @@ export type OpenAIMessageOut =
   | OpenAIAssistantMessageOut
   | OpenAIToolMessageOut;
 
+/** A prompt-cache breakpoint (`toAnthropic` places them; anthropic-cache.ts). */
+export type AnthropicCacheControlOut = { type: 'ephemeral'; ttl?: '5m' | '1h' };
+
 export type AnthropicTextBlockOut = {
   type: 'text';
   text: string;
+  cache_control?: AnthropicCacheControlOut;
 };
 
 export type AnthropicImageBlockOut = {
   type: 'image';
+  cache_control?: AnthropicCacheControlOut;
   source:
     | { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string }
     | { type: 'url'; url: string };
@@ -102,6 +107,7 @@ export type AnthropicToolUseBlockOut = {
   id: string;
   name: string;
   input: JsonValue;
+  cache_control?: AnthropicCacheControlOut;
 };
 
 export type AnthropicToolResultBlockOut = {
@@ -109,6 +115,7 @@ export type AnthropicToolResultBlockOut = {
   tool_use_id: string;
   content?: string | Array<AnthropicTextBlockOut | AnthropicImageBlockOut>;
   is_error?: boolean;
+  cache_control?: AnthropicCacheControlOut;
 };
 
 /** One Anthropic content block as `toAnthropic()` writes it. */

@@ -1,5 +1,15 @@
-/** Provider usage records → the neutral `Usage` (OpenAI's, or Anthropic's as Claude Code trajectories carry). */
+/**
+ * Provider usage records → the neutral `Usage` (OpenAI's, or Anthropic's as Claude Code trajectories
+ * carry), with the prompt cache's reads and writes apart from the input billed in full.
+ */
 import type { JsonValue, Usage } from '../messages/types.ts';
+
+/** `cached_tokens` of an OpenAI usage details object, when it is a count. */
+function cachedOf(details: JsonValue | undefined): number | undefined {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return undefined;
+  const n = details.cached_tokens;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
 
 /** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
 export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
@@ -14,6 +24,10 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
       ? details.reasoning_tokens
       : undefined);
   let usage: Usage | undefined;
+  // OpenAI counts its cached tokens inside the prompt (`prompt_tokens_details.cached_tokens`, the
+  // Responses API's `input_tokens_details`); Anthropic beside it. `inputTokens` is what was not read
+  // from the cache, either way.
+  const cached = cachedOf(raw.prompt_tokens_details) ?? cachedOf(raw.input_tokens_details);
   if (num('prompt_tokens') !== undefined || num('completion_tokens') !== undefined) {
     usage = { inputTokens: num('prompt_tokens') ?? 0, outputTokens: num('completion_tokens') ?? 0 };
     const total = num('total_tokens');
@@ -24,6 +38,10 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
     const write = num('cache_creation_input_tokens');
     if (read !== undefined) usage.cacheReadTokens = read;
     if (write !== undefined) usage.cacheWriteTokens = write;
+  }
+  if (usage && cached !== undefined) {
+    usage.cacheReadTokens = cached;
+    usage.inputTokens = Math.max(0, usage.inputTokens - cached);
   }
   if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
   if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
