@@ -135,8 +135,15 @@ export async function replayBudget(
       compacted,
     };
     if (compacted) {
-      const sentIds = new Map(run.send.map((m) => [m.id, canonicalMessage(m)]));
-      step.newestKept = newestStep(input).every((m) => sentIds.get(m.id) === canonicalMessage(m));
+      // Kept: sent unchanged — or cut on arrival, before it was first sent (an oversized tool output).
+      const sentIds = new Map(run.send.map((m) => [m.id, m]));
+      step.newestKept = newestStep(input).every((m) => {
+        const s = sentIds.get(m.id);
+        return (
+          s !== undefined &&
+          (canonicalMessage(s) === canonicalMessage(m) || s.meta?.truncatedAtArrival !== undefined)
+        );
+      });
     }
     steps.push(step);
   }

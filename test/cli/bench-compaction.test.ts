@@ -235,7 +235,7 @@ describe('runCompactionBench', () => {
       dataDir: DATA,
       presets: [],
       windows: [],
-      shares: [0.05, 0.1, 0.2, 0.3],
+      shares: [0.05, 0.1, 0.2, 0.3, 0.5, 0.7],
       summarizer: createDeterministicSummarizer(),
       heldOut,
     });
@@ -287,8 +287,10 @@ describe('runCompactionBench', () => {
       expect(goal('mini-swe-agent', 0.8)).toMatchObject({ met: true, unreachable: 1 });
       expect(goal('claude-code', 0.8).met).toBe(true);
       // Not met (a regression guard, not the goal): 63.9% at 95.2% reduction when measured, 52.8% at
-      // 96.0% since #25 keeps the current step verbatim (the summary's share of a 5% window is smaller).
-      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.5);
+      // 96.0% since #25 keeps the current step verbatim (the summary's share of a 5% window is smaller),
+      // 40.3% at 95.5% since #41 brings a compaction to 30% of usable instead of 55% of the trigger
+      // (a smaller summary in these windows of a few hundred tokens; docs/cache.md).
+      expect(goal('claude-code', 0.95).recall).toBeGreaterThan(0.35);
       expect(goal('tau-bench', 0.95)).toMatchObject({ cases: 0, met: false });
     },
     60_000,

@@ -170,7 +170,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         })
         .option('shares', {
           type: 'string',
-          default: '0.05,0.1,0.2,0.3',
+          default: '0.05,0.1,0.2,0.3,0.5,0.7',
           describe: "default preset's window as a share of the prefix",
         })
         .option('llm', {

@@ -66,6 +66,9 @@ export async function captureCompactionInput(
       captured = messages;
     },
   };
+  // The step that compacts applies the reductions deferred for the prompt cache first: so does the
+  // preparation, or its input would not be the one the compaction sees.
+  r.cache.release ??= 'compaction';
   await flow(r, { ...rest, compaction: capture }, guards);
   // A step can jump over the warning band (a large tool output): below it, a conversation as far
   // from warning as warning is from the end of the usable window is prepared too.

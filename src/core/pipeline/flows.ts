@@ -9,6 +9,8 @@ import type { Stage } from './types.ts';
 
 /** The stages a preset runs, by slot. A missing slot is simply not part of the preset. */
 export interface PresetStages {
+  /** Reduction of what arrived since the last send, before it is first sent (`default`). */
+  arrival?: Stage;
   applyPendingInjections?: Stage;
   historicalTruncation?: Stage;
   dedup?: Stage;
@@ -29,9 +31,19 @@ export interface GuardOptions {
   breakerThreshold: number;
   /** Loop guard: a compaction leaving more than this share of its trigger escalates. @default 0.6 */
   loopGuardRatio: number;
+  /**
+   * The counter's p95 overcount factor (1 + its p95 relative error; 1 for an exact or conservative
+   * counter): `default` compacts once the estimate times this reaches usable input, so that a count
+   * that errs low still leaves the send within the window. @default 1
+   */
+  countMargin: number;
 }
 
-export const GUARD_DEFAULTS = { breakerThreshold: 3, loopGuardRatio: 0.6 } as const satisfies GuardOptions;
+export const GUARD_DEFAULTS = {
+  breakerThreshold: 3,
+  loopGuardRatio: 0.6,
+  countMargin: 1,
+} as const satisfies GuardOptions;
 
 export type Flow = (r: Recorder, s: PresetStages, guards: GuardOptions) => Promise<void>;
 
@@ -136,16 +148,28 @@ export const tiancaiFlow: Flow = async (r, s) => {
 };
 
 /**
- * ctxkit's default: dedup → historical truncation → pruning (≥ warn) → archiving (≥ warn) →
- * compaction (≥ compact; circuit breaker; loop guard) → emergency trim (block).
+ * ctxkit's default: arrival truncation of what was not sent yet → dedup → historical truncation →
+ * pruning (≥ warn) → archiving (≥ warn) → compaction (≥ compact; circuit breaker; loop guard) →
+ * emergency trim (block). The reductions of what the provider holds cached wait for a moment when
+ * they are free (cache-gate.ts): when the level calls for a compaction, they ride on it — the
+ * compaction then runs even if they brought the level down, since the cache restarts at its summary
+ * anyway — and at the blocking level they apply whatever they cost.
  */
 export const defaultFlow: Flow = async (r, s, g) => {
+  await maybe(r, s.arrival);
+  const due = compactionDue(r, s, g);
+  if (atLeast(r.measure, 'block')) r.cache.release ??= 'block';
+  else if (due) r.cache.release ??= 'compaction';
   await maybe(r, s.dedup);
   await maybe(r, s.historicalTruncation);
   if (r.measure.level === 'ok') resetBreaker(r);
-  if (s.pruning) await runAtLevel(r, s.pruning, 'warn');
-  if (s.archiving) await runAtLevel(r, s.archiving, 'warn');
-  const escalation = await guardedCompaction(r, s);
+  // Pruning and archiving put a compaction off; once one is due, it folds what they would shed.
+  if (due) skipRest(r, [s.pruning, s.archiving], 'a compaction is due: it folds what this would shed');
+  else {
+    if (s.pruning) await runAtLevel(r, s.pruning, 'warn');
+    if (s.archiving) await runAtLevel(r, s.archiving, 'warn');
+  }
+  const escalation = await guardedCompaction(r, s, due);
   if (escalation) {
     const target = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
     const masking = s.masking?.(Math.max(1, r.measure.tokens - target));
@@ -167,9 +191,9 @@ export const defaultFlow: Flow = async (r, s, g) => {
  * (SEED-RULES §4.8; DESIGN.md): when it reports `escalated` or `breaker-open`, or fails at the blocking
  * level, the flow masks and trims instead of summarising again. Returns that reason, or undefined.
  */
-async function guardedCompaction(r: Recorder, s: PresetStages): Promise<string | undefined> {
+async function guardedCompaction(r: Recorder, s: PresetStages, due: boolean): Promise<string | undefined> {
   if (!s.compaction) return undefined;
-  if (!atLeast(r.measure, 'compact')) {
+  if (!due && !atLeast(r.measure, 'compact')) {
     // Above warning a compaction is coming: the stage reads the messages that arrived since (their
     // references, the summarizer's sentences), so that the compaction itself reads only what it has
     // not seen.
@@ -185,6 +209,16 @@ async function guardedCompaction(r: Recorder, s: PresetStages): Promise<string |
   if (report.status === 'failed' && r.measure.level === 'block')
     return 'compaction failed at the blocking level';
   return undefined;
+}
+
+/**
+ * Whether this pre-flight will compact: the level calls for it — or the estimate's p95 upper bound
+ * reaches usable input — and the circuit breaker is closed.
+ */
+function compactionDue(r: Recorder, s: PresetStages, g: GuardOptions): boolean {
+  const b = r.context.budget;
+  const level = atLeast(r.measure, 'compact') || r.measure.tokens * g.countMargin >= b.autoCompact;
+  return s.compaction !== undefined && level && r.state.compactionFailures < g.breakerThreshold;
 }
 
 function clearLastCompaction(r: Recorder): void {

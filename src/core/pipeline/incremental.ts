@@ -42,7 +42,10 @@ export function prefixStable(stage: Stage, watch: AffectsPredicate | PrefixWatch
     name: stage.name,
     ...(stage.ahead && { ahead: stage.ahead }),
     async run(input: readonly Message[], ctx: StageContext): Promise<StageResult> {
-      if (last && last.excludeTools === ctx.excludeTools && extendsPrefix(input, last.input)) {
+      // A run that releases the prompt cache (a compaction, a cold cache) applies what was deferred:
+      // the stage runs in full.
+      const release = ctx.cache?.release !== undefined;
+      if (!release && last && last.excludeTools === ctx.excludeTools && extendsPrefix(input, last.input)) {
         const previousLength = last.input.length;
         if (input.length === previousLength || !affects(input, previousLength)) {
           const added = input.length - previousLength;

@@ -4,6 +4,7 @@
  * the four moments: pre-flight, a tool result arriving, an overflow error, a manual compaction.
  */
 import type { BudgetConfig, BudgetLevel, ContextBudget } from '../budget/budget.ts';
+import { type CacheRulesOptions, cacheRulesFor, parseCacheRules } from '../cache/cost-model.ts';
 import { CtxError } from '../errors.ts';
 import { withdrawAnsweredPlaceholders } from '../invariants/repair.ts';
 import { messageSchema, parseWith, quickValidMessage } from '../messages/schema.ts';
@@ -24,6 +25,7 @@ import { conservativeCounter } from '../tokens/conservative.ts';
 import { toolsJson } from '../tokens/context.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { type AheadReport, captureCompactionInput, createAheadRunner } from './ahead.ts';
+import { isCacheState } from './cache-state.ts';
 import { createEstimator } from './estimate.ts';
 import { FLOWS } from './flows.ts';
 import { runOverflow } from './overflow-flow.ts';
@@ -83,6 +85,13 @@ export interface PipelineOptions {
   aheadLimit?: number;
   /** The recall tools (docs/recall.md; `true`: in-memory archive); the budget counts them. @default off */
   recall?: boolean | RecallOptions;
+  /**
+   * The provider's prompt-cache rules (read and write prices as shares of the input price, TTL,
+   * minimum cached prefix, step), over the defaults of each run's dialect (`CACHE_RULES`; Anthropic's
+   * without one). `default` defers rewrites of what the provider holds cached by these rules, and
+   * every run prices its send with them (`run.cache`). @default the dialect's
+   */
+  cache?: CacheRulesOptions;
 }
 
 export interface PrepareInput {
@@ -178,6 +187,9 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     await recall?.record(from, run.journal);
     return run;
   };
+  const cacheOverrides = parseCacheRules(options.cache);
+  // A conservative counter counts upper bounds already: no margin on top.
+  const guards = options.conservative ? { ...resolved.guards, countMargin: 1 } : resolved.guards;
   const aheadMode = options.ahead ?? 'off';
   if (aheadMode !== 'off' && aheadMode !== 'auto')
     throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
@@ -242,6 +254,10 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
         typeof s.compactionFailures !== 'number')
     )
       throw new CtxError('invalid_input', 'expected a PipelineState', { path: 'state' });
+    if (s?.cache !== undefined && !isCacheState(s.cache))
+      throw new CtxError('invalid_input', 'expected a cache record (time, digests, growth)', {
+        path: 'state.cache',
+      });
     if (s?.sent !== undefined && !isSentRecord(s.sent))
       throw new CtxError('invalid_input', 'expected a sent record (counts and digests)', {
         path: 'state.sent',
@@ -291,6 +307,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       estimator,
       observe: options.observe,
       repair,
+      cacheRules: cacheRulesFor(input.dialect, cacheOverrides),
     });
   };
 
@@ -304,7 +321,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start(input);
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
       if (r.state.overflowAttempts !== 0) r.setState({ ...r.state, overflowAttempts: 0 });
-      await FLOWS[preset](r, preflight, resolved.guards);
+      await FLOWS[preset](r, preflight, guards);
       const run = await archived(remember(r.finish(input.dialect), input), input.messages);
       // The scheduler: the next compaction is prepared between steps, while the model generates.
       if (slot.auto && runner && run.estimate.level !== 'ok')
@@ -320,7 +337,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start(input);
       // At any level: the outputs that the next user message makes historical are cut now.
       preflight.historicalTruncation?.ahead?.(r.messages, r.context);
-      const captured = await captureCompactionInput(r, FLOWS[preset], preflight, resolved.guards);
+      const captured = await captureCompactionInput(r, FLOWS[preset], preflight, guards);
       if (typeof captured === 'string') return { status: 'skipped', detail: captured };
       // From the first preparation on, compaction reports say which summary they used, and the
       // messages a compaction will read are read here, in the idle time, not in the steps.

@@ -5,8 +5,10 @@
  */
 import * as z from 'zod/mini';
 import type { ContextBudget } from '../budget/budget.ts';
+import { FILL_BOUNDS } from '../cache/cost-model.ts';
 import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
+import { cacheGated } from './cache-gate.ts';
 import type { GuardOptions, PresetStages } from './flows.ts';
 import { historicalAffects, prefixStable } from './incremental.ts';
 import { LIMITS } from './limits.ts';
@@ -29,6 +31,7 @@ import { type KosmokratorCompactionOptions, kosmokratorCompaction } from './stag
 import { manualCompact } from './stages/manual-compact.ts';
 import {
   createOutputTruncation,
+  OUTPUT_TRUNCATION_DEFAULTS,
   type OutputTruncationOptions,
   type OutputTruncationStage,
 } from './stages/output-truncation.ts';
@@ -90,18 +93,33 @@ function manualStage(instructions: string | undefined): Stage {
   };
 }
 
-/** Historical truncation in `mode`, with the early exit of `incremental.ts`. */
-function historical(mode: 'cowagent' | 'co-cli', options: HistoricalTruncationOptions | undefined): Stage {
+/** No gate: the seed presets rewrite what their systems rewrite. */
+const ungated = (stage: Stage) => stage;
+
+/**
+ * Historical truncation in `mode`, with the early exit of `incremental.ts`; `gate` wraps the stage
+ * itself (inside the early exit, so that a deferred change is not looked at again until something new
+ * matters or the cache is released).
+ */
+function historical(
+  mode: 'cowagent' | 'co-cli',
+  options: HistoricalTruncationOptions | undefined,
+  gate: (stage: Stage) => Stage = ungated,
+): Stage {
   const o = { mode, ...options };
   const d = HISTORICAL_TRUNCATION_DEFAULTS;
   const maxChars = o.maxChars ?? ((o.mode ?? mode) === 'co-cli' ? d.coCliMaxChars : d.cowagentMaxChars);
   const affects = historicalAffects(o.mode ?? mode, maxChars, o.protectLast ?? d.protectLast);
-  return prefixStable(createHistoricalTruncation(o), affects);
+  return prefixStable(gate(createHistoricalTruncation(o)), affects);
 }
 
-function dedup(mode: 'default' | 'kosmokrator', options: DedupOptions | undefined): Stage {
+function dedup(
+  mode: 'default' | 'kosmokrator',
+  options: DedupOptions | undefined,
+  gate: (stage: Stage) => Stage = ungated,
+): Stage {
   const stage = createDedup({ mode, ...options });
-  return prefixStable(stage, stage.watch());
+  return prefixStable(gate(stage), stage.watch());
 }
 
 /**
@@ -157,6 +175,19 @@ function tiancaiArchiving(options: ToolArchivingOptions | undefined): Stage {
       return { ...result, report: { ...result.report, detail } };
     },
   };
+}
+
+/**
+ * `default`'s arrival limit: one tool output may take a twentieth of usable input (at about 4 bytes
+ * per token), and never more than the 51,200 bytes of the seed rules — 5.9 KB at 32K, 23.5 KB at
+ * 128K; the agents around it cut at 10 KiB (Codex) to 30,000 characters (Claude Code's shell). A
+ * larger output is read on every send until the next compaction, and in a small window it forces one
+ * at once; what is cut is spilled to the blob store with a notice on how to read it back.
+ */
+export const ARRIVAL_SHARE = 0.05;
+
+export function arrivalBytes(budget: ContextBudget): number {
+  return Math.min(OUTPUT_TRUNCATION_DEFAULTS.maxBytes, Math.round(budget.usable * ARRIVAL_SHARE * 4));
 }
 
 export function buildStages(
@@ -221,16 +252,25 @@ export function buildStages(
       // Pruning thresholds follow the window: 002's 40K/20K assume a 200K model.
       const protectTokens = Math.min(40_000, Math.round(budget.usable * 0.2));
       const minSavings = Math.min(20_000, Math.round(budget.usable * 0.1));
+      // What arrives is reduced before it is first sent; what was sent is rewritten only when that is
+      // free or pays for itself (cache-gate.ts).
       return {
         preflight: {
-          dedup: dedup('default', s.dedup),
-          historicalTruncation: historical('cowagent', s.historicalTruncation),
-          pruning: createPruning({ mode: 'default', protectTokens, minSavings, ...s.pruning }),
-          archiving: createToolArchiving({ strategy: 'heuristic', ...s.archiving }),
+          arrival: createOutputTruncation({
+            mode: 'default',
+            maxBytes: arrivalBytes(budget),
+            ...s.outputTruncation,
+            scope: 'unsent',
+          }),
+          dedup: dedup('default', s.dedup, cacheGated),
+          historicalTruncation: historical('cowagent', s.historicalTruncation, cacheGated),
+          pruning: cacheGated(createPruning({ mode: 'default', protectTokens, minSavings, ...s.pruning })),
+          archiving: cacheGated(createToolArchiving({ strategy: 'heuristic', ...s.archiving })),
           compaction: compaction({
             loopGuardRatio: guards.loopGuardRatio,
             maxFailures: guards.breakerThreshold,
             instructionsShare: 0.01,
+            fill: FILL_BOUNDS.min,
             ...def,
           }),
           emergencyTrim: createEmergencyTrim({

@@ -17,7 +17,9 @@ import { budgetOf } from '../budget/levels.ts';
 import { CtxError, isCtxError } from '../errors.ts';
 import { PARSE_IN_ENGLISH, zodToCtxError } from '../messages/schema.ts';
 import type { TokenCounter } from '../ports.ts';
-import { createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
+import { type CalibratedCounter, createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
+import { isCalibratedPreset } from '../tokens/calibrated/presets.ts';
+import { CALIBRATED_WEIGHTS } from '../tokens/calibrated/weights.ts';
 import {
   createChars4Counter,
   createCowagentCounter,
@@ -95,6 +97,14 @@ export interface ResolvedPreset {
   stages: PresetStageKit;
 }
 
+/** A calibrated counter's p95 overcount factor; 1 for any other counter (exact, or a bound already). */
+export function countMargin(counter: TokenCounter): number {
+  const c = counter as Partial<CalibratedCounter>;
+  return typeof c.preset === 'string' && isCalibratedPreset(c.preset) && typeof c.upperBound === 'function'
+    ? CALIBRATED_WEIGHTS[c.preset].upper
+    : 1;
+}
+
 /** The preset's own anchoring (`true`) or the one configured. */
 function anchorMode(name: PresetName, configured: PresetConfig['anchor']): AnchorMode {
   const own: AnchorMode = name === 'default' ? 'sent' : name === 'tiancai' ? 'reported' : false;
@@ -153,6 +163,7 @@ export function resolvePreset(
   const guards: GuardOptions = {
     breakerThreshold: c.breakerThreshold ?? GUARD_DEFAULTS.breakerThreshold,
     loopGuardRatio: c.loopGuardRatio ?? GUARD_DEFAULTS.loopGuardRatio,
+    countMargin: GUARD_DEFAULTS.countMargin,
   };
   let budget: ContextBudget;
   let chosen: TokenCounter;
@@ -209,12 +220,13 @@ export function resolvePreset(
       budget = presetBudget(name, scaledBudget(b));
       chosen = createCalibratedCounter({ preset: 'o200k' });
   }
+  const used = counter ?? chosen;
   return {
     name,
-    counter: counter ?? chosen,
+    counter: used,
     budget,
     anchor: anchorMode(name, c.anchor),
-    guards,
+    guards: { ...guards, countMargin: countMargin(used) },
     stages: buildStages(name, sections, budget, guards),
   };
 }

@@ -4,11 +4,16 @@
  * builds what is sent (model view + repair per dialect). It throws only on bad input; a stage that
  * throws becomes a `failed` report and the run goes on with that stage's input.
  */
+
+import { CACHE_RULES, type CacheRules, FILL_BOUNDS } from '../cache/cost-model.ts';
 import { isCtxError } from '../errors.ts';
 import { type Repair, repairMessages } from '../invariants/repair.ts';
 import type { Dialect, Message } from '../messages/types.ts';
 import { toModelView } from '../messages/visibility.ts';
 import type { ExtractedMemory, Summarizer } from '../ports.ts';
+import { firstChange } from './cache-gate.ts';
+import { type CacheReport, type CacheRewrite, cacheReport, releaseReason } from './cache-report.ts';
+import { type CacheContext, cacheStart } from './cache-state.ts';
 import type { Estimator, Measure } from './estimate.ts';
 import { repairsToJournal } from './journal.ts';
 import type { Repairer } from './repair-memo.ts';
@@ -39,6 +44,8 @@ export interface PipelineRun {
   /** 000 memory flushes (daily text to append), from trimming and overflow recovery. */
   flushes: MemoryFlush[];
   repairs: Repair[];
+  /** The send against the previous one in the provider's prompt cache (cache-report.ts). */
+  cache: CacheReport;
 }
 
 export interface RunEstimate {
@@ -68,6 +75,8 @@ export interface RecorderInit {
   observe?: StageObserver | undefined;
   /** Repair used for the working context and what is sent. @default repairMessages */
   repair?: Repairer | undefined;
+  /** The provider's cache rules. @default Anthropic's (cost-model.ts) */
+  cacheRules?: CacheRules | undefined;
 }
 
 /** A run in progress. Preset flows drive it stage by stage. */
@@ -81,6 +90,11 @@ export interface Recorder {
   readonly events: readonly PipelineEvent[];
   readonly journal: readonly JournalEntry[];
   readonly context: Omit<StageContext, 'state'>;
+  /**
+   * The prompt cache: how many leading messages the provider holds, and the release a flow sets when
+   * rewriting them is free in this run. Kept up to date as stages change messages.
+   */
+  readonly cache: CacheContext;
   /** Runs a stage on the current messages and records everything it returns. */
   run(stage: Stage): Promise<StageReport>;
   /** Records a stage that was not run, with the reason. */
@@ -114,10 +128,42 @@ export function createRecorder(init: RecorderInit): Recorder {
   const events: PipelineEvent[] = [];
   const memories: ExtractedMemory[] = [];
   const flushes: MemoryFlush[] = [];
+  const rules = init.cacheRules ?? CACHE_RULES.anthropic;
+  const c = init.context;
+  const start = cacheStart(messages, state.cache, state.sent, {
+    now: c.clock.now(),
+    rules,
+    system: c.system,
+    tools: c.tools,
+  });
+  const cache: CacheContext = {
+    rules,
+    frozen: start.frozen,
+    growth: state.cache?.growth ?? 0,
+    sends: state.cache?.sends ?? 0,
+    trigger: c.budget.autoCompact,
+    fill: Math.round(FILL_BOUNDS.min * c.budget.usable),
+    tokens: initial.tokens,
+  };
+  if (start.release) cache.release = start.release;
+  const rewrites: CacheRewrite[] = [];
+  let deferred = 0;
 
   const record = (report: StageReport) => {
     reports.push(report);
     return report;
+  };
+  /** A change before the cached boundary is a rewrite: recorded, and the boundary moves to it. */
+  const noteRewrite = (name: string, prior: readonly Message[], result: StageResult) => {
+    const first = firstChange(prior, result.messages);
+    if (first >= cache.frozen) return;
+    const reason =
+      result.rewrite ??
+      (cache.release
+        ? releaseReason(cache.release)
+        : `preset ${init.context.preset} applies it on every pre-flight`);
+    rewrites.push({ stage: result.report.stage || name, index: first, messageId: prior[first]!.id, reason });
+    cache.frozen = first;
   };
 
   return {
@@ -135,16 +181,19 @@ export function createRecorder(init: RecorderInit): Recorder {
     events,
     journal,
     context: init.context,
+    cache,
     async run(stage) {
       const before = measure;
       let result: StageResult;
       const fallbacks: string[] = [];
       try {
-        result = await stage.run(messages, {
+        const ctx: StageContext = {
           ...init.context,
           summarizer: noticeFallbacks(init.context.summarizer, fallbacks),
           state,
-        });
+        };
+        ctx.cache = { ...cache, tokens: measure.tokens };
+        result = await stage.run(messages, ctx);
       } catch (error) {
         if (init.context.signal?.aborted) throw error;
         if (isCtxError(error, 'invalid_config') || isCtxError(error, 'invalid_input')) throw error;
@@ -170,9 +219,11 @@ export function createRecorder(init: RecorderInit): Recorder {
             tokensAfter: before.tokens,
             detail: `output (${next.tokens} tokens) larger than its input (${before.tokens}); input kept`,
           });
+        noteRewrite(stage.name, prior, result);
         messages = result.messages;
         measure = next;
       }
+      if (result.deferred) deferred += result.deferred;
       if (result.state) state = result.state;
       journal.push(...result.journal);
       events.push(...result.events);
@@ -227,6 +278,19 @@ export function createRecorder(init: RecorderInit): Recorder {
       const view = toModelView(messages);
       const repaired = repair(view, dialect ? { dialect } : {});
       journal.push(...repairsToJournal(repaired.repairs));
+      const priced = cacheReport({
+        previous: init.state.cache,
+        start,
+        send: repaired.messages,
+        counter: c.counter,
+        system: c.system,
+        tools: c.tools,
+        now: c.clock.now(),
+        rules,
+        rewrites,
+        deferred,
+      });
+      state = { ...state, cache: priced.state };
       return {
         messages,
         send: repaired.messages,
@@ -243,6 +307,7 @@ export function createRecorder(init: RecorderInit): Recorder {
         memories,
         flushes,
         repairs: [...working.repairs, ...repaired.repairs],
+        cache: priced.report,
       };
     },
   };

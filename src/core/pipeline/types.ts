@@ -6,6 +6,7 @@
 import type { ContextBudget } from '../budget/budget.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
+import type { CacheContext, CacheState } from './cache-state.ts';
 import type { SentRecord } from './sent.ts';
 
 export type StageStatus = 'noop' | 'applied' | 'skipped' | 'failed';
@@ -120,6 +121,8 @@ export interface PipelineState {
   flushed?: string[];
   /** Fingerprint of the last run's working context and send: a usage answering it anchors the estimate. */
   sent?: SentRecord;
+  /** The last send as the provider's prompt cache saw it (when, its message digests, the growth per send). */
+  cache?: CacheState;
 }
 
 export const INITIAL_STATE: PipelineState = {
@@ -149,6 +152,8 @@ export interface StageContext {
   recall?: boolean;
   /** The reported usage the run's estimate may rest on (see estimate.ts): its message id. Absent: stages count. */
   anchor?: { id: string };
+  /** The provider's prompt cache: what of the input it holds, and whether rewriting that is free now. */
+  cache?: CacheContext;
 }
 
 export interface StageResult {
@@ -162,6 +167,10 @@ export interface StageResult {
   memories?: ExtractedMemory[];
   /** Memory flushes (000 §2.3): daily text for the storage layer to append, with the messages it covers. */
   flushes?: MemoryFlush[];
+  /** Why the stage changed messages the provider held cached (the release or the cost model's quote). */
+  rewrite?: string;
+  /** Tokens the stage would have shed by changing cached messages, left for a compaction or cold cache. */
+  deferred?: number;
 }
 
 /** One 000 memory flush: the daily part of the summary of the trimmed / overflowed messages. */

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../../src/core/blobs/sha256.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { ToolResultPart } from '../../../src/core/messages/types.ts';
 import { createOutputTruncation } from '../../../src/core/pipeline/stages/output-truncation.ts';
-import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
+import { fixedClock, randomIds, sequentialIds } from '../../../src/core/ports.ts';
 import { deepFreeze, frozen, makeCtx, out } from './cheap-helpers.ts';
 
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) =>
@@ -179,9 +179,18 @@ describe('createOutputTruncation (default)', () => {
     expect(output).toContain(
       `line 4999\n\n[output truncated: showing the first 1,000 and last 1,000 of 5,000 lines`,
     );
-    expect(output).toContain(`full output saved as blob c1_out_1 (`);
-    expect(output).toContain(`SHA-256 ${await sha256Hex(text)}) — read it back from memory://blobs/c1_out_1`);
-    expect(await e.blobs.get('c1_out_1')).toBe(text);
+    const id = /full output saved as blob (c1_[0-9a-f]{8}) \(/.exec(output)?.[1];
+    expect(id).toBeDefined();
+    expect(output).toContain(`SHA-256 ${await sha256Hex(text)}) — read it back from memory://blobs/${id}`);
+    expect(await e.blobs.get(id!)).toBe(text);
+  });
+
+  it('names the same blob for the same output whatever the id generator, so the notice reads the same bytes on every run', async () => {
+    const text = lines(5000);
+    const a = await stage.truncate(part(text), { ...env(), ids: randomIds });
+    const b = await stage.truncate(part(text), { ...env(), ids: randomIds });
+    expect(a.part.output).toBe(b.part.output);
+    expect(a.blob?.id).toBe(b.blob?.id);
   });
 
   it('cuts by bytes head and tail when one line is huge', async () => {

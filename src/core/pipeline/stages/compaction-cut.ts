@@ -3,6 +3,7 @@
  * (`keepRecentCut`), the newest step that is never folded (`newestStepStart`), and a summary cut to
  * its leading lines within a token budget (`fitTokens`).
  */
+import { startsTurn } from '../../messages/text.ts';
 import { segmentTurns } from '../../messages/turns.ts';
 import type { Message } from '../../messages/types.ts';
 import type { TokenCounter } from '../../ports.ts';
@@ -59,6 +60,40 @@ export function newestStepStart(messages: readonly Message[], lead: number): num
   let i = last;
   while (i > lead && !safe[i]) i--;
   return i;
+}
+
+/** `[from, from + 1, …, to − 1]`. */
+export function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+}
+
+/**
+ * The kept part's start moved back into the folded range `[lead, cut)`, to the earliest pairing-safe
+ * point before an assistant message or at a turn start, while what it takes back (`cost` per index)
+ * fits `spare` tokens and what stays folded still weighs more than `floor` (the summary must stay
+ * smaller than what it replaces). `cut` itself when nothing fits.
+ */
+export function widenCut(
+  messages: readonly Message[],
+  lead: number,
+  cut: number,
+  spare: number,
+  cost: (i: number) => number,
+  floor: number,
+): number {
+  if (spare <= 0) return cut;
+  const safe = safeCuts(messages);
+  let folded = 0;
+  for (let i = lead; i < cut; i++) folded += cost(i);
+  let best = cut;
+  let taken = 0;
+  for (let i = cut - 1; i > lead; i--) {
+    taken += cost(i);
+    folded -= cost(i);
+    if (taken > spare || folded <= floor) break;
+    if (safe[i] && (messages[i]!.role === 'assistant' || startsTurn(messages[i]!))) best = i;
+  }
+  return best;
 }
 
 /**

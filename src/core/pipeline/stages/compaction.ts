@@ -36,7 +36,7 @@ import type {
   StageContext,
   StageResult,
 } from '../types.ts';
-import { fitTokens, keepRecentCut, newestStepStart } from './compaction-cut.ts';
+import { fitTokens, keepRecentCut, newestStepStart, range, widenCut } from './compaction-cut.ts';
 import {
   compactionEvents,
   contextTokens,
@@ -85,6 +85,11 @@ export interface CompactionOptions {
    * kept part takes up to `keepRecentRatio` of it, the summary is asked to fill the rest. @default 0.55
    */
   targetRatio?: number;
+  /**
+   * The context after compaction aims at this share of usable input instead (system prompt and tools
+   * included), when set; `targetRatio` is then unused. The `default` preset sets 0.3 (docs/cache.md).
+   */
+  fill?: number;
   /** Characters per token assumed when turning the summary's token budget into `maxOutputChars`. @default 3.5 */
   charsPerToken?: number;
   /** Role of the summary message. @default 'user' */
@@ -121,6 +126,7 @@ export const compactionOptionsSchema = z.strictObject({
   ),
   keepRecentRatio: z.optional(z.number().check(z.gt(0), z.lte(1))),
   targetRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.targetRatio),
+  fill: z.optional(z.number().check(z.gte(0.05), z.lte(0.95))),
   charsPerToken: z._default(
     z.number().check(z.gt(0), z.lte(LIMITS.charsPerToken)),
     COMPACTION_DEFAULTS.charsPerToken,
@@ -237,7 +243,9 @@ export function compaction(options: CompactionOptions = {}): Stage {
 
     // Ahead of the trigger, the growth still to come before it is kept free.
     const growth = ahead ? Math.max(0, trigger - estimate) : 0;
-    const target = Math.max(fixed + MIN_SUMMARY_TOKENS, above(o.targetRatio) - growth);
+    const aim =
+      o.fill !== undefined ? Math.min(trigger, Math.floor(o.fill * ctx.budget.usable)) : above(o.targetRatio);
+    const target = Math.max(fixed + MIN_SUMMARY_TOKENS, aim - growth);
     // The kept part's share is of what the target leaves above the fixed part.
     const room = target - fixed;
     const keep = Math.min(o.keepRecentTokens, Math.floor(room * (o.keepRecentRatio ?? keepShare(room))));
@@ -248,13 +256,21 @@ export function compaction(options: CompactionOptions = {}): Stage {
     // after it) is never folded, whatever its size: the model must see what it is answering.
     const cut = Math.min(keepRecentCut(input, lead, keep, keptCost), newestStepStart(input, lead));
     if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
-    const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
-    const kept = protectedIndices(input, range, ctx.excludeTools);
-    const tail = input.slice(cut).filter((m) => !isDigest(m));
-    const folded = [
-      ...range.filter((i) => !kept.has(i)).map((i) => input[i]!),
-      ...input.slice(cut).filter(isDigest),
-    ];
+    const kept = protectedIndices(input, range(lead, cut), ctx.excludeTools);
+    /** What is folded and what is kept when the kept part starts at `at`. */
+    const split = (at: number) => ({
+      tail: input.slice(at).filter((m) => !isDigest(m)),
+      folded: [
+        ...range(lead, at)
+          .filter((i) => !kept.has(i))
+          .map((i) => input[i]!),
+        ...input.slice(at).filter(isDigest),
+      ],
+      keptOld: range(lead, at)
+        .filter((i) => kept.has(i))
+        .map((i) => input[i]!),
+    });
+    let { tail, folded, keptOld } = split(cut);
     if (folded.length === 0) return unchanged('noop', 'every old message is protected');
 
     const before = { messages: input.length, tokens: tokensBefore };
@@ -272,7 +288,6 @@ export function compaction(options: CompactionOptions = {}): Stage {
     };
     // Standing instructions of the folded user messages (and those a previous section pinned) are
     // re-pinned verbatim in one section; the previous section is replaced, never folded.
-    const keptOld = range.filter((i) => kept.has(i)).map((i) => input[i]!);
     let pinned: PinnedSection | undefined;
     if (o.instructionsShare > 0) {
       const sections = input.filter(isInstructionsSection);
@@ -283,8 +298,9 @@ export function compaction(options: CompactionOptions = {}): Stage {
       pinned = pinnedSection(id, NAME, previous, folded, cap, ctx.counter);
     }
     const section = pinned?.message ? [pinned.message] : [];
-    const keptBody = pinned ? keptOld.filter((m) => !isInstructionsSection(m)) : keptOld;
-    const keptTail = pinned ? tail.filter((m) => !isInstructionsSection(m)) : tail;
+    const unpinned = (list: Message[]) => (pinned ? list.filter((m) => !isInstructionsSection(m)) : list);
+    let keptBody = unpinned(keptOld);
+    let keptTail = unpinned(tail);
     // The summary fills what the kept part leaves of the target (at least a small floor).
     const keptMessages = [...input.slice(0, lead), ...section, ...keptBody, ...keptTail];
     // …and never less than its own share (the room the kept part's budget leaves): a newest step
@@ -333,6 +349,18 @@ export function compaction(options: CompactionOptions = {}): Stage {
         'inflation',
         `summary (${summaryTokens} tokens) not smaller than what it replaces (${foldedTokens})`,
       );
+    if (o.fill !== undefined) {
+      // What the summary leaves of the target goes to the newest folded steps, kept verbatim too, so
+      // that the context lands at the fill however short the summary came back.
+      const head = [...input.slice(0, lead), ...section, summaryMessage, ...keptBody, ...keptTail];
+      const cost = (i: number) => (kept.has(i) ? 0 : keptCost(input[i]!));
+      const at = widenCut(input, lead, cut, target - contextTokens(head, ctx), cost, summaryTokens);
+      if (at < cut) {
+        ({ tail, folded, keptOld } = split(at));
+        keptBody = unpinned(keptOld);
+        keptTail = unpinned(tail);
+      }
+    }
 
     const out: Message[] = [...input.slice(0, lead), ...section, summaryMessage, ...keptBody, ...keptTail];
     const journal: JournalEntry[] = withRef(
@@ -351,7 +379,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
     });
     const memories = outcome.result.memories ?? [];
     if (memories.length > 0) events.push({ type: 'memory-extracted', stage: NAME, count: memories.length });
-    let detail = `${folded.length} messages → 1 summary (${foldedTokens} → ${summaryTokens} tokens)`;
+    let detail = `${folded.length} messages → 1 summary (${sumTokens(folded, ctx.counter)} → ${summaryTokens} tokens)`;
     if (pinned && (pinned.kept.length > 0 || pinned.dropped.length > 0))
       detail += `; ${pinned.kept.length} standing instructions pinned${pinned.dropped.length > 0 ? `, ${pinned.dropped.length} dropped over the cap` : ''}`;
     if (after > guardLine) {

@@ -6,6 +6,7 @@
  * it changed carries `meta.truncatedAtArrival`, so a second run leaves it alone.
  */
 import * as z from 'zod/mini';
+import { hashText } from '../../messages/digest.ts';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolResultPart } from '../../messages/types.ts';
 import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
@@ -51,8 +52,11 @@ export const outputTruncationOptionsSchema = z.strictObject({
   truncateMode: z.optional(z.enum(['head_tail', 'head'])),
   /** `cowagent` per-tool line/byte cut. @default { bash: 'tail', read: 'head', grep: 'head' } */
   perTool: z.optional(z.record(z.string(), z.enum(['head', 'tail']))),
-  /** Which results the stage looks at: those after the last assistant message, or all. @default 'latest' */
-  scope: z.optional(z.enum(['latest', 'all'])),
+  /**
+   * Which results the stage looks at: those after the last assistant message, all, or those not sent
+   * yet (after the prefix the provider holds cached, `ctx.cache.frozen`; all when nothing is). @default 'latest'
+   */
+  scope: z.optional(z.enum(['latest', 'all', 'unsent'])),
   /** Prefix of spilled blob ids (`default` mode). @default '' */
   blobPrefix: z.optional(z.string()),
 });
@@ -67,7 +71,7 @@ export interface ResolvedOutputTruncation {
   spillThreshold: number;
   truncateMode: 'head_tail' | 'head';
   perTool: Readonly<Record<string, 'head' | 'tail'>>;
-  scope: 'latest' | 'all';
+  scope: 'latest' | 'all' | 'unsent';
   blobPrefix: string;
 }
 
@@ -128,11 +132,16 @@ export interface OutputTruncationStage extends Stage {
   ): Promise<ArrivalOutcome>;
 }
 
-function blobIdFor(o: ResolvedOutputTruncation, part: ToolResultPart, env: ArrivalEnv): string {
+/**
+ * The blob id of a spilled output. `default`: the call id and a digest of the output, so that the same
+ * history spills to the same blob and its notice reads the same bytes on every run (the prompt cache).
+ */
+function blobIdFor(o: ResolvedOutputTruncation, part: ToolResultPart, env: ArrivalEnv, text: string): string {
   if (o.mode === 'kosmokrator') return part.callId !== '' ? part.callId : env.ids.next('anon');
   if (o.mode === 'tiancai')
     return `tool_output_${env.clock.now()}000000${part.callId !== '' ? `_${part.callId}` : ''}`;
   const base = part.callId !== '' ? part.callId : 'anon';
+  if (o.mode === 'default') return `${o.blobPrefix}${base}_${hashText(text).slice(0, 8)}`;
   return `${o.blobPrefix}${base}_${env.ids.next('out')}`;
 }
 
@@ -151,7 +160,7 @@ async function truncateOne(
   const spill = async (full: string): Promise<SpillOutcome> => {
     if (!env.blobs) return { ok: false, error: 'no blob store configured' };
     try {
-      blob = await env.blobs.put(blobIdFor(o, part, env), full, { createdAt: env.clock.now() });
+      blob = await env.blobs.put(blobIdFor(o, part, env, full), full, { createdAt: env.clock.now() });
       return { ok: true, id: blob.id, location: blob.location, sha256: blob.sha256, size: blob.size };
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error) };
@@ -176,8 +185,12 @@ async function truncateOne(
 }
 
 /** Indices of the tool messages the stage looks at. */
-function targets(messages: readonly Message[], scope: 'latest' | 'all'): number[] {
-  let from = 0;
+function targets(
+  messages: readonly Message[],
+  scope: ResolvedOutputTruncation['scope'],
+  ctx: StageContext,
+): number[] {
+  let from = scope === 'unsent' ? Math.min(ctx.cache?.frozen ?? 0, messages.length) : 0;
   if (scope === 'latest')
     for (let i = messages.length - 1; i >= 0; i--)
       if (messages[i]!.role === 'assistant') {
@@ -205,7 +218,7 @@ export function createOutputTruncation(options: OutputTruncationOptions = {}): O
       const env: ArrivalEnv = { blobs: ctx.blobs, clock: ctx.clock, ids: ctx.ids };
       let output: Message[] | undefined;
       const journal: JournalEntry[] = [];
-      for (const i of targets(messages, o.scope)) {
+      for (const i of targets(messages, o.scope, ctx)) {
         const m = messages[i]!;
         const replaced = new Map<number, ToolResultPart>();
         for (let pi = 0; pi < m.parts.length; pi++) {
