@@ -40,6 +40,7 @@ const BENCH_MODULES: Array<[string, string, () => Promise<Record<string, unknown
   ['memory', 'benchMemoryCommand', () => import('./commands/bench-memory.ts')],
   ['compaction', 'benchCompactionCommand', () => import('./commands/bench-compaction.ts')],
   ['recall', 'benchRecallCommand', () => import('./commands/bench-recall.ts')],
+  ['cache', 'benchCacheCommand', () => import('./commands/bench-cache.ts')],
 ];
 
 /** The optional packages a benchmark cannot load without (the others it names when it runs). */

@@ -23,7 +23,7 @@ export interface CompactionCase {
 export const LONG_RUN_MESSAGES = 100;
 export const AFTER_WINDOW = 30;
 
-interface Trajectory {
+export interface Trajectory {
   id: string;
   messages: unknown[];
 }
@@ -52,7 +52,8 @@ function alignCut(messages: readonly Message[], at: number): number {
   return at;
 }
 
-function readTrajectory(path: string, file: string): Trajectory {
+/** A trajectory file: `{ messages: [...] }`; bad JSON or shape is an `invalid_input` naming the file. */
+export function readTrajectory(path: string, file: string): Trajectory {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));

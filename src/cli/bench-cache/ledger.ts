@@ -1,0 +1,65 @@
+/**
+ * A manager's sends priced step by step: each send against the previous one of the same manager, the
+ * unchanged prefix served from the provider's cache (minimum prefix and steps of each price table),
+ * the rest written at the table's write price. A send that does not start with the whole previous
+ * send, in a step where the manager did not compact, is a history rewrite.
+ */
+import { cachedTokens, sendCost } from '../../core/index.ts';
+import { dollars, type PriceTable } from './prices.ts';
+
+/** One send: a key per message (same key, same content) and its exact tokens, after `overhead` tokens of system prompt. */
+export interface PricedSend {
+  keys: readonly string[];
+  sizes: readonly number[];
+  overhead: number;
+  /** The manager compacted in this step (a rewrite is then its compaction, not a history rewrite). */
+  compacted: boolean;
+}
+
+export interface Tally {
+  steps: number;
+  compactions: number;
+  /** Sends that departed from the previous send without a compaction. */
+  rewrites: number;
+  /** Tokens sent, over all steps. */
+  sent: number;
+  /** Per table: tokens served from the cache, and the cost in dollars. */
+  cached: Record<string, number>;
+  cost: Record<string, number>;
+}
+
+export interface Ledger {
+  add(send: PricedSend): void;
+  readonly tally: Tally;
+}
+
+export function createLedger(tables: readonly PriceTable[]): Ledger {
+  const tally: Tally = { steps: 0, compactions: 0, rewrites: 0, sent: 0, cached: {}, cost: {} };
+  for (const t of tables) {
+    tally.cached[t.id] = 0;
+    tally.cost[t.id] = 0;
+  }
+  let last: { keys: readonly string[]; total: number; overhead: number } | undefined;
+  return {
+    tally,
+    add(send) {
+      const total = send.overhead + send.sizes.reduce((a, b) => a + b, 0);
+      let prefix = 0;
+      if (last && last.overhead === send.overhead) {
+        prefix = send.overhead;
+        for (let i = 0; i < send.keys.length && i < last.keys.length && send.keys[i] === last.keys[i]; i++)
+          prefix += send.sizes[i]!;
+      }
+      if (last && prefix < last.total && !send.compacted) tally.rewrites++;
+      if (send.compacted) tally.compactions++;
+      tally.steps++;
+      tally.sent += total;
+      for (const t of tables) {
+        const cached = Math.min(cachedTokens(prefix, t.rules), total);
+        tally.cached[t.id]! += cached;
+        tally.cost[t.id]! += dollars(sendCost(total, cached, t.rules), t);
+      }
+      last = { keys: send.keys, total, overhead: send.overhead };
+    },
+  };
+}

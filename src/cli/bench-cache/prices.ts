@@ -1,0 +1,42 @@
+/**
+ * The price tables `ctxcheck bench cache` prices each send with: the provider's cache rules (the
+ * core's cost model, `CACHE_RULES`) and its uncached input price in dollars per million tokens. Output
+ * tokens are the same for every manager (the recorded answers) and are not priced.
+ */
+import { CACHE_RULES, type CacheRules, type Dialect } from '../../core/index.ts';
+
+export interface PriceTable {
+  id: 'anthropic' | 'openai';
+  /** The model whose list price is used, for the report. */
+  model: string;
+  /** The dialect ctxkit runs with when priced by this table (its cache rules follow). */
+  dialect: Dialect;
+  rules: CacheRules;
+  /** Uncached input, dollars per million tokens. */
+  inputPerMillion: number;
+}
+
+/** List prices, 2026-11: Claude Sonnet 4.5 ($3 input, $3.75 5-minute write, $0.30 read); GPT-5 ($1.25, $0.125 cached). */
+export const PRICE_TABLES: Record<PriceTable['id'], PriceTable> = {
+  anthropic: {
+    id: 'anthropic',
+    model: 'Claude Sonnet 4.5',
+    dialect: 'anthropic',
+    rules: CACHE_RULES.anthropic,
+    inputPerMillion: 3,
+  },
+  openai: {
+    id: 'openai',
+    model: 'GPT-5',
+    dialect: 'openai',
+    rules: CACHE_RULES.openai,
+    inputPerMillion: 1.25,
+  },
+};
+
+export const TABLE_IDS = Object.keys(PRICE_TABLES) as Array<PriceTable['id']>;
+
+/** Dollars of `units` uncached-input-token units. */
+export function dollars(units: number, table: PriceTable): number {
+  return (units * table.inputPerMillion) / 1_000_000;
+}

@@ -1,0 +1,184 @@
+/**
+ * `ctxcheck bench cache`: every session × window, ctxkit's incremental context (the whole history
+ * passed every call, as framework hooks run it, with the dialect of each price table) beside the
+ * reference managers, each send counted exactly (o200k) and priced with the provider's cache.
+ * Returns rows; rendering is the command's job.
+ */
+import {
+  createContext,
+  createPipeline,
+  createTiktokenCounter,
+  fixedClock,
+  type Message,
+  messageDigest,
+  sequentialIds,
+  type TokenCounter,
+} from '../../core/index.ts';
+import { createLedger, type Tally } from './ledger.ts';
+import { PRICE_TABLES, type PriceTable } from './prices.ts';
+import { appendThenCompact, noManagement, type Sizing, slidingWindow } from './references.ts';
+import type { CacheSession } from './sessions.ts';
+
+/** The system prompt every manager sends (its tokens are the same for all). */
+export const BENCH_SYSTEM = 'You are a coding agent.';
+/** Time between two sends: well within every provider's TTL (the recordings carry no timestamps). */
+const STEP_MS = 20_000;
+
+export interface Timing {
+  p50: number;
+  p99: number;
+  worst: number;
+}
+
+export interface CacheBenchRow {
+  session: string;
+  window: number;
+  usable: number;
+  steps: number;
+  /** ctxkit, one run per price table (with that table's dialect and cache rules). */
+  ctxkit: Partial<Record<PriceTable['id'], Tally>>;
+  append: Tally;
+  slide: Tally;
+  /** The whole history every step; absent when a send would exceed usable input. */
+  none?: Tally;
+  /** Wall-clock milliseconds of ctxkit's `prepare`, over its runs of this row. */
+  timing: Timing;
+}
+
+export interface CacheBenchOptions {
+  sessions: readonly CacheSession[];
+  windows: readonly number[];
+  tables: ReadonlyArray<PriceTable['id']>;
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+/** Exact o200k tokens per message object (and per content, for objects rebuilt with the same content). */
+async function exactSizing(): Promise<Sizing> {
+  const counter: TokenCounter = await createTiktokenCounter('o200k_base', {
+    load: async () => await import('gpt-tokenizer/encoding/o200k_base'),
+  });
+  const byObject = new WeakMap<Message, number>();
+  const byContent = new Map<string, number>();
+  return {
+    overhead: counter.countText(BENCH_SYSTEM),
+    key: (m) => messageDigest(m),
+    tokens(m) {
+      let n = byObject.get(m);
+      if (n !== undefined) return n;
+      const key = messageDigest(m);
+      n = byContent.get(key);
+      if (n === undefined) {
+        n = counter.countMessage(m);
+        byContent.set(key, n);
+      }
+      byObject.set(m, n);
+      return n;
+    },
+  };
+}
+
+function timing(ms: number[]): Timing {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99), worst: s.at(-1) ?? 0 };
+}
+
+async function runCtxkit(
+  session: CacheSession,
+  window: number,
+  table: PriceTable,
+  sizing: Sizing,
+  times: number[],
+): Promise<Tally> {
+  const clock = fixedClock('2026-01-01T00:00:00Z');
+  const ctx = createContext({
+    budget: { contextWindow: window },
+    dialect: table.dialect,
+    clock,
+    ids: sequentialIds(),
+  });
+  const ledger = createLedger([table]);
+  for (const i of session.steps) {
+    clock.advance(STEP_MS);
+    const started = performance.now();
+    const run = await ctx.prepare(session.messages.slice(0, i), { system: BENCH_SYSTEM });
+    times.push(performance.now() - started);
+    const compacted = run.events.some((e) => e.type === 'compaction-end' && e.error === undefined);
+    ledger.add({
+      keys: run.send.map(sizing.key),
+      sizes: run.send.map(sizing.tokens),
+      overhead: sizing.overhead,
+      compacted,
+    });
+  }
+  return ledger.tally;
+}
+
+export async function runCacheBench(options: CacheBenchOptions): Promise<CacheBenchRow[]> {
+  const sizing = await exactSizing();
+  const tables = options.tables.map((id) => PRICE_TABLES[id]);
+  const rows: CacheBenchRow[] = [];
+  const total = options.sessions.length * options.windows.length;
+  for (const session of options.sessions)
+    for (const window of options.windows) {
+      const budget = createPipeline({ budget: { contextWindow: window } }).budget;
+      const limits = { usable: budget.usable, compactAt: budget.autoCompact };
+      const managers = {
+        append: [appendThenCompact(limits, sizing), createLedger(tables)] as const,
+        slide: [slidingWindow(limits, sizing), createLedger(tables)] as const,
+        none: [noManagement(sizing), createLedger(tables)] as const,
+      };
+      let fits = true;
+      for (const i of session.steps) {
+        const history = session.messages.slice(0, i);
+        for (const [manage, ledger] of Object.values(managers)) ledger.add(manage(history));
+        const whole = sizing.overhead + history.reduce((a, m) => a + sizing.tokens(m), 0);
+        if (whole > budget.usable) fits = false;
+      }
+      const times: number[] = [];
+      const ctxkit: CacheBenchRow['ctxkit'] = {};
+      for (const table of tables) ctxkit[table.id] = await runCtxkit(session, window, table, sizing, times);
+      const row: CacheBenchRow = {
+        session: session.name,
+        window,
+        usable: budget.usable,
+        steps: session.steps.length,
+        ctxkit,
+        append: managers.append[1].tally,
+        slide: managers.slide[1].tally,
+        timing: timing(times),
+      };
+      if (fits) row.none = managers.none[1].tally;
+      rows.push(row);
+      options.onProgress?.(rows.length, total, `${session.name} @${window / 1000}K`);
+    }
+  return rows;
+}
+
+export interface CacheGoals {
+  /** The largest ctxkit / append-then-compact cost ratio over every row and table. */
+  worstRatio: number;
+  worstAt: string;
+  /** History rewrites outside compactions per 1,000 ctxkit steps, over every row and table. */
+  rewritesPer1000: number;
+  rewrites: number;
+  steps: number;
+}
+
+export function cacheGoals(rows: readonly CacheBenchRow[]): CacheGoals {
+  let worstRatio = 0;
+  let worstAt = '';
+  let rewrites = 0;
+  let steps = 0;
+  for (const r of rows)
+    for (const [id, t] of Object.entries(r.ctxkit)) {
+      const ratio = t!.cost[id]! / r.append.cost[id]!;
+      if (ratio > worstRatio) {
+        worstRatio = ratio;
+        worstAt = `${r.session} @${r.window / 1000}K, ${id}`;
+      }
+      rewrites += t!.rewrites;
+      steps += t!.steps;
+    }
+  return { worstRatio, worstAt, rewritesPer1000: steps > 0 ? (rewrites / steps) * 1000 : 0, rewrites, steps };
+}

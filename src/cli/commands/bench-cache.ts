@@ -1,0 +1,85 @@
+/**
+ * `ctxcheck bench cache [--data dir] [--windows 32000,128000] [--tables anthropic,openai] [--filter s] [--json] [--check]`:
+ * real agent sessions replayed step by step through ctxkit's incremental context, every send counted
+ * exactly (o200k) and priced in dollars with the provider's prompt cache (cache writes included),
+ * beside append-then-compact, a sliding window and no management, in the same run. `--check` exits 1
+ * when a goal is missed.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { TABLE_IDS } from '../bench-cache/prices.ts';
+import { GOAL_RATIO, GOAL_REWRITES_PER_1000, renderCacheBench } from '../bench-cache/render.ts';
+import { cacheGoals, runCacheBench } from '../bench-cache/run.ts';
+import { loadCacheSessions } from '../bench-cache/sessions.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
+
+interface Args {
+  data: string;
+  windows: string;
+  tables: string;
+  filter?: string;
+  json: boolean;
+  check: boolean;
+}
+
+function list<T>(value: string, what: string, parse: (s: string) => T | undefined): T[] {
+  const out = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const v = parse(s);
+      if (v === undefined) throw new CliError(`--${what}: invalid value '${s}'`);
+      return v;
+    });
+  if (out.length === 0) throw new CliError(`--${what}: expected at least one value`);
+  return out;
+}
+
+export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
+  return {
+    command: 'cache',
+    describe: 'Cost with the provider’s prompt cache: ctxkit beside append-then-compact on real sessions',
+    builder: (y: Argv) =>
+      y
+        .option('data', {
+          type: 'string',
+          default: '../shared/data/trajectories/claude-code',
+          describe: 'folder of trajectories (one JSON session each)',
+        })
+        .option('windows', { type: 'string', default: '32000,128000', describe: 'context windows (tokens)' })
+        .option('tables', { type: 'string', default: TABLE_IDS.join(','), describe: 'price tables' })
+        .option('filter', { type: 'string', describe: 'only sessions whose name contains this' })
+        .option('json', { type: 'boolean', default: false })
+        .option('check', {
+          type: 'boolean',
+          default: false,
+          describe: 'exit 1 when a goal is missed',
+        }) as Argv<Args>,
+    handler: async (args) => {
+      const dir = resolve(env.io.cwd, args.data);
+      if (!existsSync(dir)) throw new CliError(`--data: ${dir} does not exist`);
+      const windows = list(args.windows, 'windows', (s) =>
+        /^\d+$/.test(s) && Number(s) >= 8000 && Number(s) <= 10_000_000 ? Number(s) : undefined,
+      );
+      const tables = list(args.tables, 'tables', (s) => TABLE_IDS.find((t) => t === s));
+      const sessions = loadCacheSessions(dir, args.filter);
+      if (sessions.length === 0) throw new CliError(`no session with two steps or more in ${dir}`);
+      const tty = !args.json && process.stderr.isTTY === true;
+      const rows = await runCacheBench({
+        sessions,
+        windows,
+        tables,
+        onProgress: (done, total, label) => {
+          if (tty)
+            process.stderr.write(`\r${done}/${total} ${label.padEnd(40)}${done === total ? '\n' : ''}`);
+        },
+      });
+      const goals = cacheGoals(rows);
+      env.io.out(args.json ? JSON.stringify({ rows, goals }, null, 2) : renderCacheBench(rows, tables));
+      const met = goals.worstRatio <= GOAL_RATIO && goals.rewritesPer1000 <= GOAL_REWRITES_PER_1000;
+      env.exit(args.check && !met ? EXIT.failed : EXIT.ok);
+    },
+  };
+}

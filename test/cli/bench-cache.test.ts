@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createLedger } from '../../src/cli/bench-cache/ledger.ts';
+import { PRICE_TABLES } from '../../src/cli/bench-cache/prices.ts';
+import {
+  appendThenCompact,
+  REFERENCE_SUMMARY_TOKENS,
+  slidingWindow,
+} from '../../src/cli/bench-cache/references.ts';
+import { cacheGoals, runCacheBench } from '../../src/cli/bench-cache/run.ts';
+import { loadCacheSessions } from '../../src/cli/bench-cache/sessions.ts';
+import { createCli } from '../../src/cli/cli.ts';
+import { bufferIo } from '../../src/cli/io.ts';
+import { assistant, type Message, user } from '../../src/core/index.ts';
+
+const DATA = resolve(import.meta.dirname, '../../../shared/data/trajectories/claude-code');
+const HAVE_DATA = existsSync(DATA);
+if (!HAVE_DATA) console.warn(`bench cache: ${DATA} is absent; the replay on real sessions is skipped`);
+
+const tables = [PRICE_TABLES.anthropic, PRICE_TABLES.openai];
+const send = (keys: string[], sizes: number[], compacted = false) => ({
+  keys,
+  sizes,
+  overhead: 10,
+  compacted,
+});
+
+describe('createLedger', () => {
+  it('serves the previous send from the cache and counts a send that departs from it as a rewrite', () => {
+    const ledger = createLedger(tables);
+    ledger.add(send(['a', 'b'], [2000, 1000]));
+    ledger.add(send(['a', 'b', 'c'], [2000, 1000, 500]));
+    ledger.add(send(['a', 'x', 'c'], [2000, 900, 500]));
+    const t = ledger.tally;
+    expect(t.rewrites).toBe(1);
+    // Anthropic: the second send reads 3,010 and writes 500; the third reads 2,010 and writes 1,400.
+    expect(t.cached.anthropic).toBe(3010 + 2010);
+    const units = 3010 * 1.25 + (3010 * 0.1 + 500 * 1.25) + (2010 * 0.1 + 1400 * 1.25);
+    expect(t.cost.anthropic).toBeCloseTo(units * 3e-6, 9);
+    // OpenAI: whole 128-token steps.
+    expect(t.cached.openai).toBe(2944 + 1920);
+  });
+
+  it('counts a departure in a step that compacted as the compaction, not a rewrite', () => {
+    const ledger = createLedger(tables);
+    ledger.add(send(['a', 'b'], [1000, 1000]));
+    ledger.add(send(['s', 'b'], [200, 1000], true));
+    expect(ledger.tally).toMatchObject({ rewrites: 0, compactions: 1 });
+  });
+});
+
+describe('appendThenCompact', () => {
+  const m = (i: number): Message => (i % 2 ? assistant(`a${i}`) : user(`u${i}`));
+
+  it('replaces all but the newest 20% of usable input with a 2,000-token summary when the send would cross the level', () => {
+    const sizing = { overhead: 10, key: (x: Message) => x.id, tokens: () => 300 };
+    const manage = appendThenCompact({ usable: 5000, compactAt: 4000 }, sizing);
+    const history = Array.from({ length: 15 }, (_, i) => m(i));
+    expect(manage(history.slice(0, 13)).compacted).toBe(false);
+    expect(manage(history.slice(0, 14))).toMatchObject({
+      compacted: true,
+      sizes: [REFERENCE_SUMMARY_TOKENS, 300, 300, 300],
+    });
+    expect(manage(history)).toMatchObject({
+      compacted: false,
+      sizes: [REFERENCE_SUMMARY_TOKENS, 300, 300, 300, 300],
+    });
+  });
+});
+
+describe('slidingWindow', () => {
+  it('sends the newest messages that fit usable input', () => {
+    const manage = slidingWindow(
+      { usable: 350, compactAt: 300 },
+      { overhead: 10, key: (x) => x.id, tokens: () => 100 },
+    );
+    const history = Array.from({ length: 6 }, (_, i) => user(`u${i}`));
+    expect(manage(history).keys).toEqual(history.slice(3).map((x) => x.id));
+  });
+});
+
+describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () => {
+  it('costs no more than append-then-compact, with both price tables, and rewrites the history at most 29 times per 1,000 steps', async () => {
+    const sessions = loadCacheSessions(DATA, '8463c716').filter((s) => s.name === '8463c716');
+    expect(sessions).toHaveLength(1);
+    const rows = await runCacheBench({ sessions, windows: [32_000], tables: ['anthropic', 'openai'] });
+    const [row] = rows;
+    expect(row!.steps).toBeGreaterThan(100);
+    for (const id of ['anthropic', 'openai'] as const) {
+      expect(row!.ctxkit[id]!.cost[id]!).toBeLessThanOrEqual(row!.append.cost[id]!);
+      // The naive window pays for breaking the cache on almost every step.
+      expect(row!.slide.cost[id]!).toBeGreaterThan(2 * row!.append.cost[id]!);
+    }
+    expect(row!.none).toBeUndefined();
+    expect(cacheGoals(rows).rewritesPer1000).toBeLessThanOrEqual(29);
+  });
+});
+
+describe('ctxcheck bench cache', () => {
+  it('exits 2 with one line naming the option when a window is not a number', async () => {
+    const io = bufferIo();
+    const code = await createCli(['bench', 'cache', '--data', tmpdir(), '--windows', '32k'], io).run();
+    expect(code).toBe(2);
+    expect(io.stderr().trim()).toMatch(/--windows: invalid value '32k'/);
+  });
+
+  it('exits 2 naming the file when a trajectory is not valid JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ctxkit-bench-cache-'));
+    writeFileSync(join(dir, 'a.json'), '{not json');
+    const io = bufferIo({ cwd: dir });
+    const code = await createCli(['bench', 'cache', '--data', '.'], io).run();
+    expect(code).toBe(2);
+    expect(io.stderr()).toContain('a.json: not valid JSON');
+  });
+});
