@@ -7,6 +7,7 @@
 import type { Usage } from '../core/messages/types.ts';
 import type { RunEstimate } from '../core/pipeline/runner.ts';
 import type { StageReport } from '../core/pipeline/types.ts';
+import { cacheLine } from './cache-line.ts';
 import type { ContextView } from './context-model.ts';
 import { esc, fmt } from './html.ts';
 import { levelReason } from './level-reason.ts';
@@ -150,11 +151,12 @@ export function renderTimeline(
           ? `${c.provider} ${c.model}${c.stream ? ' (stream)' : ''}`
           : `session API, ${c.provider} dialect`;
       const usage = c.upstream?.usage?.inputTokens;
+      const cache = cacheLine(c.upstream?.usage);
       const upstream =
         c.kind !== 'proxy'
           ? '<span class="summary">returned to the caller</span>'
           : c.upstream
-            ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}`
+            ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}${cache ? `<br><span class="summary">${esc(cache)}</span>` : ''}`
             : '—';
       const reason = levelReason(c.reports, c.estimate.level);
       return `<tr data-kind="${esc(c.kind)}"${c.compacted ? ' class="changed"' : ''}><td data-label="at (UTC)">${esc(when(c.at))}</td><td data-label="call"><a href="${esc(route('sessions', sessionId, 'calls', c.id))}" aria-label="${esc(`${kind} at ${when(c.at)}`)}">${esc(kind)}</a><br><span class="summary">${esc(how)}</span></td><td class="num" data-label="new messages">${c.kind === 'proxy' ? fmt(c.appended) : '—'}</td><td class="num" data-label="tokens">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td data-label="level"><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span><br><span class="reason">${esc(reason)}</span></td><td class="num" data-label="upstream">${upstream}</td><td data-label="journal">${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;

@@ -21,7 +21,12 @@ export type ProviderReply =
       kind: 'answer';
       text?: string;
       toolCalls?: FakeToolCall[];
-      usage?: { input: number; output: number };
+      /**
+       * `cacheRead` / `cacheWrite`: prompt-cache tokens as each provider reports them (OpenAI counts
+       * the cached ones inside the prompt, `prompt_tokens_details.cached_tokens`; Anthropic beside
+       * `input_tokens`, `cache_read_input_tokens` and `cache_creation_input_tokens`).
+       */
+      usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
       /** Streamed text is cut into this many pieces. @default 3 */
       chunks?: number;
       /** Streaming only: after the first event, wait for this before sending the rest. */
@@ -158,7 +163,19 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
-const DEFAULT_USAGE = { input: 100, output: 10 };
+const DEFAULT_USAGE: { input: number; output: number; cacheRead?: number; cacheWrite?: number } = {
+  input: 100,
+  output: 10,
+};
+
+/** Anthropic's input side of a usage: uncached input, and the cache's reads and writes beside it. */
+function anthropicInput(usage: { input: number; cacheRead?: number; cacheWrite?: number }) {
+  return {
+    input_tokens: usage.input,
+    ...(usage.cacheRead !== undefined ? { cache_read_input_tokens: usage.cacheRead } : {}),
+    ...(usage.cacheWrite !== undefined ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
+  };
+}
 
 function pieces(text: string, n: number): string[] {
   const size = Math.max(1, Math.ceil(text.length / Math.max(1, n)));
@@ -204,10 +221,12 @@ async function openai(res: ServerResponse, body: Record<string, unknown>, reply:
     return;
   }
   const usage = reply.usage ?? DEFAULT_USAGE;
+  const prompt = usage.input + (usage.cacheRead ?? 0);
   const u = {
-    prompt_tokens: usage.input,
+    prompt_tokens: prompt,
     completion_tokens: usage.output,
-    total_tokens: usage.input + usage.output,
+    total_tokens: prompt + usage.output,
+    ...(usage.cacheRead !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
   };
   const calls = (reply.toolCalls ?? []).map((c) => ({
     id: c.id,
@@ -318,7 +337,7 @@ async function anthropic(res: ServerResponse, body: Record<string, unknown>, rep
         content,
         stop_reason: stop,
         stop_sequence: null,
-        usage: { input_tokens: usage.input, output_tokens: usage.output },
+        usage: { ...anthropicInput(usage), output_tokens: usage.output },
       }),
     );
     return;
@@ -336,7 +355,7 @@ async function anthropic(res: ServerResponse, body: Record<string, unknown>, rep
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input, output_tokens: 1 },
+        usage: { ...anthropicInput(usage), output_tokens: 1 },
       },
     },
     'message_start',
@@ -444,9 +463,10 @@ async function responses(res: ServerResponse, body: Record<string, unknown>, rep
     model,
     output,
     usage: {
-      input_tokens: usage.input,
+      input_tokens: usage.input + (usage.cacheRead ?? 0),
       output_tokens: usage.output,
-      total_tokens: usage.input + usage.output,
+      total_tokens: usage.input + (usage.cacheRead ?? 0) + usage.output,
+      ...(usage.cacheRead !== undefined ? { input_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
     },
   };
   if (!body.stream) {

@@ -70,7 +70,10 @@ describe('examples/proxy-anthropic.ts', () => {
     expect(fake.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
     expect(fake.requests[1]!.body.stream).toBe(true);
     // The client's system first; the tenant's memory block (session recall) may follow it.
-    expect(fake.requests[0]!.body.system).toMatch(/^You answer in one sentence\./);
+    // The system prompt comes as blocks, the last one a prompt-cache breakpoint (proxy-cache.test.ts).
+    const system = fake.requests[0]!.body.system as Array<{ text: string; cache_control?: unknown }>;
+    expect(system.map((b) => b.text).join('\n\n')).toMatch(/^You answer in one sentence\./);
+    expect(system.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
     const rows = await until('ex-anthropic', 4);
     expect(rows.map((r) => r.message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });

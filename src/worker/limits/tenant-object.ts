@@ -13,8 +13,10 @@
  *   refused. The first count is awaited; later ones run while the last total is used.
  */
 import { DurableObject } from 'cloudflare:workers';
+import type { Usage } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { storedBytes } from './stored-bytes.ts';
+import { addUsage, EMPTY_TALLY, type TokenTally } from './token-tally.ts';
 
 export interface LeaseRequest {
   tenant: string;
@@ -48,6 +50,8 @@ export interface TenantUsage {
   stored: { bytes: number; countedAt: number };
   /** The operator's caps for this tenant, over the environment's. */
   caps: TenantCaps;
+  /** What the upstream reported on the tenant's proxied session calls (token-tally.ts). */
+  tokens: TokenTally;
 }
 
 /** Caps an operator sets for one tenant (`PUT /v1/admin/tenants/:tenant/limits`); absent: the environment's. */
@@ -61,6 +65,7 @@ interface Lease {
 }
 
 const LEASE = 'lease:';
+const TOKENS = 'tokens';
 const CAPS = 'caps';
 
 export class TenantObject extends DurableObject<Env> {
@@ -185,7 +190,14 @@ export class TenantObject extends DurableObject<Env> {
     return next;
   }
 
+  /** Adds one call's reported usage to the tenant's token tally. */
+  async tally(usage: Usage): Promise<void> {
+    const next = addUsage((await this.ctx.storage.get<TokenTally>(TOKENS)) ?? EMPTY_TALLY, usage, Date.now());
+    await this.ctx.storage.put(TOKENS, next);
+  }
+
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
+    const tokens = (await this.ctx.storage.get<TokenTally>(TOKENS)) ?? EMPTY_TALLY;
     const stored = await this.used(tenant, recountMs);
     this.expire(Date.now());
     const sessions: Record<string, number> = {};
@@ -196,6 +208,7 @@ export class TenantObject extends DurableObject<Env> {
       sessions,
       stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
       caps: { ...this.caps },
+      tokens,
     };
   }
   /** The counted total plus what was let through since; counts again when the count is stale. */

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { fromAnthropic, type JsonValue, type Message, parseWith, toAnthropic } from '../../core/index.ts';
+import { clientCacheControl, systemWithBreakpoint } from './cache-hints.ts';
 import { wrapAnswer } from './opaque-json.ts';
 import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
@@ -158,13 +159,17 @@ export const anthropicMessages: Protocol = {
     };
   },
   render(request, send, memory) {
-    const rendered = toAnthropic(send);
+    // Breakpoints where the client set none (cache-hints.ts): the messages' here, the end of the
+    // system prompt once it is composed.
+    const own = !clientCacheControl(request.body);
+    const rendered = toAnthropic(send, { cacheControl: own ? 'messages' : false });
     const { system: _client, ...rest } = request.body;
-    const system = composeSystem(
+    const composed = composeSystem(
       request.body.system as SystemValue | undefined,
       rendered.system as SystemValue | undefined,
       memory,
     );
+    const system = composed !== undefined && own ? systemWithBreakpoint(composed) : composed;
     return { ...rest, ...(system === undefined ? {} : { system }), messages: rendered.messages };
   },
   answer(json) {

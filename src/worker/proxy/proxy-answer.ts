@@ -6,7 +6,7 @@
  * once the client took it — or journaled 499, not delivered, when it left (and kept all the same: it
  * was paid for).
  */
-import { isCtxError, type Message, type RunEstimate } from '../../core/index.ts';
+import { isCtxError, type Message, type RunEstimate, type Usage } from '../../core/index.ts';
 import type { SessionApi } from '../session/stub.ts';
 import type { SessionKey } from '../session/wire.ts';
 import { deliverWhole } from './client-stream.ts';
@@ -68,6 +68,8 @@ export interface AnswerContext {
   clientSignal: AbortSignal | undefined;
   maxEventBytes: number;
   timer: PhaseTimer;
+  /** Adds a logged answer's reported usage to the tenant's token tally (GET /v1/usage); absent without limits. */
+  tally?: ((usage: Usage) => Promise<void>) | undefined;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -104,6 +106,8 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
       ...(a.toolRounds ? { toolRounds: a.toolRounds } : {}),
     });
     if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
+    // What the upstream reported, cache reads and writes apart (token-tally.ts).
+    if (message?.usage && a.tally) await a.tally(message.usage);
   };
   const later = (message: Message | undefined, status: number) =>
     a.waitUntil(record(message, status).catch(logFailure));

@@ -14,11 +14,14 @@ import { createPipeline, hashText, type Pipeline } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { readJsonText } from '../http/body.ts';
 import { checkJsonDepth } from '../http/json-depth.ts';
+import { limitsBound } from '../limits/limit-config.ts';
+import { tenantStub } from '../limits/tenant-stub.ts';
 import { serviceBounds } from '../service-bounds.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { sessionStub } from '../session/stub.ts';
 import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
+import { promptCacheKey } from './cache-hints.ts';
 import { secretsToScrub } from './credential-scrub.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
 import { wrapRequest } from './opaque-json.ts';
@@ -126,6 +129,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
           const k = { tenant: ctx.tenant, session: options.session };
           return { key: k, stub: sessionStub(env, k) };
         })();
+  if (session) leg.cacheKey = promptCacheKey(session.key.tenant, session.key.session);
   /** A fault's answer in the provider's shape (with the call's journal link); a gone client's 499. */
   const faulted = (f: UpstreamFault) => {
     if (f.kind === 'client-gone') return new Response(null, { status: 499 });
@@ -260,6 +264,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     clientSignal: req.signal,
     maxEventBytes: bounds.eventBytes,
     timer,
+    tally: limitsBound(env) ? (usage) => tenantStub(env, ctx.tenant).tally(usage) : undefined,
     waitUntil: (p) => ctx.waitUntil(p),
   });
 }

@@ -7,6 +7,7 @@ import type { Pipeline } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import type { SessionApi } from '../session/stub.ts';
 import { type SessionKey, unwrap } from '../session/wire.ts';
+import { withPromptCacheKey } from './cache-hints.ts';
 import { scrubResponse } from './credential-scrub.ts';
 import { unwrapBody } from './opaque-json.ts';
 import { overflowText, prepareAtWindow, statedWindow } from './overflow-retry.ts';
@@ -33,6 +34,8 @@ export interface Leg {
   opaque?: boolean;
   /** Scrubbed from every upstream answer before anything reads it (`credential-scrub.ts`). */
   secrets: string[];
+  /** The session's `prompt_cache_key` (cache-hints.ts), for providers that take one. */
+  cacheKey?: string | undefined;
 }
 
 /** Thrown when the upstream could not be reached (the client gets a 502 naming no host). */
@@ -59,7 +62,9 @@ export async function forward(
   prepared: Prepared,
   timer?: PhaseTimer,
 ): Promise<Response> {
-  const rendered = JSON.stringify(protocol.render(request, prepared.send, prepared.memory));
+  const body0 = protocol.render(request, prepared.send, prepared.memory);
+  // The session's prompt_cache_key where the provider takes one and the client set none (cache-hints.ts).
+  const rendered = JSON.stringify(withPromptCacheKey(protocol.id, body0, leg.cacheKey));
   const body = leg.opaque ? unwrapBody(rendered) : rendered;
   timer?.mark('render');
   try {

@@ -1,12 +1,14 @@
 /**
  * `GET /v1/usage`: where the calling tenant stands against its limits — proxied calls in flight (per
- * session and in all) and bytes stored — with each limit and the variable that sets it.
+ * session and in all) and bytes stored — with each limit and the variable that sets it; and the tokens
+ * the upstream reported on its proxied session calls, cache reads and writes apart (`tokens`).
  */
 import type { Hono } from 'hono';
 import { CtxError } from '../../core/index.ts';
 import type { AppEnv } from '../http/context.ts';
 import { LIMIT_VARS, limitsBound, tenantLimits } from '../limits/limit-config.ts';
 import { tenantStub } from '../limits/tenant-stub.ts';
+import { cacheHitRate } from '../limits/token-tally.ts';
 
 export function usageRoutes(app: Hono<AppEnv>): void {
   app.get('/v1/usage', async (c) => {
@@ -29,6 +31,7 @@ export function usageRoutes(app: Hono<AppEnv>): void {
         max: limits.storedBytes,
         name: LIMIT_VARS.storedBytes,
       },
+      tokens: { ...usage.tokens, cacheHitRate: cacheHitRate(usage.tokens) },
     });
   });
 }

@@ -1,0 +1,164 @@
+/**
+ * The proxy and the provider's prompt cache, in workerd against the local fake provider: the hints
+ * it adds where the client set none (Anthropic breakpoints, OpenAI's `prompt_cache_key`), the client's
+ * own passed untouched, and the cached tokens the upstream reports recorded per call and per tenant.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { client, type Loose } from './support/client.ts';
+import { type RunningWorker, startWorker } from './support/harness.ts';
+
+const OPENAI = '/v1/proxy/openai/chat/completions';
+const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+const EPHEMERAL = { type: 'ephemeral' };
+
+let w: RunningWorker;
+let fake: FakeProvider;
+let key: string;
+
+beforeAll(async () => {
+  fake = await startFakeProvider({ port: 0 });
+  w = await startWorker({
+    bindings: {
+      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
+      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
+      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
+      UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789',
+    },
+  });
+  key = await w.createKey('cache-tenant');
+});
+afterAll(async () => {
+  await w?.dispose();
+  await fake?.close();
+});
+beforeEach(() => {
+  fake.reset();
+});
+
+const post = (path: string, json: unknown, session: string) =>
+  w.request(path, { method: 'POST', key, headers: { 'x-ctxkit-session': session }, json });
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const v = await fn();
+    if (ok(v)) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in 5 s');
+}
+
+/** Where `cache_control` sits in a request body: `system[j]`, `messages[i][j]`, `tools[k]`. */
+function breakpoints(body: Loose): string[] {
+  const at: string[] = [];
+  const blocks = (v: unknown) => (Array.isArray(v) ? (v as Loose[]) : []);
+  for (const [j, b] of blocks(body.system).entries()) if (b.cache_control) at.push(`system[${j}]`);
+  for (const [k, t] of blocks(body.tools).entries()) if (t.cache_control) at.push(`tools[${k}]`);
+  for (const [i, m] of blocks(body.messages).entries())
+    for (const [j, b] of blocks(m.content).entries()) if (b.cache_control) at.push(`messages[${i}][${j}]`);
+  return at;
+}
+
+const anthropicTurn = (extra: Loose = {}) => ({
+  model: 'claude-sonnet-4-5',
+  max_tokens: 512,
+  system: 'You are a coding agent.',
+  messages: [
+    { role: 'user', content: 'Run the tests.' },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '2 failed' }] },
+  ],
+  ...extra,
+});
+
+describe('the proxy (prompt-cache hints)', () => {
+  it('forwards Anthropic breakpoints on the system prompt, the end of the previous send and the last message when the client set none', async () => {
+    fake.script({ kind: 'answer', text: 'ok' });
+    const res = await post(ANTHROPIC, anthropicTurn(), 'cache-a1');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const sent = fake.requests[0]!.body as Loose;
+    expect(sent.system).toEqual([
+      { type: 'text', text: 'You are a coding agent.', cache_control: EPHEMERAL },
+    ]);
+    expect(breakpoints(sent)).toEqual(['system[0]', 'messages[0][0]', 'messages[2][0]']);
+    expect(sent.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1' });
+  });
+
+  it('passes the client’s own breakpoints untouched and adds none', async () => {
+    fake.script({ kind: 'answer', text: 'ok' });
+    const turn = anthropicTurn({
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: EPHEMERAL }],
+    });
+    const res = await post(ANTHROPIC, turn, 'cache-a2');
+    await res.arrayBuffer();
+    const sent = fake.requests[0]!.body as Loose;
+    expect(breakpoints(sent)).toEqual(['system[0]']);
+    expect(sent.system).toEqual(turn.system);
+  });
+
+  it('sets one prompt_cache_key per session for OpenAI when the client set none, and keeps the client’s', async () => {
+    const body = { model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] };
+    for (const s of ['cache-o1', 'cache-o1', 'cache-o2']) {
+      fake.script({ kind: 'answer', text: 'ok' });
+      await (await post(OPENAI, { ...body, messages: [...body.messages] }, s)).arrayBuffer();
+    }
+    fake.script({ kind: 'answer', text: 'ok' });
+    await (await post(OPENAI, { ...body, prompt_cache_key: 'mine' }, 'cache-o3')).arrayBuffer();
+    const keys = fake.requests.map((r) => (r.body as Loose).prompt_cache_key);
+    expect(keys[0]).toMatch(/^ctxkit-[0-9a-f]{16}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys[3]).toBe('mine');
+  });
+});
+
+describe('the proxy (cached tokens reported by the upstream)', () => {
+  it('records Anthropic’s cache reads and writes in the call journal and the tenant’s usage', async () => {
+    const before = (await client(w, key).get('/v1/usage')).body.tokens as Loose;
+    fake.script({
+      kind: 'answer',
+      text: 'ok',
+      usage: { input: 200, output: 10, cacheRead: 4000, cacheWrite: 300 },
+    });
+    const res = await post(ANTHROPIC, anthropicTurn(), 'cache-u1');
+    await res.arrayBuffer();
+    const link = res.headers.get('x-ctxkit-journal')!;
+    const call = await until(
+      async () => (await client(w, key).get(link)).body.call as Loose,
+      (c) => c.upstream?.usage !== undefined,
+    );
+    expect(call.upstream.usage).toMatchObject({
+      inputTokens: 200,
+      cacheReadTokens: 4000,
+      cacheWriteTokens: 300,
+    });
+    const after = await until(
+      async () => (await client(w, key).get('/v1/usage')).body.tokens as Loose,
+      (t) => t.calls > before.calls,
+    );
+    expect(after.cacheRead - before.cacheRead).toBe(4000);
+    expect(after.cacheWrite - before.cacheWrite).toBe(300);
+    expect(after.input - before.input).toBe(200);
+    expect(after.cacheHitRate).toBeGreaterThan(0);
+  });
+
+  it('records OpenAI’s cached prompt tokens as cache reads, the rest as input', async () => {
+    fake.script({ kind: 'answer', text: 'ok', usage: { input: 904, output: 10, cacheRead: 4096 } });
+    const res = await post(
+      OPENAI,
+      { model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] },
+      'cache-u2',
+    );
+    await res.arrayBuffer();
+    const link = res.headers.get('x-ctxkit-journal')!;
+    const call = await until(
+      async () => (await client(w, key).get(link)).body.call as Loose,
+      (c) => c.upstream?.usage !== undefined,
+    );
+    expect(call.upstream.usage).toMatchObject({ inputTokens: 904, cacheReadTokens: 4096 });
+  });
+});
