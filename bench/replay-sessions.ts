@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shortName } from '../src/cli/bench-cache/sessions.ts';
 import { fromOpenAI } from '../src/core/adapters/openai.ts';
 import type { Message } from '../src/core/messages/types.ts';
 
@@ -16,13 +17,6 @@ export interface ReplaySession {
   messages: Message[];
   /** Indices of the assistant messages: a pre-flight runs right before each. */
   steps: number[];
-}
-
-/** `8463c716__agent-a7be2f0` for `8463c716-a2ea-…__agent-a7be2f0`. */
-export function shortName(file: string): string {
-  const [head, ...rest] = file.replace(/\.json$/, '').split('__');
-  const id = /^[0-9a-f]{8}-/.test(head!) ? head!.slice(0, 8) : head!;
-  return [id, ...rest].join('__');
 }
 
 export function loadReplaySessions(data: string, groups: readonly string[]): ReplaySession[] {

@@ -120,9 +120,8 @@ export function cacheGated(stage: Stage): Stage {
       const first = firstChange(messages, result.messages);
       if (first >= plan.frozen) return result;
       if (plan.release) return { ...result, rewrite: releaseReason(plan.release) };
-      return result.messages.length === messages.length
-        ? oneForOne(messages, result, first, plan, ctx.counter)
-        : wholeOrNothing(messages, result, first, plan, ctx.counter);
+      const g: Gated = { messages, result, first, plan, counter: ctx.counter };
+      return result.messages.length === messages.length ? oneForOne(g) : wholeOrNothing(g);
     },
   };
   if (stage.ahead) gated.ahead = stage.ahead;
@@ -134,14 +133,17 @@ function paysNote(saved: number, rebilled: number, plan: CacheContext): string {
   return `pays: sheds ${fmt(saved)} tokens, saves ${fmt(q.saving)} in cache reads for ${fmt(q.cost)} re-billed (${fmt(rebilled)} tokens)`;
 }
 
+/** A stage's input and the result that changed a cached message first at `first`. */
+interface Gated {
+  messages: readonly Message[];
+  result: StageResult;
+  first: number;
+  plan: CacheContext;
+  counter: TokenCounter;
+}
+
 /** A stage that replaced messages one for one: its changes from the best-paying position on stand. */
-function oneForOne(
-  messages: readonly Message[],
-  result: StageResult,
-  first: number,
-  plan: CacheContext,
-  counter: TokenCounter,
-): StageResult {
+function oneForOne({ messages, result, first, plan, counter }: Gated): StageResult {
   const out = result.messages;
   const positions: number[] = [];
   for (let j = first; j < plan.frozen; j++) if (out[j] !== messages[j]) positions.push(j);
@@ -171,13 +173,7 @@ function oneForOne(
 }
 
 /** A stage that inserted or removed messages: all of it pays, or all of it waits. */
-function wholeOrNothing(
-  messages: readonly Message[],
-  result: StageResult,
-  first: number,
-  plan: CacheContext,
-  counter: TokenCounter,
-): StageResult {
+function wholeOrNothing({ messages, result, first, plan, counter }: Gated): StageResult {
   const out = result.messages;
   const saved = sumTokens(messages, 0, messages.length, counter) - sumTokens(out, 0, out.length, counter);
   const rebilled = sumTokens(messages, first, plan.frozen, counter);
