@@ -16,10 +16,9 @@
  * A pipeline without a dialect uses Anthropic's rules: the write premium makes them the strictest.
  */
 import * as z from 'zod/mini';
-import { CtxError } from '../errors.ts';
-import { PARSE_IN_ENGLISH } from '../messages/schema.ts';
 import type { Dialect } from '../messages/types.ts';
 import { LIMITS } from '../pipeline/limits.ts';
+import { parseOptions } from '../pipeline/stages/stage-kit.ts';
 
 export interface CacheRules {
   /** Price of a cached input token, as a share of the uncached input price. */
@@ -36,12 +35,14 @@ export interface CacheRules {
 
 const FIVE_MINUTES = 300_000;
 
-export const CACHE_RULES = {
+const OPENAI: CacheRules = { read: 0.1, write: 1, ttlMs: FIVE_MINUTES, minPrefix: 1024, granularity: 128 };
+
+export const CACHE_RULES: Readonly<Record<Dialect, Readonly<CacheRules>>> = {
   anthropic: { read: 0.1, write: 1.25, ttlMs: FIVE_MINUTES, minPrefix: 1024, granularity: 1 },
-  openai: { read: 0.1, write: 1, ttlMs: FIVE_MINUTES, minPrefix: 1024, granularity: 128 },
-  responses: { read: 0.1, write: 1, ttlMs: FIVE_MINUTES, minPrefix: 1024, granularity: 128 },
-  gemini: { read: 0.1, write: 1, ttlMs: FIVE_MINUTES, minPrefix: 1024, granularity: 1 },
-} as const satisfies Record<Dialect, CacheRules>;
+  openai: OPENAI,
+  responses: OPENAI,
+  gemini: { ...OPENAI, granularity: 1 },
+};
 
 /** A week: no provider keeps a prefix longer. */
 const MAX_TTL_MS = 7 * 24 * 3_600_000;
@@ -59,14 +60,7 @@ export type CacheRulesOptions = z.input<typeof cacheRulesSchema>;
 
 /** Validates overrides; a bad value throws `invalid_config` naming `cache.<field>`. */
 export function parseCacheRules(options: unknown): CacheRulesOptions {
-  const result = z.safeParse(cacheRulesSchema, options ?? {}, PARSE_IN_ENGLISH);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && issue.path.length > 0 ? `cache.${issue.path.map(String).join('.')}` : 'cache';
-  throw new CtxError('invalid_config', issue?.message ?? 'invalid cache rules', {
-    path: field,
-    cause: result.error,
-  });
+  return parseOptions(cacheRulesSchema, options, 'cache');
 }
 
 /** The dialect's rules with the (already validated) overrides on top. */

@@ -123,8 +123,7 @@ function attribute(
   messageId: string,
   overheadChanged: boolean,
 ): NonNullable<CacheReport['rewrite']> {
-  if (overheadChanged)
-    return { index: 0, messageId, stage: 'caller', reason: 'the system prompt or tools changed' };
+  if (overheadChanged) return { index: 0, messageId, stage: 'caller', reason: RELEASE_REASON.overhead };
   const first = input.rewrites.reduce<CacheRewrite | undefined>(
     (a, r) => (a === undefined || r.index < a.index ? r : a),
     undefined,
