@@ -48,6 +48,7 @@ const CONTEXT_KEYS = [
   'blobs',
   'clock',
   'ids',
+  'cache',
   'excludeTools',
   'conservative',
   'observe',
