@@ -95,10 +95,16 @@ describe('toLangChainMessages', () => {
 });
 
 describe('ctxkitMiddleware archiving', () => {
-  /** 14 tool steps between the warning and compaction levels of an 8K window (archiving, no summary); step 1 failed, step 2 answered nothing. */
+  /**
+   * 21 tool steps between the warning and compaction levels of an 8K window, counted in characters / 4
+   * (archiving, no summary); step 1 failed, step 2 answered nothing. Each output is under `default`'s
+   * arrival limit at 8K (1.5 KB), which would otherwise cut it before it is first sent; the calibrated
+   * counter's p95 margin makes a compaction due below the warning level at this window, so the test
+   * counts in characters (no margin).
+   */
   function history(): BaseMessage[] {
     const out: BaseMessage[] = [new HumanMessage({ id: 'u', content: 'Read the parts.' })];
-    for (let i = 0; i < 14; i++) {
+    for (let i = 0; i < 21; i++) {
       out.push(
         new AIMessage({
           id: `a${i}`,
@@ -111,7 +117,7 @@ describe('ctxkitMiddleware archiving', () => {
           id: `t${i}`,
           tool_call_id: `c${i}`,
           content:
-            i === 2 ? '' : i === 1 ? `permission denied: part ${i}` : `part ${i}: ${'word '.repeat(560)}`,
+            i === 2 ? '' : i === 1 ? `permission denied: part ${i}` : `part ${i}: ${'word '.repeat(280)}`,
           status: i === 1 ? 'error' : 'success',
           artifact: { part: i },
         }),
@@ -122,7 +128,7 @@ describe('ctxkitMiddleware archiving', () => {
 
   it('sends an archived result with its ToolMessage status and leaves an empty result as it was', async () => {
     const sent: BaseMessage[][] = [];
-    const mw = ctxkitMiddleware({ contextWindow: 8192 });
+    const mw = ctxkitMiddleware({ contextWindow: 8192, counter: createChars4Counter() });
     const h = history();
     await mw.wrapModelCall!(
       { messages: h, systemPrompt: '', tools: [], state: {}, runtime: {} } as never,
