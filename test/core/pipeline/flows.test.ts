@@ -29,6 +29,11 @@ const budget = {
   autoCompactBuffer: 2_000,
   blockingBuffer: 1_000,
 };
+/**
+ * `default` cuts a tool output over a twentieth of usable input when it arrives (2,000 bytes here):
+ * these cases keep the 4,000-character outputs whole, so that the context is at the level they test.
+ */
+const wholeOutputs = { config: { outputTruncation: { maxBytes: 51_200 } } };
 const ok = () => createScriptedSummarizer({ fallback: { summary: '## Goal\nRead the files.' } });
 const down = () => createScriptedSummarizer({ fallback: { error: 'provider down' } });
 
@@ -78,7 +83,9 @@ describe('createPipeline default pre-flight', () => {
         memories: [{ type: 'project', title: 'files', content: 'f0…f6 read' }],
       },
     });
-    const run = await createPipeline({ budget, summarizer, ...env }).prepare({ messages: session(7, 4_000) });
+    const run = await createPipeline({ budget, summarizer, ...env, ...wholeOutputs }).prepare({
+      messages: session(7, 4_000),
+    });
     expect(run.reports.find((r) => r.stage === 'compaction')?.status).toBe('applied');
     expect(run.memories.map((m) => m.title)).toEqual(['files']);
     expect(run.estimate.after).toBeLessThan(run.estimate.before);
@@ -86,7 +93,7 @@ describe('createPipeline default pre-flight', () => {
 
   it('escalates to masking and trimming when a compaction leaves the context above 60% of its trigger', async () => {
     const messages = session(7, 4_000);
-    const run = await createPipeline({ budget, summarizer: ok(), ...env }).prepare({
+    const run = await createPipeline({ budget, summarizer: ok(), ...env, ...wholeOutputs }).prepare({
       messages,
       state: { ...INITIAL_STATE, lastCompactionTokens: 7_000 },
     });
