@@ -16,9 +16,9 @@
  * A pipeline without a dialect uses Anthropic's rules: the write premium makes them the strictest.
  */
 import * as z from 'zod/mini';
+import { parseOptions } from '../messages/schema.ts';
 import type { Dialect } from '../messages/types.ts';
 import { LIMITS } from '../pipeline/limits.ts';
-import { parseOptions } from '../pipeline/stages/stage-kit.ts';
 
 export interface CacheRules {
   /** Price of a cached input token, as a share of the uncached input price. */

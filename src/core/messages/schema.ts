@@ -229,6 +229,21 @@ function unionTypeMessage(branches: readonly (readonly Issue[])[]): string | und
  */
 export const PARSE_IN_ENGLISH: z.core.ParseContext<z.core.$ZodIssue> = { error: englishIssue };
 
+/**
+ * Validates configuration (a stage's options, the cache rules); a bad value throws
+ * `CtxError('invalid_config')` naming `<at>.<field>`.
+ */
+export function parseOptions<S extends z.ZodMiniType>(schema: S, input: unknown, at: string): z.output<S> {
+  const result = z.safeParse(schema, input ?? {}, PARSE_IN_ENGLISH);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue && issue.path.length > 0 ? `${at}.${issue.path.map(String).join('.')}` : at;
+  throw new CtxError('invalid_config', issue?.message ?? 'invalid options', {
+    path: field,
+    cause: result.error,
+  });
+}
+
 /** Validates with `schema`, throwing a `CtxError` naming the JSON path on failure. */
 export function parseWith<T>(
   schema: z.ZodMiniType<T>,

@@ -3,9 +3,7 @@
  * "never touch" rules (pinned messages, `excludeTools`), token totals and the result builders that
  * keep identity on no-op.
  */
-import * as z from 'zod/mini';
-import { CtxError } from '../../errors.ts';
-import { PARSE_IN_ENGLISH } from '../../messages/schema.ts';
+import { parseOptions } from '../../messages/schema.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
 import { callerRecover, SESSION_LOG } from '../journal.ts';
@@ -14,24 +12,15 @@ import type { JournalEntry, PipelineEvent, Stage, StageContext, StageResult } fr
 /** Journal location of content that only left the context: the session store keeps every message. */
 export const SESSION_LOG_LOCATION = SESSION_LOG;
 
+/** Stage options are validated as every configuration is (`CtxError('invalid_config')` naming `stage.field`). */
+export { parseOptions };
+
 /**
  * How to read back a message the run left out, as the pipeline alone can say it (`callerRecover`); a
  * session layer rewrites it for where it keeps the log (`journalFor`).
  */
 export function sessionLogRecover(messageId: string): string {
   return callerRecover(messageId);
-}
-
-/** Validates stage options; a bad value throws `CtxError('invalid_config')` naming `stage.field`. */
-export function parseOptions<S extends z.ZodMiniType>(schema: S, input: unknown, stage: string): z.output<S> {
-  const result = z.safeParse(schema, input ?? {}, PARSE_IN_ENGLISH);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && issue.path.length > 0 ? `${stage}.${issue.path.map(String).join('.')}` : stage;
-  throw new CtxError('invalid_config', issue?.message ?? 'invalid options', {
-    path: field,
-    cause: result.error,
-  });
 }
 
 /** Every tool call by id (the last one wins when an id is reused). */
