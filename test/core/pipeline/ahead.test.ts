@@ -12,6 +12,7 @@ import {
   sequentialIds,
 } from '../../../src/core/ports.ts';
 import { createDeterministicSummarizer } from '../../../src/core/summarizers/deterministic-summarizer.ts';
+import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 
 /** usable 5,000 tokens: warning at 3,500, compaction at 4,000, blocking at 4,700. */
 const BUDGET = {
@@ -55,9 +56,17 @@ function countingSummarizer(gated = false) {
   return s;
 }
 
+/**
+ * Counted in characters / 4: the calibrated counter's p95 margin makes `default` compact at 90 % of the
+ * compaction level (to 3,604 tokens here), inside the 500-token warning band these steps of ~200
+ * tokens must land in.
+ */
+const COUNTER = createChars4Counter();
+
 function pipelineWith(summarizer: Summarizer, extra: Partial<PipelineOptions> = {}) {
   return createPipeline({
     budget: BUDGET,
+    counter: COUNTER,
     summarizer,
     clock: fixedClock('2026-01-01T00:00:00Z'),
     ids: sequentialIds(),
@@ -83,7 +92,8 @@ async function growTo(
   start: { messages: Message[]; state?: PipelineState; next: number },
 ) {
   let { messages, state, next } = start;
-  for (;;) {
+  // Bounded: a pipeline that compacts before the level is ever reached fails here instead of hanging.
+  for (let steps = 0; steps < 500; steps++) {
     const input = messages.concat(turn(next++));
     if (p.budget.level(p.estimate({ messages: input, ...(state ? { state } : {}) }).tokens) === level)
       return { input, state, next, messages };
@@ -91,6 +101,7 @@ async function growTo(
     messages = run.messages;
     state = run.state;
   }
+  throw new Error(`the input never reached ${level} in 500 steps`);
 }
 
 describe('pipeline.ahead', () => {
@@ -438,7 +449,12 @@ describe('pipeline.ahead with a slow summarizer', () => {
 describe('createContext ahead', () => {
   it('prepares on the working context and applies it on the next call at the compaction level', async () => {
     const s = countingSummarizer();
-    const ctx = createContext({ budget: BUDGET, summarizer: s.summarizer, ids: sequentialIds() });
+    const ctx = createContext({
+      budget: BUDGET,
+      counter: COUNTER,
+      summarizer: s.summarizer,
+      ids: sequentialIds(),
+    });
     let history: Message[] = [];
     let next = 0;
     let run = await ctx.prepare(history);
