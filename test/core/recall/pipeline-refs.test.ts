@@ -104,3 +104,17 @@ describe('recall option (a tool output cut at arrival)', () => {
     expect(await ctx.pipeline.recall!.reread({ ref: ref! })).toContain('MIDDLE-FACT 42');
   });
 });
+
+describe('recall option (a manual compaction)', () => {
+  it('names the span it folds, and reread returns the folded messages in order', async () => {
+    const ctx = createContext({ budget: { contextWindow: 64_000 }, recall: { maxTokens: 100_000 } });
+    await ctx.prepare(session(6));
+    const run = await ctx.compact();
+    const summary = run.send.find((m) => partText(m).startsWith('[Compacted conversation summary]'));
+    const ref = summary && partText(summary).match(/reread\('(s[0-9a-f]{12})'\)/)?.[1];
+    expect(ref).toBeDefined();
+    const back = await ctx.pipeline.recall!.reread({ ref: ref! });
+    expect(back.indexOf('FACT-0: version 7.0.3')).toBeGreaterThan(-1);
+    expect(back.indexOf('FACT-0: version 7.0.3')).toBeLessThan(back.indexOf('FACT-1: version 7.1.3'));
+  });
+});

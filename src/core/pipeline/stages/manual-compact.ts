@@ -17,6 +17,7 @@ import {
   textMessage,
   trySummarize,
 } from './compaction-support.ts';
+import { recallRef, rereadNote, withRef } from './recall-hints.ts';
 
 const NAME = 'manual-compact';
 
@@ -62,10 +63,13 @@ export async function manualCompact(
   const summary = outcome.result.summary.trim();
   if (summary === '') return unchanged('failed', 'empty summary; history unchanged', 'empty summary');
 
+  // With recall on, the summary names the span it folds, as the call that reads it back whole.
+  const span = recallRef(ctx, folded);
+  const note = span ? `${rereadNote(span, 'the messages it stands for, whole')}\n` : '';
   const summaryMessage = textMessage(
     ctx.ids.next('summary'),
     'user',
-    `[Compacted conversation summary]\n${summary}`,
+    `[Compacted conversation summary]\n${note}${summary}`,
     'summary',
   );
   const ack = textMessage(ctx.ids.next('summary'), 'assistant', COMPACT_ACK, 'summary');
@@ -75,8 +79,9 @@ export async function manualCompact(
     summaryMessage,
     ack,
   ];
-  const journal: JournalEntry[] = folded.map((m) =>
-    journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+  const journal: JournalEntry[] = withRef(
+    folded.map((m) => journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id })),
+    span,
   );
   journal.push(
     journalEntry(NAME, 'inserted', summaryMessage, ctx.counter),
