@@ -39,6 +39,17 @@ export interface RecallArchive {
   search(query: string, options: { limit: number }): Promise<ArchivedMessage[]>;
 }
 
+/** An archived message's words (stemmed) and lower-cased text, read once per item object. */
+const read = new WeakMap<ArchivedMessage, { lower: string; words: Set<string> }>();
+function wordsOf(item: ArchivedMessage): { lower: string; words: Set<string> } {
+  let r = read.get(item);
+  if (r === undefined) {
+    r = { lower: item.text.toLowerCase(), words: new Set(stemmedTokens(item.text)) };
+    read.set(item, r);
+  }
+  return r;
+}
+
 /**
  * Ranks archived messages for a query: the share of the query's terms (stemmed, as the memory
  * search does) each one holds, then the newest first; messages holding none are left out. A term
@@ -58,8 +69,7 @@ export function rankArchived(
   if (terms.length === 0 && raw.length === 0) return [];
   const scored: { item: ArchivedMessage; score: number }[] = [];
   for (const item of items) {
-    const lower = item.text.toLowerCase();
-    const words = new Set(stemmedTokens(item.text));
+    const { lower, words } = wordsOf(item);
     let hit = 0;
     for (const t of terms) if (words.has(t)) hit++;
     let exact = 0;
