@@ -10,7 +10,7 @@ const usage = {
 };
 
 recallProofSuite('ai-sdk', ctxkitRecallTools, async (proof, window) => {
-  const { replay, archive } = proof;
+  const { replay, recall } = proof;
   let n = 0;
   const model = new MockLanguageModelV3({
     provider: 'anthropic.messages',
@@ -41,12 +41,6 @@ recallProofSuite('ai-sdk', ctxkitRecallTools, async (proof, window) => {
       tool({ inputSchema: jsonSchema({ type: 'object' }), execute: async () => '' }),
     ]),
   );
-  const agent = createAgent(
-    model,
-    { ...own, ...ctxkitRecallTools({ archive }) },
-    window,
-    { recall: { archive } },
-    60,
-  );
+  const agent = createAgent(model, { ...own, ...ctxkitRecallTools(recall) }, window, { recall }, 60);
   await agent.generate({ messages: toModelMessages([...replay.history, replay.prompt]) });
 });

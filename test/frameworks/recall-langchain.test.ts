@@ -29,13 +29,13 @@ class RecallScriptModel extends RuleCheckingModel {
 }
 
 recallProofSuite('langchain', ctxkitRecallTools, async (proof, window) => {
-  const { replay, archive } = proof;
+  const { replay, recall } = proof;
   // The session's own tools stay defined (its history calls them); the model calls only the recall tools.
   const own = replay.tools.map((name) =>
     tool(async () => '', { name, description: name, schema: z.looseObject({}) }),
   );
-  const tools = [...own, ...ctxkitRecallTools({ archive })];
-  const agent = makeAgent(new RecallScriptModel(proof), window, tools, { recall: { archive } });
+  const tools = [...own, ...ctxkitRecallTools(recall)];
+  const agent = makeAgent(new RecallScriptModel(proof), window, tools, { recall });
   const history = [...replay.history, replay.prompt]
     .filter((m) => m.role !== 'system')
     .flatMap(toLangChainMessage);

@@ -11,7 +11,7 @@ const usage = { inputTokens: 0, outputTokens: 1, totalTokens: 1 };
 type Model = Parameters<typeof createAgent>[0];
 
 recallProofSuite('mastra', ctxkitRecallTools, async (proof, window) => {
-  const { replay, archive } = proof;
+  const { replay, recall } = proof;
   let n = 0;
   const model = new MastraLanguageModelV2Mock({
     provider: 'anthropic.messages',
@@ -37,8 +37,8 @@ recallProofSuite('mastra', ctxkitRecallTools, async (proof, window) => {
       createTool({ id, description: id, inputSchema: z.looseObject({}), execute: async () => '' }),
     ]),
   );
-  const tools = { ...own, ...ctxkitRecallTools({ archive }) };
-  const agent = createAgent(model as unknown as Model, tools, window, { recall: { archive } });
+  const tools = { ...own, ...ctxkitRecallTools(recall) };
+  const agent = createAgent(model as unknown as Model, tools, window, { recall });
   const promptText = replay.prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
   await agent.generate([...toModelMessages(replay.history), { role: 'user', content: promptText }], {
     maxSteps: 60,

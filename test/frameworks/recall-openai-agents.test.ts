@@ -41,13 +41,13 @@ class RecallScriptModel extends RuleCheckingModel {
 }
 
 recallProofSuite('openai-agents', ctxkitRecallTools, async (proof, window) => {
-  const { replay, archive } = proof;
+  const { replay, recall } = proof;
   // The session's own tools stay defined (its history calls them); the model calls only the recall tools.
   const own = replay.tools.map((name) =>
     tool({ name, description: name, parameters: z.object({}), execute: async () => '' }),
   );
   const history = toAgentInputItems([...replay.history, replay.prompt].filter((m) => m.role !== 'system'));
-  await runAgent(new RecallScriptModel(proof), history, window, [...own, ...ctxkitRecallTools({ archive })], {
-    recall: { archive },
+  await runAgent(new RecallScriptModel(proof), history, window, [...own, ...ctxkitRecallTools(recall)], {
+    recall,
   });
 });

@@ -12,7 +12,7 @@
  */
 import {
   createContext,
-  createMemoryRecallArchive,
+  createRecall,
   type Message,
   messageText,
   outputText,
@@ -82,7 +82,7 @@ export async function measureRecall(
   if (!cut) throw new Error(`no user message after the first ${EARLY_MESSAGES} messages`);
   const ctx = createContext({
     budget: { contextWindow: window },
-    recall: { archive: createMemoryRecallArchive(), maxTokens },
+    recall: createRecall({ maxTokens }),
     ids: sequentialIds(),
   });
   const run = await ctx.prepare([...cut.history, cut.turn]);

@@ -18,8 +18,10 @@ import {
   systemClock,
   type TokenCounter,
 } from '../ports.ts';
-import { createPipelineRecall, type RecallOptions } from '../recall/options.ts';
+import { checkRecall } from '../recall/check.ts';
+import type { Recall } from '../recall/options.ts';
 import type { RecallTools } from '../recall/tools.ts';
+import { withRecallDefinitions } from '../recall/with-definitions.ts';
 import { createDeterministicSummarizer } from '../summarizers/deterministic-summarizer.ts';
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { toolsJson } from '../tokens/context.ts';
@@ -83,8 +85,8 @@ export interface PipelineOptions {
    * local), 3 with any other
    */
   aheadLimit?: number;
-  /** The recall tools (docs/recall.md; `true`: in-memory archive); the budget counts them. @default off */
-  recall?: boolean | RecallOptions;
+  /** The recall tools, `createRecall()` (docs/recall.md); the budget counts them. @default off */
+  recall?: Recall;
   /**
    * The provider's prompt-cache rules (read and write prices as shares of the input price, TTL,
    * minimum cached prefix, step), over the defaults of each run's dialect (`CACHE_RULES`; Anthropic's
@@ -178,11 +180,13 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     preset,
   };
   if (options.blobs) (base as StageContext).blobs = options.blobs;
-  const recall = createPipelineRecall(options.recall, base);
+  const recall = checkRecall(options.recall);
   if (recall) (base as StageContext).recall = true;
   // With recall on, the budget counts its definitions and each run archives what it left out.
   const withRecall = <I extends { tools?: readonly ToolDefinition[] }>(input: I): I =>
-    recall ? { ...input, tools: recall.withDefinitions(input.tools) } : input;
+    recall
+      ? { ...input, tools: withRecallDefinitions(input.tools, recall.definitions) as ToolDefinition[] }
+      : input;
   const archived = async <R extends { journal: JournalEntry[] }>(run: R, from: readonly Message[]) => {
     await recall?.record(from, run.journal);
     return run;

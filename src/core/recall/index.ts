@@ -1,4 +1,5 @@
 export * from './archive.ts';
+export * from './check.ts';
 export * from './definitions.ts';
 export * from './options.ts';
 export * from './record.ts';
@@ -6,3 +7,4 @@ export * from './ref.ts';
 export * from './render.ts';
 export * from './snippet.ts';
 export * from './tools.ts';
+export * from './with-definitions.ts';

@@ -1,8 +1,8 @@
 /**
- * The `recall` option of `createPipeline` / `createContext` (and every framework entry, which pass
- * it through): `true` for the recall tools over an in-memory archive, or an object naming the archive,
- * the memory store `remember` writes to and the token budget of one answer. Validated once; a bad
- * value throws `CtxError('invalid_config')` naming the field.
+ * `createRecall(options)`: the recall tools and the archive they read, made once and handed to the
+ * `recall` option of `createPipeline` / `createContext` / every framework entry (which archive what each
+ * run leaves out into it), and to the framework's ready-made tool set (which answers from it). Options
+ * are validated once; a bad value throws `CtxError('invalid_config')` naming the field.
  */
 import { CtxError } from '../errors.ts';
 import type { Message } from '../messages/types.ts';
@@ -12,7 +12,7 @@ import { MEMORY_VISIBILITIES } from '../store/memory-store.ts';
 import { createCalibratedCounter } from '../tokens/calibrated/calibrated-counter.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { createMemoryRecallArchive, type RecallArchive } from './archive.ts';
-import { withRecallDefinitions } from './definitions.ts';
+import type { RecallToolDefinition } from './definitions.ts';
 import { archivedMessages } from './record.ts';
 import { createRecallTools, type RecallMemory, type RecallTools } from './tools.ts';
 
@@ -23,17 +23,23 @@ export interface RecallOptions {
   memory?: RecallMemory;
   /** Tokens one tool answer may take (50–100,000). @default 2000 */
   maxTokens?: number;
+  /** Counts the answers. @default calibrated o200k (the default preset's counter) */
+  counter?: TokenCounter;
+  /** @default the system clock */
+  clock?: Clock;
+  /** Ids of remembered memories. @default random ids */
+  ids?: IdGenerator;
 }
 
 export const RECALL_DEFAULTS = { maxTokens: 2000 } as const;
 
-/** Recall as a pipeline runs it: the tools, and the step that archives what a run left out. */
-export interface PipelineRecall {
+/** What the `recall` option takes: the tools, their definitions, and the step that archives a run. */
+export interface Recall {
   readonly tools: RecallTools;
-  /** Archives what `journal` says left `input`. */
+  readonly archive: RecallArchive;
+  readonly definitions: readonly RecallToolDefinition[];
+  /** Archives what `journal` says left `input` (the pipeline calls it after each run). */
   record(input: readonly Message[], journal: readonly JournalEntry[]): Promise<void>;
-  /** The tools to count: the caller's and the recall definitions not among them. */
-  withDefinitions<T>(tools: readonly T[] | undefined): T[];
 }
 
 function fail(path: string, message: string): never {
@@ -65,78 +71,38 @@ function checkMemory(m: unknown): RecallMemory {
   return o as unknown as RecallMemory;
 }
 
-/** The option validated (`undefined` when recall is off). */
-export function checkRecallOptions(option: unknown): RecallOptions | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return {};
-  if (typeof option !== 'object' || option === null || Array.isArray(option))
-    fail('recall', 'expected true, false or { archive, memory, maxTokens }');
-  const o = option as Record<string, unknown>;
-  for (const k of Object.keys(o))
-    if (k !== 'archive' && k !== 'memory' && k !== 'maxTokens') fail(`recall.${k}`, 'unknown option');
+const KEYS = ['archive', 'memory', 'maxTokens', 'counter', 'clock', 'ids'];
+
+export function createRecall(options: RecallOptions = {}): Recall {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    fail('recall', 'expected { archive, memory, maxTokens, … }');
+  const o = options as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!KEYS.includes(k)) fail(`recall.${k}`, 'unknown option');
   if (o.archive !== undefined && !isPort(o.archive, ['put', 'get', 'search']))
     fail('recall.archive', 'expected a RecallArchive (put, get, search)');
   const max = o.maxTokens;
   if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 50 && (max as number) <= 100_000))
     fail('recall.maxTokens', 'expected an integer from 50 to 100000');
   if (o.memory !== undefined) checkMemory(o.memory);
-  return o as RecallOptions;
-}
-
-export function createPipelineRecall(
-  option: unknown,
-  deps: { counter: TokenCounter; clock: Clock; ids: IdGenerator },
-): PipelineRecall | undefined {
-  const options = checkRecallOptions(option);
-  if (options === undefined) return undefined;
+  if (o.counter !== undefined && !isPort(o.counter, ['countText']))
+    fail('recall.counter', 'expected a TokenCounter');
   const archive = options.archive ?? createMemoryRecallArchive();
+  const clock = options.clock ?? systemClock;
   const tools = createRecallTools({
     archive,
     ...(options.memory !== undefined ? { memory: options.memory } : {}),
-    counter: deps.counter,
-    clock: deps.clock,
-    ids: deps.ids,
+    counter: options.counter ?? memoizeCounter(createCalibratedCounter({ preset: 'o200k' })),
+    clock,
+    ids: options.ids ?? randomIds,
     maxTokens: options.maxTokens ?? RECALL_DEFAULTS.maxTokens,
   });
   return {
     tools,
+    archive,
+    definitions: tools.definitions,
     async record(input, journal) {
-      const items = archivedMessages(input, journal, deps.clock.now());
+      const items = archivedMessages(input, journal, clock.now());
       if (items.length > 0) await archive.put(items);
     },
-    withDefinitions: <T>(given: readonly T[] | undefined) =>
-      withRecallDefinitions(given, tools.definitions) as T[],
   };
-}
-
-/**
- * The recall tools over the archive given to an entry's `recall` option, for a framework's ready-made
- * tool set: `recall: { archive }` on the entry and the same `{ archive }` here. Without an archive the
- * tools would read one nothing writes to, so it is required. Answers are counted with the default
- * preset's counter (calibrated o200k) unless `counter` is given.
- */
-export function recallToolsFor(
-  entry: string,
-  options: RecallOptions & { counter?: TokenCounter; clock?: Clock; ids?: IdGenerator },
-): RecallTools {
-  const { counter, clock, ids, ...rest } = (options ?? {}) as RecallOptions & {
-    counter?: TokenCounter;
-    clock?: Clock;
-    ids?: IdGenerator;
-  };
-  const checked = checkRecallOptions(rest);
-  if (checked?.archive === undefined)
-    throw new CtxError(
-      'invalid_config',
-      `${entry}: expected { archive }, the archive also given to the entry's recall option`,
-      { path: 'recall.archive' },
-    );
-  return createRecallTools({
-    archive: checked.archive,
-    ...(checked.memory !== undefined ? { memory: checked.memory } : {}),
-    counter: counter ?? memoizeCounter(createCalibratedCounter({ preset: 'o200k' })),
-    clock: clock ?? systemClock,
-    ids: ids ?? randomIds,
-    maxTokens: checked.maxTokens ?? RECALL_DEFAULTS.maxTokens,
-  });
 }

@@ -1,22 +1,22 @@
 /**
- * `ctxkitRecallTools({ archive })`: the recall tools as an AI SDK tool set, over the archive given to
- * the entry's `recall` option (`ctxkitPrepareStep({ contextWindow, recall: { archive } })`):
+ * `ctxkitRecallTools(recall)`: the recall tools as an AI SDK tool set, over the `createRecall()` given
+ * to the entry's `recall` option:
  *
- *   const archive = createMemoryRecallArchive();
- *   new ToolLoopAgent({ model, tools: { ...tools, ...ctxkitRecallTools({ archive }) },
- *     prepareStep: ctxkitPrepareStep({ contextWindow: 200_000, recall: { archive } }) });
+ *   const recall = createRecall();
+ *   new ToolLoopAgent({ model, tools: { ...tools, ...ctxkitRecallTools(recall) },
+ *     prepareStep: ctxkitPrepareStep({ contextWindow: 200_000, recall }) });
  */
 import { jsonSchema, type ToolSet, tool } from 'ai';
-import { type RecallOptions, recallToolsFor, type TokenCounter } from '../../core/index.ts';
+import { checkRecall, type Recall } from '../../core/index.ts';
 
-export function ctxkitRecallTools(options: RecallOptions & { counter?: TokenCounter }): ToolSet {
-  const recall = recallToolsFor('ctxkitRecallTools', options);
+export function ctxkitRecallTools(recall: Recall): ToolSet {
+  const { tools } = checkRecall(recall ?? null, 'ctxkitRecallTools')!;
   const set: ToolSet = {};
-  for (const d of recall.definitions)
+  for (const d of tools.definitions)
     set[d.name] = tool({
       description: d.description,
       inputSchema: jsonSchema<Record<string, unknown>>(d.parameters),
-      execute: (input) => recall.call(d.name, input),
+      execute: (input) => tools.call(d.name, input),
     });
   return set;
 }

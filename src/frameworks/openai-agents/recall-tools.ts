@@ -1,25 +1,24 @@
 /**
- * `ctxkitRecallTools({ archive })`: the recall tools as Agents SDK function tools, over the archive
- * given to the entry's `recall` option (`ctxkitInputFilter({ contextWindow, recall: { archive } })` or
- * `ctxkitSession`):
+ * `ctxkitRecallTools(recall)`: the recall tools as Agents SDK function tools, over the `createRecall()`
+ * given to the entry's `recall` option (`ctxkitInputFilter` or `ctxkitSession`):
  *
- *   const archive = createMemoryRecallArchive();
- *   const agent = new Agent({ name, tools: [...tools, ...ctxkitRecallTools({ archive })] });
- *   await run(agent, input, { callModelInputFilter: ctxkitInputFilter({ contextWindow: 200_000, recall: { archive } }) });
+ *   const recall = createRecall();
+ *   const agent = new Agent({ name, tools: [...tools, ...ctxkitRecallTools(recall)] });
+ *   await run(agent, input, { callModelInputFilter: ctxkitInputFilter({ contextWindow: 200_000, recall }) });
  */
 import { type FunctionTool, tool } from '@openai/agents';
-import { type RecallOptions, recallToolsFor, type TokenCounter } from '../../core/index.ts';
+import { checkRecall, type Recall } from '../../core/index.ts';
 
-export function ctxkitRecallTools(options: RecallOptions & { counter?: TokenCounter }): FunctionTool[] {
-  const recall = recallToolsFor('ctxkitRecallTools', options);
-  return recall.definitions.map((d) =>
+export function ctxkitRecallTools(recall: Recall): FunctionTool[] {
+  const { tools } = checkRecall(recall ?? null, 'ctxkitRecallTools')!;
+  return tools.definitions.map((d) =>
     tool({
       name: d.name,
       description: d.description,
       // Optional arguments (limit, offset): the schema is not a strict one.
       parameters: d.parameters as never,
       strict: false,
-      execute: (input: unknown) => recall.call(d.name, input),
+      execute: (input: unknown) => tools.call(d.name, input),
     }),
   ) as FunctionTool[];
 }

@@ -3,6 +3,7 @@ import {
   assistant,
   createContext,
   createMemoryRecallArchive,
+  createRecall,
   isRef,
   type Message,
   messageText,
@@ -46,7 +47,7 @@ describe('recall option (stubs and summaries carry refs)', () => {
     const archive = createMemoryRecallArchive();
     const ctx = createContext({
       budget: { contextWindow: 16_000 },
-      recall: { archive, maxTokens: 100_000 },
+      recall: createRecall({ archive, maxTokens: 100_000 }),
       ids: sequentialIds(),
     });
     const history = session(40);
@@ -91,7 +92,10 @@ describe('recall option (stubs and summaries carry refs)', () => {
 
 describe('recall option (a tool output cut at arrival)', () => {
   it('ends the cut output with its reread ref, which reads the whole output back', async () => {
-    const ctx = createContext({ budget: { contextWindow: 16_000 }, recall: { maxTokens: 100_000 } });
+    const ctx = createContext({
+      budget: { contextWindow: 16_000 },
+      recall: createRecall({ maxTokens: 100_000 }),
+    });
     const big = toolResult('c1', 'bash', `${'x'.repeat(100_000)}\nMIDDLE-FACT 42\n${'y'.repeat(100_000)}`, {
       id: 't1',
     });
@@ -107,7 +111,10 @@ describe('recall option (a tool output cut at arrival)', () => {
 
 describe('recall option (a manual compaction)', () => {
   it('names the span it folds, and reread returns the folded messages in order', async () => {
-    const ctx = createContext({ budget: { contextWindow: 64_000 }, recall: { maxTokens: 100_000 } });
+    const ctx = createContext({
+      budget: { contextWindow: 64_000 },
+      recall: createRecall({ maxTokens: 100_000 }),
+    });
     await ctx.prepare(session(6));
     const run = await ctx.compact();
     const summary = run.send.find((m) => partText(m).startsWith('[Compacted conversation summary]'));

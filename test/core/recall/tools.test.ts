@@ -5,6 +5,7 @@ import {
   createInMemoryMemoryStore,
   createMemoryRecallArchive,
   createPipeline,
+  createRecall,
   createRecallTools,
   fixedClock,
   isCtxError,
@@ -158,14 +159,17 @@ describe('createRecallTools', () => {
 
 describe('createPipeline recall option', () => {
   it('rejects a bad recall option naming the field', () => {
-    expect(() => createPipeline({ recall: { maxTokens: 3 } })).toThrow(/recall\.maxTokens/);
-    expect(() => createPipeline({ recall: { archve: {} } as never })).toThrow(/recall\.archve/);
-    expect(() => createPipeline({ recall: 'yes' as never })).toThrow(/recall/);
+    expect(() => createRecall({ maxTokens: 3 })).toThrow(/recall\.maxTokens/);
+    expect(() => createRecall({ archve: {} } as never)).toThrow(/recall\.archve/);
+    expect(() => createPipeline({ recall: 'yes' as never })).toThrow(
+      /recall: expected the result of createRecall/,
+    );
+    expect(() => createPipeline({ recall: { archive: {} } as never })).toThrow(/createRecall/);
   });
 
   it('counts the recall definitions in the estimate when on', () => {
     const off = createPipeline({ budget: { contextWindow: 32_000 } });
-    const on = createPipeline({ budget: { contextWindow: 32_000 }, recall: true });
+    const on = createPipeline({ budget: { contextWindow: 32_000 }, recall: createRecall() });
     const messages = [user('hi', { id: 'u' })];
     const d = on.estimate({ messages }).tokens - off.estimate({ messages }).tokens;
     expect(d).toBeGreaterThan(50);

@@ -10,11 +10,11 @@ import { earlyFacts, type Fact } from '../../../src/cli/bench-recall/facts.ts';
 import { createFactProcedure, type FactProcedure } from '../../../src/cli/bench-recall/procedure.ts';
 import { promptText } from '../../../src/cli/bench-recall/run.ts';
 import {
-  createMemoryRecallArchive,
+  createRecall,
   type Message,
   outputText,
   RECALL_TOOL_DEFINITIONS,
-  type RecallArchive,
+  type Recall,
 } from '../../../src/core/index.ts';
 import { HAVE_DATA, loadReplay, NO_DATA, type Replay } from './replay.ts';
 
@@ -23,7 +23,7 @@ export const RECALL_WINDOWS = [64_000, 32_000] as const;
 export interface RecallProof {
   replay: Replay;
   facts: Fact[];
-  archive: RecallArchive;
+  recall: Recall;
   procedure: FactProcedure;
   /** o200k tokens of each prompt the model was sent (its content, and the tool definitions). */
   promptTokens: number[];
@@ -61,7 +61,7 @@ export function recallProof(toolsJson: () => string): RecallProof {
   const proof: RecallProof = {
     replay,
     facts,
-    archive: createMemoryRecallArchive(),
+    recall: createRecall(),
     procedure,
     promptTokens: [],
     step(prompt) {
@@ -97,8 +97,8 @@ export function recallProofSuite(
   run: (proof: RecallProof, window: number) => Promise<void>,
 ): void {
   describe(`ctxkitRecallTools (${entry}, examples/${entry})`, () => {
-    it('rejects a tool set without the archive the entry writes to', () => {
-      expect(() => tools({} as never)).toThrow(/recall\.archive/);
+    it('rejects a tool set without the createRecall() the entry archives into', () => {
+      expect(() => tools({} as never)).toThrow(/ctxkitRecallTools: expected the result of createRecall/);
     });
     it.skipIf(!HAVE_DATA).each(RECALL_WINDOWS)(
       'gets all ten early facts of a real session back through recall and reread after compaction at %i, every prompt within the window',
