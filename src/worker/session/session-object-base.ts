@@ -6,7 +6,7 @@
  * (`proxyCommit`) before it releases the answer, and logs the answer once it is known.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { CtxError, isCtxError, type Pipeline, type RecallOptions } from '../../core/index.ts';
+import { CtxError, isCtxError, type Pipeline, type Recall } from '../../core/index.ts';
 import type { SessionBlobs } from '../blobs/session-blobs.ts';
 import type { Env } from '../env.ts';
 import { type CallRecord, createProxyStorage } from '../proxy/call-log.ts';
@@ -100,7 +100,7 @@ export abstract class SessionObjectBase extends DurableObject<Env> {
   }
 
   /** The session's recall archive (in this object's storage) and tools, when its settings turn them on. */
-  protected recallOptions(settings: SessionSettings, key: SessionKey): RecallOptions | undefined {
+  protected recallOptions(settings: SessionSettings, key: SessionKey): Recall | undefined {
     return settings.recall === true ? sessionRecall(this.env, this.ctx.storage.sql, key) : undefined;
   }
 

@@ -8,7 +8,7 @@ import {
   createPipeline,
   type Pipeline,
   type PipelineOptions,
-  type RecallOptions,
+  type Recall,
   randomIds,
   systemClock,
 } from '../../core/index.ts';
@@ -43,7 +43,7 @@ export function buildPipeline(
   env: Env,
   settings: SessionSettings,
   key: SessionKey,
-  recall?: RecallOptions,
+  recall?: Recall,
 ): { pipeline: Pipeline; spills: SessionBlobs } {
   const { summarizer } = workerSummarizer(env);
   // Each spilled output records the session, so deleting the session finds it.

@@ -5,7 +5,7 @@
  * `session`, source `tool`: the model wrote it) and its bytes are reserved against the tenant's stored
  * bytes like any memory. `RECALL_MAX_TOKENS` sets the tokens one answer may take.
  */
-import { CtxError, type MemoryStore, RECALL_DEFAULTS, type RecallOptions } from '../../core/index.ts';
+import { CtxError, createRecall, type MemoryStore, RECALL_DEFAULTS, type Recall } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { byteLength, storageQuota, withReservation } from '../limits/storage-quota.ts';
 import { createD1MemoryStore } from '../store/d1-stores.ts';
@@ -46,8 +46,8 @@ function reservedStore(env: Env, tenant: string): MemoryStore {
 }
 
 /** The `recall` option of the session's pipeline. */
-export function sessionRecall(env: Env, sql: SqlStorage, key: SessionKey): RecallOptions {
-  return {
+export function sessionRecall(env: Env, sql: SqlStorage, key: SessionKey): Recall {
+  return createRecall({
     archive: createSessionArchive(sql, r2ArchiveBlobs(env.BLOBS, key)),
     memory: {
       store: reservedStore(env, key.tenant),
@@ -56,5 +56,5 @@ export function sessionRecall(env: Env, sql: SqlStorage, key: SessionKey): Recal
       scope: 'session',
     },
     maxTokens: recallMaxTokens(env),
-  };
+  });
 }
