@@ -41,6 +41,6 @@ recallProofSuite('ai-sdk', ctxkitRecallTools, async (proof, window) => {
       tool({ inputSchema: jsonSchema({ type: 'object' }), execute: async () => '' }),
     ]),
   );
-  const agent = createAgent(model, { ...own, ...ctxkitRecallTools(recall) }, window, { recall }, 60);
+  const agent = createAgent(model, { ...own, ...(await ctxkitRecallTools(recall)) }, window, { recall }, 60);
   await agent.generate({ messages: toModelMessages([...replay.history, replay.prompt]) });
 });

@@ -34,7 +34,7 @@ recallProofSuite('langchain', ctxkitRecallTools, async (proof, window) => {
   const own = replay.tools.map((name) =>
     tool(async () => '', { name, description: name, schema: z.looseObject({}) }),
   );
-  const tools = [...own, ...ctxkitRecallTools(recall)];
+  const tools = [...own, ...(await ctxkitRecallTools(recall))];
   const agent = makeAgent(new RecallScriptModel(proof), window, tools, { recall });
   const history = [...replay.history, replay.prompt]
     .filter((m) => m.role !== 'system')

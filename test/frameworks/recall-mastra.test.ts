@@ -37,7 +37,7 @@ recallProofSuite('mastra', ctxkitRecallTools, async (proof, window) => {
       createTool({ id, description: id, inputSchema: z.looseObject({}), execute: async () => '' }),
     ]),
   );
-  const tools = { ...own, ...ctxkitRecallTools(recall) };
+  const tools = { ...own, ...(await ctxkitRecallTools(recall)) };
   const agent = createAgent(model as unknown as Model, tools, window, { recall });
   const promptText = replay.prompt.parts.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
   await agent.generate([...toModelMessages(replay.history), { role: 'user', content: promptText }], {

@@ -47,7 +47,13 @@ recallProofSuite('openai-agents', ctxkitRecallTools, async (proof, window) => {
     tool({ name, description: name, parameters: z.object({}), execute: async () => '' }),
   );
   const history = toAgentInputItems([...replay.history, replay.prompt].filter((m) => m.role !== 'system'));
-  await runAgent(new RecallScriptModel(proof), history, window, [...own, ...ctxkitRecallTools(recall)], {
-    recall,
-  });
+  await runAgent(
+    new RecallScriptModel(proof),
+    history,
+    window,
+    [...own, ...(await ctxkitRecallTools(recall))],
+    {
+      recall,
+    },
+  );
 });

@@ -3,14 +3,20 @@
  * processor's `recall` option:
  *
  *   const recall = createRecall();
- *   new Agent({ model, tools: { ...tools, ...ctxkitRecallTools(recall) },
+ *   new Agent({ model, tools: { ...tools, ...(await ctxkitRecallTools(recall)) },
  *     inputProcessors: [ctxkitProcessor({ contextWindow: 200_000, recall })] });
+ *
+ * Async: the framework is imported when the tool set is made, so the entry loads without it.
  */
-import { createTool } from '@mastra/core/tools';
+import type { createTool } from '@mastra/core/tools';
 import { checkRecall, type Recall } from '../../core/index.ts';
 
-export function ctxkitRecallTools(recall: Recall): Record<string, ReturnType<typeof createTool>> {
+export async function ctxkitRecallTools(
+  recall: Recall,
+): Promise<Record<string, ReturnType<typeof createTool>>> {
   const { tools } = checkRecall(recall ?? null, 'ctxkitRecallTools')!;
+  // Loaded when asked: the entry itself loads without the framework (it imports its types only).
+  const { createTool } = await import('@mastra/core/tools');
   const set: Record<string, ReturnType<typeof createTool>> = {};
   for (const d of tools.definitions)
     set[d.name] = createTool({

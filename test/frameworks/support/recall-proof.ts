@@ -93,12 +93,14 @@ export function expectAllFacts(proof: RecallProof, window: number): void {
  */
 export function recallProofSuite(
   entry: string,
-  tools: (options: never) => unknown,
+  tools: (recall: never) => Promise<unknown>,
   run: (proof: RecallProof, window: number) => Promise<void>,
 ): void {
   describe(`ctxkitRecallTools (${entry}, examples/${entry})`, () => {
-    it('rejects a tool set without the createRecall() the entry archives into', () => {
-      expect(() => tools({} as never)).toThrow(/ctxkitRecallTools: expected the result of createRecall/);
+    it('rejects a tool set without the createRecall() the entry archives into', async () => {
+      await expect(tools({} as never)).rejects.toThrow(
+        /ctxkitRecallTools: expected the result of createRecall/,
+      );
     });
     it.skipIf(!HAVE_DATA).each(RECALL_WINDOWS)(
       'gets all ten early facts of a real session back through recall and reread after compaction at %i, every prompt within the window',
