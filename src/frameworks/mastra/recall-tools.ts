@@ -8,21 +8,19 @@
  *
  * Async: the framework is imported when the tool set is made, so the entry loads without it.
  */
-import type { createTool } from '@mastra/core/tools';
+import type { Tool } from '@mastra/core/tools';
 import { checkRecall, type Recall } from '../../core/index.ts';
 
-export async function ctxkitRecallTools(
-  recall: Recall,
-): Promise<Record<string, ReturnType<typeof createTool>>> {
+export async function ctxkitRecallTools(recall: Recall): Promise<Record<string, Tool<never>>> {
   const { tools } = checkRecall(recall ?? null, 'ctxkitRecallTools')!;
   // Loaded when asked: the entry itself loads without the framework (it imports its types only).
   const { createTool } = await import('@mastra/core/tools');
-  const set: Record<string, ReturnType<typeof createTool>> = {};
+  const set: Record<string, Tool<never>> = {};
   for (const d of tools.definitions)
     set[d.name] = createTool({
       id: d.name,
       description: d.description,
-      inputSchema: d.parameters as Parameters<typeof createTool>[0]['inputSchema'],
+      inputSchema: d.parameters as never,
       execute: (input: unknown) => tools.call(d.name, input),
     });
   return set;
