@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
 
 describe('bundle size', () => {
-  it('keeps createPipeline + every adapter within 87 KB gzip (the packaging goal is 75 KB) when bundled from src', async () => {
+  it('keeps createPipeline + every adapter within 78 KB gzip when bundled from src', async () => {
     const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
     // 62 KB until #25: the send fingerprint (content digests, sent.ts) added ~0.2 KB. 63 KB until #26
     // item 3: opaque pass-through parts in every adapter, multi-part results, approvals and the reasoning
@@ -23,10 +23,10 @@ describe('bundle size', () => {
     // 75 KB; the seed presets' stages (cowagent, kosmokrator, tiancai: ~17 KB minified) are in every
     // bundle because `createPipeline` takes a preset by name. 75 KB until #41's prompt cache (the cost
     // model, the rewrite gate, `run.cache`, Anthropic breakpoints, arrival truncation in the pre-flight,
-    // ~3.6 KB gzip): 77,110 B. The recall tools (main at b564792: 85,023 B, over this guard's 75 KB
-    // there too) and #41 together: 88,666 B. The guard is 87 KB until the goal is decided
-    // (docs/packaging.md): a change that grows the bundle further still fails here.
-    expect(gzip).toBeLessThanOrEqual(87 * 1024);
+    // ~3.6 KB gzip): 77,110 B. The recall tools' refs in the stubs (the tools themselves come with
+    // `createRecall`, outside createPipeline): 77,925 B. The guard is 78 KB; the goal in
+    // docs/packaging.md moves with it, and a change that grows the bundle further fails here.
+    expect(gzip).toBeLessThanOrEqual(78 * 1024);
   });
 
   it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {

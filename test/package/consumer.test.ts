@@ -520,8 +520,10 @@ function expectAiSdkExample(r: Exec) {
   const seen = modelCalls(r.stdout);
   expect(seen).toHaveLength(13);
   expect(Math.max(...seen.map((c) => c.characters))).toBeLessThan(4 * 32_000);
-  // It did reduce: some prompt holds fewer messages than the one before it.
-  expect(seen.some((c, i) => i > 0 && c.messages < seen[i - 1]!.messages)).toBe(true);
+  // It did reduce: the last prompt holds under half of the twelve outputs read whole (276,000 characters).
+  // Since the prompt cache work the reduction happens as each output arrives (cut once, never rewritten
+  // later), so the messages are all still there and no prompt holds fewer than the one before it.
+  expect(seen.at(-1)!.characters).toBeLessThan((12 * 23_000) / 2);
 }
 
 /** AI SDK 5 has no ToolLoopAgent: `generateText` with `prepareStep`, on its MockLanguageModelV2. */
