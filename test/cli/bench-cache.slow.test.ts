@@ -5,11 +5,12 @@
  * `npm run test:slow`; its representative in `npm test` is bench-cache.test.ts (one long session at
  * 32K, both tables).
  *
- * Issue #41 asks for ctxkit ≤ 1.0× append-then-compact on every row. The rows that are not (1.01–1.06×
- * on the long sessions, 1.18–1.20× on one sub-agent that ends three steps after a 28 KB lockfile) pay
- * for the 30 % floor of the post-compaction fill that the same issue sets, against the reference's
- * 18–27 % (docs/cache.md, "Where the rest of the gap is"). The bound here is what ctxkit measures now,
- * so that a change that costs more fails; it is not the issue's goal.
+ * Issue #41 asks for ctxkit ≤ 1.0× append-then-compact on every row. The rows that are not, all at
+ * 32K (1.003–1.025× on the long sessions, 1.18–1.20× on one sub-agent whose reference compacts to its
+ * summary alone three steps before the end), pay for the 30 % floor of the post-compaction fill that
+ * the same issue sets against the reference's 25–27 % (docs/cache.md, "Where the rest of the gap is").
+ * The bound here is what ctxkit measures now, so that a change that costs more fails; it is not the
+ * issue's goal.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,7 +26,7 @@ if (!HAVE_DATA) console.warn(`bench cache: ${DATA} is absent; the full replay is
 const LONG = 100;
 
 describe.skipIf(!HAVE_DATA)('runCacheBench on every Claude Code session', () => {
-  it('keeps the history append-only outside compactions and costs at most 1.065× append-then-compact on every long session', async () => {
+  it('keeps the history append-only outside compactions and costs at most 1.03× append-then-compact on every long session', async () => {
     const sessions = loadCacheSessions(DATA);
     expect(sessions.length).toBeGreaterThan(10);
     const rows = await runCacheBench({
@@ -39,7 +40,7 @@ describe.skipIf(!HAVE_DATA)('runCacheBench on every Claude Code session', () => 
       for (const id of ['anthropic', 'openai'] as const) {
         const ratio = row.ctxkit[id]!.cost[id]! / row.append.cost[id]!;
         const where = `${row.session} @${row.window / 1000}K, ${id}`;
-        expect(ratio, where).toBeLessThanOrEqual(row.steps >= LONG ? 1.065 : 1.2);
+        expect(ratio, where).toBeLessThanOrEqual(row.steps >= LONG ? 1.03 : 1.2);
         // A sliding window breaks the cache on almost every step once the session no longer fits.
         if (row.steps >= LONG && row.window === 32_000)
           expect(row.slide.cost[id]!, where).toBeGreaterThan(2 * row.append.cost[id]!);

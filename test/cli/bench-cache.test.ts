@@ -96,6 +96,16 @@ describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () =>
     expect(row!.none).toBeUndefined();
     expect(cacheGoals(rows).rewritesPer1000).toBeLessThanOrEqual(29);
   });
+
+  it('costs no more than append-then-compact at 128K when large outputs arrive (cut at 10 KiB on arrival)', async () => {
+    // 258c7280 reads files of up to 30,000 characters: with a twentieth of usable input let in per
+    // output (23.5 KB) it cost 1.055× / 1.062× the reference.
+    const sessions = loadCacheSessions(DATA, '258c7280').filter((s) => s.name === '258c7280');
+    expect(sessions).toHaveLength(1);
+    const [row] = await runCacheBench({ sessions, windows: [128_000], tables: ['anthropic', 'openai'] });
+    for (const id of ['anthropic', 'openai'] as const)
+      expect(row!.ctxkit[id]!.cost[id]!).toBeLessThanOrEqual(row!.append.cost[id]!);
+  });
 });
 
 describe('ctxcheck bench cache', () => {

@@ -31,7 +31,6 @@ import { type KosmokratorCompactionOptions, kosmokratorCompaction } from './stag
 import { manualCompact } from './stages/manual-compact.ts';
 import {
   createOutputTruncation,
-  OUTPUT_TRUNCATION_DEFAULTS,
   type OutputTruncationOptions,
   type OutputTruncationStage,
 } from './stages/output-truncation.ts';
@@ -179,15 +178,21 @@ function tiancaiArchiving(options: ToolArchivingOptions | undefined): Stage {
 
 /**
  * `default`'s arrival limit: one tool output may take a twentieth of usable input (at about 4 bytes
- * per token), and never more than the 51,200 bytes of the seed rules — 5.9 KB at 32K, 23.5 KB at
- * 128K; the agents around it cut at 10 KiB (Codex) to 30,000 characters (Claude Code's shell). A
- * larger output is read on every send until the next compaction, and in a small window it forces one
- * at once; what is cut is spilled to the blob store with a notice on how to read it back.
+ * per token), and never more than Codex's 10 KiB — 5.9 KB at 32K, 10 KiB from 64K up; Claude Code's
+ * shell cuts at 30,000 characters. An output is written once and then read on every send until the
+ * next compaction, and brings that compaction closer: with 23.5 KB at 128K (the earlier cap, the seed
+ * rules' 51,200 bytes) `npm run bench:cache` measured 1.006–1.06× the cost of append-then-compact on
+ * the long sessions that read whole files, 0.90–0.97× with 10 KiB. A smaller share would cost less in
+ * small windows too but loses recall there (`ctxcheck bench compaction --held-out`: Claude Code
+ * sub-agents 95.1 % at a twentieth, 81.9 % at 3 %). What is cut is spilled to the blob store with a
+ * notice on how to read it back.
  */
 export const ARRIVAL_SHARE = 0.05;
+/** The largest single output `default` lets in at any window: Codex's cut. */
+export const ARRIVAL_MAX_BYTES = 10_240;
 
 export function arrivalBytes(budget: ContextBudget): number {
-  return Math.min(OUTPUT_TRUNCATION_DEFAULTS.maxBytes, Math.round(budget.usable * ARRIVAL_SHARE * 4));
+  return Math.min(ARRIVAL_MAX_BYTES, Math.round(budget.usable * ARRIVAL_SHARE * 4));
 }
 
 export function buildStages(
