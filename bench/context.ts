@@ -29,7 +29,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fromOpenAI } from '../src/core/adapters/openai.ts';
 import type { Message } from '../src/core/messages/types.ts';
-import { createContext, type IncrementalContext } from '../src/core/pipeline/context.ts';
+import { createContext, type IncrementalContext } from '../src/core/pipeline/engine/context.ts';
 import { createPipeline } from '../src/core/pipeline/pipeline.ts';
 
 const DATA =

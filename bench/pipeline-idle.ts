@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import type { Message } from '../src/core/messages/types.ts';
 import { createPipeline } from '../src/core/pipeline/pipeline.ts';
-import type { PipelineRun } from '../src/core/pipeline/runner.ts';
+import type { PipelineRun } from '../src/core/pipeline/engine/runner.ts';
 import type { PipelineState } from '../src/core/pipeline/types.ts';
 import { fixedClock, type Summarizer, sequentialIds } from '../src/core/ports.ts';
 import { createDeterministicSummarizer } from '../src/core/summarizers/deterministic-summarizer.ts';

@@ -4,7 +4,7 @@
  * (`data-recover`), or, when the location names nothing the API serves, the journal's own words for the
  * service (`recoverText`).
  */
-import { recoverText } from '../core/pipeline/journal.ts';
+import { recoverText } from '../core/pipeline/engine/journal.ts';
 import type { JournalEntry } from '../core/pipeline/types.ts';
 import type { CallSource, FileSource } from './call-model.ts';
 import { esc } from './html.ts';

@@ -5,7 +5,7 @@
  */
 
 import type { Usage } from '../core/messages/types.ts';
-import type { RunEstimate } from '../core/pipeline/runner.ts';
+import type { RunEstimate } from '../core/pipeline/engine/runner.ts';
 import type { StageReport } from '../core/pipeline/types.ts';
 import { cacheLine } from './cache-line.ts';
 import type { ContextView } from './context-model.ts';

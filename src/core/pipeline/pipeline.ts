@@ -26,15 +26,15 @@ import { createDeterministicSummarizer } from '../summarizers/deterministic-summ
 import { conservativeCounter } from '../tokens/conservative.ts';
 import { toolsJson } from '../tokens/context.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
-import { type AheadReport, captureCompactionInput, createAheadRunner } from './ahead.ts';
-import { isCacheState } from './cache-state.ts';
-import { createEstimator } from './estimate.ts';
-import { FLOWS } from './flows.ts';
-import { runOverflow } from './overflow-flow.ts';
-import { type PresetConfig, type PresetName, resolvePreset } from './presets.ts';
-import { createRepairMemo } from './repair-memo.ts';
-import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './runner.ts';
-import { isSentRecord, recordSent } from './sent.ts';
+import { type AheadReport, captureCompactionInput, createAheadRunner } from './engine/ahead.ts';
+import { isCacheState } from './engine/cache-state.ts';
+import { createEstimator } from './engine/estimate.ts';
+import { FLOWS } from './engine/flows.ts';
+import { runOverflow } from './engine/overflow-flow.ts';
+import { createRepairMemo } from './engine/repair-memo.ts';
+import { createRecorder, type PipelineRun, type Recorder, type StageObserver } from './engine/runner.ts';
+import { isSentRecord, recordSent } from './engine/sent.ts';
+import { type PresetConfig, type PresetName, resolvePreset } from './presets/presets.ts';
 import { type AheadSlot, aheadAware } from './stages/compaction-ahead.ts';
 import {
   INITIAL_STATE,

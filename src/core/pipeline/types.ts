@@ -6,8 +6,8 @@
 import type { ContextBudget } from '../budget/budget.ts';
 import type { Message, ToolDefinition } from '../messages/types.ts';
 import type { BlobStore, Clock, ExtractedMemory, IdGenerator, Summarizer, TokenCounter } from '../ports.ts';
-import type { CacheContext, CacheState } from './cache-state.ts';
-import type { SentRecord } from './sent.ts';
+import type { CacheContext, CacheState } from './engine/cache-state.ts';
+import type { SentRecord } from './engine/sent.ts';
 
 export type StageStatus = 'noop' | 'applied' | 'skipped' | 'failed';
 

@@ -4,7 +4,7 @@
  * Compaction never deletes the log; it only replaces the working context.
  */
 import type { Message } from '../messages/types.ts';
-import type { ContextState } from '../pipeline/context.ts';
+import type { ContextState } from '../pipeline/engine/context.ts';
 import type { PipelineState } from '../pipeline/types.ts';
 import type { MemoryBlock } from './memory-block-types.ts';
 

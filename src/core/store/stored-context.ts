@@ -8,7 +8,7 @@
  *   const run = await ctx.prepare(history, { system });
  *   await saveContext(store, { tenant, id: threadId }, ctx);
  */
-import { type ContextOptions, createContext, type IncrementalContext } from '../pipeline/context.ts';
+import { type ContextOptions, createContext, type IncrementalContext } from '../pipeline/engine/context.ts';
 import type { SessionStore } from './session-store.ts';
 
 export interface ConversationKey {

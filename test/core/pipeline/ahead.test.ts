@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { createContext } from '../../../src/core/pipeline/context.ts';
+import { createContext } from '../../../src/core/pipeline/engine/context.ts';
+import type { PipelineRun } from '../../../src/core/pipeline/engine/runner.ts';
 import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline/pipeline.ts';
-import type { PipelineRun } from '../../../src/core/pipeline/runner.ts';
 import type { PipelineEvent, PipelineState } from '../../../src/core/pipeline/types.ts';
 import {
   fixedClock,

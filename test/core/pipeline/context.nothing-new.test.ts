@@ -35,7 +35,7 @@ vi.mock('../../../src/core/messages/digest.ts', async (original) => {
   };
 });
 
-const { createContext } = await import('../../../src/core/pipeline/context.ts');
+const { createContext } = await import('../../../src/core/pipeline/engine/context.ts');
 
 /** A coding session of `n` messages: a question, then tool steps (call, result) and a few answers. */
 function session(n: number): Message[] {

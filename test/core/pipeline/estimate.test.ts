@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createBudget } from '../../../src/core/budget/budget.ts';
 import { assistant, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { createEstimator, rescalePrefix } from '../../../src/core/pipeline/estimate.ts';
-import { recordSent } from '../../../src/core/pipeline/sent.ts';
+import { createEstimator, rescalePrefix } from '../../../src/core/pipeline/engine/estimate.ts';
+import { recordSent } from '../../../src/core/pipeline/engine/sent.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 
 const counter = createChars4Counter();

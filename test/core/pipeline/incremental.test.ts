@@ -8,8 +8,8 @@ import {
   type AffectsPredicate,
   historicalAffects,
   prefixStable,
-} from '../../../src/core/pipeline/incremental.ts';
-import { createRepairMemo } from '../../../src/core/pipeline/repair-memo.ts';
+} from '../../../src/core/pipeline/engine/incremental.ts';
+import { createRepairMemo } from '../../../src/core/pipeline/engine/repair-memo.ts';
 import { INITIAL_STATE, type Stage, type StageContext } from '../../../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';

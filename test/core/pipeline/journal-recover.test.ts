@@ -11,7 +11,7 @@ import {
   recoverText,
   repairsToJournal,
   SESSION_LOG,
-} from '../../../src/core/pipeline/journal.ts';
+} from '../../../src/core/pipeline/engine/journal.ts';
 import { createPipeline } from '../../../src/core/pipeline/pipeline.ts';
 import { createToolArchiving } from '../../../src/core/pipeline/stages/archiving.ts';
 import type { JournalEntry } from '../../../src/core/pipeline/types.ts';

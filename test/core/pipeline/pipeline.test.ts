@@ -3,7 +3,7 @@ import { isCtxError } from '../../../src/core/errors.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { createPipeline } from '../../../src/core/pipeline/pipeline.ts';
-import { PRESET_NAMES } from '../../../src/core/pipeline/presets.ts';
+import { PRESET_NAMES } from '../../../src/core/pipeline/presets/presets.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 
 function small(): Message[] {

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { historicalAffects, prefixStable } from '../../../src/core/pipeline/incremental.ts';
+import { historicalAffects, prefixStable } from '../../../src/core/pipeline/engine/incremental.ts';
 import { createDedup } from '../../../src/core/pipeline/stages/dedup.ts';
 import { createHistoricalTruncation } from '../../../src/core/pipeline/stages/historical-truncation.ts';
 import { makeCtx } from '../stages/cheap-helpers.ts';

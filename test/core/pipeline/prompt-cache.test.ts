@@ -3,7 +3,7 @@ import { toAnthropic } from '../../../src/core/adapters/anthropic.ts';
 import { createMemoryBlobStore } from '../../../src/core/blobs/memory-blob-store.ts';
 import { outputText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { createContext } from '../../../src/core/pipeline/context.ts';
+import { createContext } from '../../../src/core/pipeline/engine/context.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 import { codingSession, extendsSend, sendPoints } from './prompt-cache-helpers.ts';
 

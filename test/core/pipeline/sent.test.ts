@@ -8,7 +8,7 @@ import {
   messageDigest,
 } from '../../../src/core/messages/digest.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { chainDigest, overheadDigest } from '../../../src/core/pipeline/sent.ts';
+import { chainDigest, overheadDigest } from '../../../src/core/pipeline/engine/sent.ts';
 
 const msg = (id: string, text: string): Message => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 /** The chain as it is defined: the message digests joined by `|`, hashed once. */

@@ -11,10 +11,10 @@ import { createMemoryBlobStore } from '../../../src/core/blobs/memory-blob-store
 import { checkInvariants, type Violation } from '../../../src/core/invariants/check.ts';
 import type { Dialect, Message, Part } from '../../../src/core/messages/types.ts';
 import { toModelView } from '../../../src/core/messages/visibility.ts';
-import { unaccountedRemovals } from '../../../src/core/pipeline/journal.ts';
+import { unaccountedRemovals } from '../../../src/core/pipeline/engine/journal.ts';
+import type { StageObservation } from '../../../src/core/pipeline/engine/runner.ts';
 import { createPipeline, type PipelineOptions } from '../../../src/core/pipeline/pipeline.ts';
-import type { PresetConfig, PresetName } from '../../../src/core/pipeline/presets.ts';
-import type { StageObservation } from '../../../src/core/pipeline/runner.ts';
+import type { PresetConfig, PresetName } from '../../../src/core/pipeline/presets/presets.ts';
 import { fixedClock, type Summarizer, sequentialIds } from '../../../src/core/ports.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';

@@ -3,8 +3,8 @@ import { assistant, toolCall, toolResult, user } from '../../../src/core/message
 import { messageText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { toModelView } from '../../../src/core/messages/visibility.ts';
+import { compactToolResultsInRecent } from '../../../src/core/pipeline/presets/tiancai/recent-digest.ts';
 import { createToolArchiving, heuristicToolSummary } from '../../../src/core/pipeline/stages/archiving.ts';
-import { compactToolResultsInRecent } from '../../../src/core/pipeline/stages/recent-digest.ts';
 import { sequentialIds } from '../../../src/core/ports.ts';
 import { countingCtx, fakeSummarizer, frozen, makeCtx } from './cheap-helpers.ts';
 

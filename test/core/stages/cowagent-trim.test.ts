@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
-import { applyPendingInjections } from '../../../src/core/pipeline/stages/apply-pending-injections.ts';
-import { cowagentTrim } from '../../../src/core/pipeline/stages/cowagent-trim.ts';
+import { applyPendingInjections } from '../../../src/core/pipeline/presets/cowagent/apply-pending-injections.ts';
+import { cowagentTrim } from '../../../src/core/pipeline/presets/cowagent/cowagent-trim.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, ids, makeCtx, violations } from './compaction-helpers.ts';
 

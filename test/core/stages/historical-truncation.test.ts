@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isCtxError } from '../../../src/core/errors.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { JsonValue, Message } from '../../../src/core/messages/types.ts';
-import { prefixStable } from '../../../src/core/pipeline/incremental.ts';
+import { prefixStable } from '../../../src/core/pipeline/engine/incremental.ts';
 import { createHistoricalTruncation } from '../../../src/core/pipeline/stages/historical-truncation.ts';
 import { pyJsonDumps } from '../../../src/core/tokens/py-json.ts';
 import { countingCtx, deepFreeze, frozen, makeCtx, out } from './cheap-helpers.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { assistant, system, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
-import { kosmokratorCompaction } from '../../../src/core/pipeline/stages/kosmokrator-compaction.ts';
+import { kosmokratorCompaction } from '../../../src/core/pipeline/presets/kosmokrator/kosmokrator-compaction.ts';
 import {
   kosmokratorTranscript,
   TRANSCRIPT_TRUNCATED_LINE,
   wrapKosmoSummary,
-} from '../../../src/core/pipeline/stages/kosmokrator-transcript.ts';
+} from '../../../src/core/pipeline/presets/kosmokrator/kosmokrator-transcript.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, ids, makeCtx, violations, withState } from './compaction-helpers.ts';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { assistant, user } from '../../../src/core/messages/builders.ts';
-import { injectionText } from '../../../src/core/pipeline/stages/apply-pending-injections.ts';
-import { cowagentTrim } from '../../../src/core/pipeline/stages/cowagent-trim.ts';
+import { injectionText } from '../../../src/core/pipeline/presets/cowagent/apply-pending-injections.ts';
+import { cowagentTrim } from '../../../src/core/pipeline/presets/cowagent/cowagent-trim.ts';
 import {
   FLUSHED_LIMIT,
   flushKey,
   flushToMemory,
   recordFlushed,
   unflushedMessages,
-} from '../../../src/core/pipeline/stages/memory-flush.ts';
+} from '../../../src/core/pipeline/presets/cowagent/memory-flush.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, makeCtx, withState } from './compaction-helpers.ts';
 

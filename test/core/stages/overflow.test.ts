@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CtxError } from '../../../src/core/errors.ts';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
-import { aggressiveTrim } from '../../../src/core/pipeline/stages/aggressive-trim.ts';
+import { aggressiveTrim } from '../../../src/core/pipeline/presets/cowagent/aggressive-trim.ts';
 import { recoverFromOverflow, trimOldestTurn } from '../../../src/core/pipeline/stages/overflow.ts';
 import {
   isContextOverflowError,

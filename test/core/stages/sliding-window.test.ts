@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
-import { manualCompact } from '../../../src/core/pipeline/stages/manual-compact.ts';
-import { slidingWindow } from '../../../src/core/pipeline/stages/sliding-window.ts';
+import { manualCompact } from '../../../src/core/pipeline/presets/co-cli/manual-compact.ts';
+import { slidingWindow } from '../../../src/core/pipeline/presets/co-cli/sliding-window.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { deepFreeze, ids, makeCtx, violations } from './compaction-helpers.ts';
 

@@ -4,7 +4,7 @@ import { assistant, toolCall, toolResult, user } from '../../../src/core/message
 import {
   splitByTokenBudget,
   tiancaiCompaction,
-} from '../../../src/core/pipeline/stages/tiancai-compaction.ts';
+} from '../../../src/core/pipeline/presets/tiancai/tiancai-compaction.ts';
 import { createScriptedSummarizer } from '../../../src/core/summarizers/scripted-summarizer.ts';
 import { conversation, deepFreeze, ids, makeCtx, violations } from './compaction-helpers.ts';
 

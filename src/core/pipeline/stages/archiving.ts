@@ -16,7 +16,7 @@ import type { Message } from '../../messages/types.ts';
 import { toModelView } from '../../messages/visibility.ts';
 import type { SummarizeRequest } from '../../ports.ts';
 import { trimRunes, trimTextWithTail } from '../../text/trim.ts';
-import { callerRecover } from '../journal.ts';
+import { callerRecover } from '../engine/journal.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
 import { recallRef, rereadNote } from './recall-hints.ts';

@@ -7,7 +7,7 @@ import { isPinned } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import type { SummarizeRequest, SummarizeResult, TokenCounter } from '../../ports.ts';
 import { estimateContext } from '../../tokens/context.ts';
-import { SESSION_LOG } from '../journal.ts';
+import { SESSION_LOG } from '../engine/journal.ts';
 import type {
   JournalAction,
   JournalEntry,

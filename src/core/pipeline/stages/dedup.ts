@@ -18,7 +18,7 @@ import * as z from 'zod/mini';
 import { hashText } from '../../messages/digest.ts';
 import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
-import type { PrefixWatch } from '../incremental.ts';
+import type { PrefixWatch } from '../engine/incremental.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import {
   applied,

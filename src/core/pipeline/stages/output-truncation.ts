@@ -13,16 +13,11 @@ import type { BlobInfo, BlobStore, Clock, IdGenerator } from '../../ports.ts';
 import { rereadHint } from '../../recall/ref.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { LIMITS } from '../limits.ts';
+import { truncateCowagent } from '../presets/cowagent/output-truncation.ts';
+import { truncateKosmokrator } from '../presets/kosmokrator/output-truncation.ts';
+import { truncateTiancai } from '../presets/tiancai/output-truncation.ts';
 import type { JournalEntry, Stage, StageContext, StageResult } from '../types.ts';
-import {
-  type ModeInput,
-  type ModeOutput,
-  type SpillOutcome,
-  truncateCowagent,
-  truncateDefault,
-  truncateKosmokrator,
-  truncateTiancai,
-} from './output-truncation-modes.ts';
+import { truncateDefault } from './output-truncation-modes.ts';
 import { recallRef } from './recall-hints.ts';
 import {
   applied,
@@ -34,6 +29,7 @@ import {
   SESSION_LOG_LOCATION,
   sessionLogRecover,
 } from './stage-kit.ts';
+import type { ModeInput, ModeOutput, SpillOutcome } from './truncation-mode.ts';
 
 export type OutputTruncationMode = 'default' | 'kosmokrator' | 'tiancai' | 'cowagent';
 

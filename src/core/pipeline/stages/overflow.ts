@@ -14,14 +14,14 @@
 import type { Message } from '../../messages/types.ts';
 import type { ExtractedMemory } from '../../ports.ts';
 import { LIMITS } from '../limits.ts';
+import { aggressiveTrim } from '../presets/cowagent/aggressive-trim.ts';
+import { flushToMemory } from '../presets/cowagent/memory-flush.ts';
+import { kosmokratorCompaction } from '../presets/kosmokrator/kosmokrator-compaction.ts';
+import { tiancaiCompaction } from '../presets/tiancai/tiancai-compaction.ts';
 import type { JournalEntry, MemoryFlush, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
-import { aggressiveTrim } from './aggressive-trim.ts';
 import { compaction } from './compaction.ts';
 import { journalEntry, protectedIndices, report, sumTokens, textMessage } from './compaction-support.ts';
-import { kosmokratorCompaction } from './kosmokrator-compaction.ts';
-import { flushToMemory } from './memory-flush.ts';
 import { errorText, sanitizeErrorMessage } from './overflow-errors.ts';
-import { tiancaiCompaction } from './tiancai-compaction.ts';
 
 export type OverflowVerdict = 'retry' | 'clear-history' | 'give-up';
 

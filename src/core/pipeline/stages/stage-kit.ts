@@ -6,7 +6,7 @@
 import { parseOptions } from '../../messages/schema.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import { estimateContext } from '../../tokens/context.ts';
-import { callerRecover, SESSION_LOG } from '../journal.ts';
+import { callerRecover, SESSION_LOG } from '../engine/journal.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageContext, StageResult } from '../types.ts';
 
 /** Journal location of content that only left the context: the session store keeps every message. */

@@ -7,7 +7,7 @@
  */
 import { messageText, outputText } from '../../messages/text.ts';
 import type { JsonValue, Message } from '../../messages/types.ts';
-import { TRANSCRIPT_TRUNCATED_LINE } from '../../pipeline/stages/kosmokrator-transcript.ts';
+import { TRANSCRIPT_TRUNCATED_LINE } from '../../pipeline/presets/kosmokrator/kosmokrator-transcript.ts';
 import type { SummarizeRequest } from '../../ports.ts';
 import { normalizeMemories, parseKosmokratorAnswer, stripFence } from './parse-answer.ts';
 import type { PromptPlan } from './types.ts';
