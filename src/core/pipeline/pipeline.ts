@@ -284,6 +284,18 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     return run;
   };
 
+  /** The preset's estimate of `input`, anchored to the usage that answered its last send. */
+  const estimatorFor = (input: Parameters<Pipeline['estimate']>[0]) =>
+    createEstimator({
+      counter,
+      budget: resolved.budget,
+      system: input.system,
+      tools: input.tools,
+      input: input.messages,
+      anchor: resolved.anchor,
+      sent: input.state?.sent,
+    });
+
   const start = (given: PrepareInput): Recorder => {
     checkInput(given);
     // Placeholders a repair put in for calls unanswered then, whose real results have now arrived.
@@ -293,15 +305,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     if (input.system !== undefined) context.system = input.system;
     if (input.tools !== undefined) context.tools = input.tools;
     if (input.signal !== undefined) context.signal = input.signal;
-    const estimator = createEstimator({
-      counter,
-      budget: resolved.budget,
-      system: input.system,
-      tools: input.tools,
-      input: input.messages,
-      anchor: resolved.anchor,
-      sent: input.state?.sent,
-    });
+    const estimator = estimatorFor(input);
     if (estimator.anchor) context.anchor = { id: estimator.anchor.id };
     return createRecorder({
       messages: input.messages,
@@ -396,15 +400,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     estimate(given) {
       const input = withRecall(given);
       checkInput(input);
-      const e = createEstimator({
-        counter,
-        budget: resolved.budget,
-        system: input.system,
-        tools: input.tools,
-        input: input.messages,
-        anchor: resolved.anchor,
-        sent: input.state?.sent,
-      });
+      const e = estimatorFor(input);
       const m = e.measure(input.messages);
       const b = resolved.budget;
       return {

@@ -50,12 +50,10 @@ export function contextTokens(messages: readonly Message[], ctx: StageContext, a
 }
 
 /**
- * `safe[i]` is true when cutting the list before index `i` separates no tool call from its result
- * (a call without a result spans to the end). `safe[0]` and `safe[length]` are always true.
+ * Calls `onPair(call, result)` with the message indices of each tool result and the nearest preceding
+ * open call of its id (as `pairToolCalls` pairs them); returns the messages of the calls left open.
  */
-export function safeCuts(messages: readonly Message[]): boolean[] {
-  const n = messages.length;
-  const span = new Array<number>(n + 2).fill(0);
+function eachPair(messages: readonly Message[], onPair: (call: number, result: number) => void): number[] {
   const open = new Map<string, number[]>();
   messages.forEach((m, mi) => {
     for (const p of m.parts) {
@@ -65,17 +63,29 @@ export function safeCuts(messages: readonly Message[]): boolean[] {
         open.set(p.id, stack);
       } else if (p.type === 'tool-result') {
         const from = open.get(p.callId)?.pop();
-        if (from === undefined || from === mi) continue;
-        span[from + 1]! += 1; // cuts from+1 … mi are unsafe
-        span[mi + 1]! -= 1;
+        if (from !== undefined) onPair(from, mi);
       }
     }
   });
-  for (const stack of open.values())
-    for (const from of stack) {
-      span[from + 1]! += 1;
-      span[n]! -= 1;
-    }
+  return [...open.values()].flat();
+}
+
+/**
+ * `safe[i]` is true when cutting the list before index `i` separates no tool call from its result
+ * (a call without a result spans to the end). `safe[0]` and `safe[length]` are always true.
+ */
+export function safeCuts(messages: readonly Message[]): boolean[] {
+  const n = messages.length;
+  const span = new Array<number>(n + 2).fill(0);
+  const open = eachPair(messages, (from, mi) => {
+    if (from === mi) return;
+    span[from + 1]! += 1; // cuts from+1 … mi are unsafe
+    span[mi + 1]! -= 1;
+  });
+  for (const from of open) {
+    span[from + 1]! += 1;
+    span[n]! -= 1;
+  }
   const safe: boolean[] = [];
   let depth = 0;
   for (let i = 0; i <= n; i++) {
@@ -141,19 +151,7 @@ export function protectedIndices(
     partners.get(a)!.add(b);
     partners.get(b)!.add(a);
   };
-  const open = new Map<string, number[]>();
-  messages.forEach((m, mi) => {
-    for (const p of m.parts) {
-      if (p.type === 'tool-call') {
-        const stack = open.get(p.id) ?? [];
-        stack.push(mi);
-        open.set(p.id, stack);
-      } else if (p.type === 'tool-result') {
-        const from = open.get(p.callId)?.pop();
-        if (from !== undefined) link(from, mi);
-      }
-    }
-  });
+  eachPair(messages, link);
   // A candidate paired with a message that stays (outside the candidates) stays too.
   if (crossing)
     for (const [i, set] of partners) if (cand.has(i) && [...set].some((j) => !cand.has(j))) keep.add(i);
