@@ -39,8 +39,8 @@ import {
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { outputText } from '../src/core/messages/text.ts';
 import type { Message } from '../src/core/messages/types.ts';
-import { createPipeline, type Pipeline } from '../src/core/pipeline/pipeline.ts';
 import type { PipelineRun } from '../src/core/pipeline/engine/runner.ts';
+import { createPipeline, type Pipeline } from '../src/core/pipeline/pipeline.ts';
 import type { PipelineState } from '../src/core/pipeline/types.ts';
 import { fixedClock, sequentialIds, type TokenCounter } from '../src/core/ports.ts';
 import { createCalibratedCounter } from '../src/core/tokens/calibrated/calibrated-counter.ts';

@@ -20,12 +20,12 @@ import {
   type StageContext,
   sequentialIds,
 } from '../src/core/index.ts';
-import { compaction } from '../src/core/pipeline/stages/compaction.ts';
+import { slidingWindow } from '../src/core/pipeline/presets/co-cli/sliding-window.ts';
 import { cowagentTrim } from '../src/core/pipeline/presets/cowagent/cowagent-trim.ts';
 import { kosmokratorCompaction } from '../src/core/pipeline/presets/kosmokrator/kosmokrator-compaction.ts';
-import { overflowRecovery } from '../src/core/pipeline/stages/overflow.ts';
-import { slidingWindow } from '../src/core/pipeline/presets/co-cli/sliding-window.ts';
 import { tiancaiCompaction } from '../src/core/pipeline/presets/tiancai/tiancai-compaction.ts';
+import { compaction } from '../src/core/pipeline/stages/compaction.ts';
+import { overflowRecovery } from '../src/core/pipeline/stages/overflow.ts';
 
 const dir = process.argv[2] ?? '../shared/data/trajectories';
 if (!existsSync(dir)) {
