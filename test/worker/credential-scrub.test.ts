@@ -5,11 +5,12 @@
  * session log or the call journal. The stream scrubber is also checked alone, secrets split across
  * chunks at every offset.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REDACTED, scrubStream, scrubText, secretsToScrub } from '../../src/worker/proxy/credential-scrub.ts';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI_KEY = 'sk-env-openai-secret-0123456789abcdef';
 const ANTHROPIC_KEY = 'sk-ant-env-secret-0123456789abcdef';
@@ -69,25 +70,14 @@ describe('the proxy and an upstream that echoes credentials', () => {
   let fake: FakeProvider;
   let key: string;
 
-  beforeAll(async () => {
-    fake = await startFakeProvider({ port: 0 });
-    w = await startWorker({
-      bindings: {
-        UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-        UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
-        UPSTREAM_OPENAI_API_KEY: OPENAI_KEY,
-        UPSTREAM_ANTHROPIC_API_KEY: ANTHROPIC_KEY,
-      },
-    });
-    key = await w.createKey('acme');
-  });
-  afterAll(async () => {
-    await w?.dispose();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.reset();
-  });
+  useProxyWorker(
+    'acme',
+    () => ({
+      UPSTREAM_OPENAI_API_KEY: OPENAI_KEY,
+      UPSTREAM_ANTHROPIC_API_KEY: ANTHROPIC_KEY,
+    }),
+    (r) => ({ w, fake, key } = r),
+  );
 
   async function call(path: string, stream: boolean, headers: Record<string, string> = {}) {
     const anthropic = path === ANTHROPIC;

@@ -4,33 +4,25 @@
  * before the upstream is paid, every list and log pages, a model's deep JSON bricks neither the session
  * nor the tenant's list, and one broken session never fails that list.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 let w: RunningWorker;
 let fake: FakeProvider;
 let key: string;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-      MAX_BODY_BYTES: '600000',
-      MAX_SESSION_BYTES: '1048576',
-    },
-  });
-  key = await w.createKey('acme');
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
+useProxyWorker(
+  'acme',
+  () => ({
+    MAX_BODY_BYTES: '600000',
+    MAX_SESSION_BYTES: '1048576',
+  }),
+  (r) => ({ w, fake, key } = r),
+);
 
 async function proxied(session: string, messages: unknown[], model = 'gpt-4o') {
   const res = await w.request(OPENAI, {

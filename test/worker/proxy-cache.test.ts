@@ -3,10 +3,11 @@
  * it adds where the client set none (Anthropic breakpoints, OpenAI's `prompt_cache_key`), the client's
  * own passed untouched, and the cached tokens the upstream reports recorded per call and per tenant.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
@@ -16,25 +17,13 @@ let w: RunningWorker;
 let fake: FakeProvider;
 let key: string;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-      UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789',
-    },
-  });
-  key = await w.createKey('cache-tenant');
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
+useProxyWorker(
+  'cache-tenant',
+  () => ({
+    UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789',
+  }),
+  (r) => ({ w, fake, key } = r),
+);
 
 const post = (path: string, json: unknown, session: string) =>
   w.request(path, { method: 'POST', key, headers: { 'x-ctxkit-session': session }, json });

@@ -3,10 +3,11 @@
  * bytes that are not JSON, or refuses with 429 — and when the client goes away mid-stream. Timeouts
  * are set short (300 ms) through the Worker's environment, as an operator would.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
@@ -16,26 +17,14 @@ let w: RunningWorker;
 let fake: FakeProvider;
 let key: string;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(TIMEOUT),
-      UPSTREAM_IDLE_TIMEOUT_MS: String(TIMEOUT),
-    },
-  });
-  key = await w.createKey('t1');
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
+useProxyWorker(
+  't1',
+  () => ({
+    UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(TIMEOUT),
+    UPSTREAM_IDLE_TIMEOUT_MS: String(TIMEOUT),
+  }),
+  (r) => ({ w, fake, key } = r),
+);
 
 function post(path: string, json: unknown, headers: Record<string, string> = {}) {
   const auth = path === ANTHROPIC ? { headers: { 'x-api-key': key, ...headers } } : { key, headers };

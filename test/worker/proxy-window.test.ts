@@ -3,12 +3,13 @@
  * llama.cpp server behind a gpt-4o name): the proxy reads the window from the server's own
  * context-length wording and retries within it; a session keeps the learned window.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkInvariants, fromAnthropic, fromOpenAI } from '../../src/core/index.ts';
-import { type FakeProvider, startFakeProvider, type WindowWording } from '../support/fake-provider-server.ts';
+import type { FakeProvider, WindowWording } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
 import { anthropicHistory, openAIHistory } from './support/proxy-history.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
@@ -19,24 +20,11 @@ let w: RunningWorker;
 let fake: FakeProvider;
 let key: string;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_ANTHROPIC_BASE_URL: fake.anthropicBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-    },
-  });
-  key = await w.createKey('t1');
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
+useProxyWorker(
+  't1',
+  () => ({}),
+  (r) => ({ w, fake, key } = r),
+);
 
 function post(path: string, json: unknown, headers: Record<string, string> = {}) {
   const auth = path === ANTHROPIC ? { headers: { 'x-api-key': key, ...headers } } : { key, headers };
