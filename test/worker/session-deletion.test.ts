@@ -5,10 +5,11 @@
  * and a session id used again starts empty. Against the bundled Worker in Miniflare, with the fake
  * provider as upstream.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const DAY = 86_400_000;
@@ -18,24 +19,14 @@ let fake: FakeProvider;
 let key: string;
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-0123456789abcdef',
-    },
-  });
-  key = await w.createKey('acme');
-  api = client(w, key);
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => {
-  fake.reset();
-});
+useProxyWorker(
+  'acme',
+  () => ({ UPSTREAM_OPENAI_API_KEY: 'sk-env-0123456789abcdef' }),
+  (r) => {
+    ({ w, fake, key } = r);
+    api = client(w, key);
+  },
+);
 
 /** A session that owns one of everything: a spilled output, extracted memories, a proxy call's journal. */
 async function furnished(id: string): Promise<{ blob: string; journal: string; memories: string[] }> {
