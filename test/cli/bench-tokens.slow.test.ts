@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBenchTokens } from '../../src/cli/commands/bench-tokens.ts';
 import { crossValidate } from '../../src/cli/tokens/calibration.ts';
 import { loadTokenCorpus, UNSEEN_CATEGORY } from '../../src/cli/tokens/corpus.ts';
 import { loadFitOnlySamples } from '../../src/cli/tokens/fit-only-texts.ts';
@@ -44,5 +45,17 @@ describe('runBenchTokens on the real corpus, every preset', () => {
     },
     // Seven presets cross-validated on the whole corpus: a CI run at load 11 went past 240 s.
     600_000,
+  );
+
+  it.skipIf(!existsSync(corpus))(
+    'estimates at least 5× faster than tokenx when measured side by side',
+    async () => {
+      const result = await runBenchTokens(
+        { corpusDir: corpus, tokenizers: ['o200k'], runs: 5 },
+        { write: () => {} },
+      );
+      // Timed in process CPU time: 5.6–7.4× alone (~90–150 vs ~13–25 MB/s).
+      expect(result.throughput.ctxkit! / result.throughput.tokenx!).toBeGreaterThanOrEqual(5);
+    },
   );
 });
