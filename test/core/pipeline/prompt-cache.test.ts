@@ -5,6 +5,7 @@ import { outputText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { createContext } from '../../../src/core/pipeline/engine/context.ts';
 import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
+import { createRecall } from '../../../src/core/recall/options.ts';
 import { codingSession, extendsSend, sendPoints } from './prompt-cache-helpers.ts';
 
 const SYSTEM = { system: 'You are a coding agent.' };
@@ -17,7 +18,10 @@ function resultOf(send: readonly Message[], callId: string): string | undefined 
 const compacted = (run: { reports: ReadonlyArray<{ stage: string; status: string }> }) =>
   run.reports.some((r) => r.stage === 'compaction' && r.status === 'applied');
 
-describe('createContext (default preset, prompt cache)', () => {
+// With the recall tools on, stubs and markers name refs: the same guarantees hold (a ref is taken of
+// content, so the same history gives the same marker).
+describe.each(['off', 'on'])('createContext (default preset, prompt cache, recall %s)', (mode) => {
+  const recall = () => (mode === 'on' ? { recall: createRecall() } : {});
   it('leaves a superseded result deep in the history as sent until the next compaction while the cache is warm', async () => {
     const history = codingSession(40);
     const clock = fixedClock('2026-01-01T00:00:00Z');
@@ -26,6 +30,7 @@ describe('createContext (default preset, prompt cache)', () => {
       dialect: 'anthropic',
       clock,
       ids: sequentialIds(),
+      ...recall(),
     });
     let stale: string | undefined; // the first read as first sent (cut on arrival if it was too long)
     let previous: Message[] | undefined;
@@ -57,7 +62,12 @@ describe('createContext (default preset, prompt cache)', () => {
   it('applies the deferred reduction once the cache has gone cold', async () => {
     const history = codingSession(6);
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const ctx = createContext({ budget: { contextWindow: 200_000 }, dialect: 'anthropic', clock });
+    const ctx = createContext({
+      budget: { contextWindow: 200_000 },
+      dialect: 'anthropic',
+      clock,
+      ...recall(),
+    });
     const points = sendPoints(history);
     for (const i of points.slice(0, -1)) {
       clock.advance(10_000);
@@ -68,13 +78,19 @@ describe('createContext (default preset, prompt cache)', () => {
     const run = await ctx.prepare(history.slice(0, points.at(-1)), SYSTEM);
     expect(run.cache.status).toBe('cold');
     expect(resultOf(run.send, 'read1')).toMatch(/^\[Superseded/);
+    if (mode === 'on') expect(resultOf(run.send, 'read1')).toMatch(/; whole: reread\('m[0-9a-f]{12}'\)\]$/);
     expect(run.cache.rewrite).toMatchObject({ stage: 'dedup', reason: expect.stringMatching(/cold/) });
   });
 
   it('reports the unchanged prefix of each send, and where and why a send departs from the last one', async () => {
     const history = codingSession(3);
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const ctx = createContext({ budget: { contextWindow: 200_000 }, dialect: 'anthropic', clock });
+    const ctx = createContext({
+      budget: { contextWindow: 200_000 },
+      dialect: 'anthropic',
+      clock,
+      ...recall(),
+    });
     const [first, second, third] = sendPoints(history);
     const a = await ctx.prepare(history.slice(0, first), SYSTEM);
     expect(a.cache).toMatchObject({ status: 'first', prefix: 0, cached: 0 });
@@ -108,6 +124,7 @@ describe('createContext (default preset, prompt cache)', () => {
         budget: { contextWindow: 32_000 },
         dialect: 'anthropic',
         blobs: createMemoryBlobStore(),
+        ...recall(),
       });
     const one = make();
     const two = make();

@@ -10,6 +10,7 @@ import { isPinned } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
 import { type OverflowVerdict, recoverFromOverflow } from '../stages/overflow.ts';
 import { isContextOverflowError, isMessageFormatError } from '../stages/overflow-errors.ts';
+import { recallRef } from '../stages/recall-hints.ts';
 import type { JournalEntry, Stage } from '../types.ts';
 import { callerRecover, SESSION_LOG } from './journal.ts';
 import type { Recorder } from './runner.ts';
@@ -82,7 +83,7 @@ const clearHistory: Stage = {
     messages.forEach((m, i) => {
       const now = kept.get(i);
       if (now === m) return;
-      journal.push({
+      const entry: JournalEntry = {
         stage: 'overflow-clear',
         action: now ? 'replaced' : 'removed',
         messageId: m.id,
@@ -90,7 +91,11 @@ const clearHistory: Stage = {
         tokensAfter: now ? ctx.counter.countMessage(now) : 0,
         location: SESSION_LOG,
         recover: callerRecover(m.id),
-      });
+      };
+      // Nothing stands for a cleared message; with recall on, its entry names the ref reread answers.
+      const ref = recallRef(ctx, [m]);
+      if (ref !== undefined) entry.ref = ref;
+      journal.push(entry);
     });
     return {
       messages: changed ? out : (messages as Message[]),

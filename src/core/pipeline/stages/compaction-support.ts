@@ -184,7 +184,7 @@ export function journalEntry(
   action: JournalAction,
   message: Message,
   counter: TokenCounter,
-  extra: { replacementId?: string; tokensAfter?: number } = {},
+  extra: { replacementId?: string; tokensAfter?: number; ref?: string | undefined } = {},
 ): JournalEntry {
   const entry: JournalEntry = {
     stage,
@@ -199,6 +199,7 @@ export function journalEntry(
         : sessionLogRecover(message.id),
   };
   if (extra.replacementId !== undefined) entry.replacementId = extra.replacementId;
+  if (extra.ref !== undefined) entry.ref = extra.ref;
   return entry;
 }
 

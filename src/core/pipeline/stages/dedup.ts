@@ -9,6 +9,8 @@
  *    `[Superseded — content included in later file_read of {basename}]`.
  * Results already starting with `[Superseded` or `[Old ` are skipped everywhere. Tool names map to
  * roles so Claude Code's `Read`/`Grep`/`Glob`/`Edit`/`Write`/`MultiEdit` work too (default mode).
+ * With recall on, a marker ends with the call that reads the superseded message back whole
+ * (`[Superseded — …; whole: reread('m…')]`): the same history gives the same marker.
  *
  * Paths are normalised by string only (core has no file system): `.`/`..` segments and repeated
  * slashes are resolved lexically; no `realpath`, so symlinks and relative-vs-absolute spellings of
@@ -20,6 +22,7 @@ import { outputText } from '../../messages/text.ts';
 import type { JsonValue, Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
 import type { PrefixWatch } from '../engine/incremental.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
+import { closeWithRef, recallRef } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -360,9 +363,16 @@ export function createDedup(options: DedupOptions = {}): DedupStage {
       let count = 0;
       for (const [mi, parts] of replacements) {
         const m = messages[mi]!;
+        // With recall on, the marker ends with the call that reads the superseded message back whole.
+        const ref = recallRef(ctx, [m]);
         const next = replaceParts(
           m,
-          new Map([...parts].map(([pi, text]) => [pi, { ...(m.parts[pi] as ToolResultPart), output: text }])),
+          new Map(
+            [...parts].map(([pi, text]) => [
+              pi,
+              { ...(m.parts[pi] as ToolResultPart), output: closeWithRef(text, ref) },
+            ]),
+          ),
         );
         output[mi] = next;
         count += parts.size;
@@ -374,6 +384,7 @@ export function createDedup(options: DedupOptions = {}): DedupStage {
           tokensAfter: ctx.counter.countMessage(next),
           location: SESSION_LOG_LOCATION,
           recover: sessionLogRecover(m.id),
+          ...(ref !== undefined ? { ref } : {}),
         });
       }
       return applied(name, messages, output, ctx, journal, `${count} superseded result(s)`);

@@ -19,6 +19,7 @@ import { pairToolCalls } from '../../invariants/pairing.ts';
 import type { Message } from '../../messages/types.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
+import { recallRef } from './recall-hints.ts';
 import {
   anchoredTokens,
   applied,
@@ -183,8 +184,8 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
         const step = trimOldest(current, { keep, keepTailPairs });
         if (!step) break;
         turns++;
-        for (const m of step.removed)
-          journal.push({
+        for (const m of step.removed) {
+          const entry: JournalEntry = {
             stage: name,
             action: 'removed',
             messageId: m.id,
@@ -192,7 +193,12 @@ export function createEmergencyTrim(options: EmergencyTrimOptions = {}): SyncSta
             tokensAfter: 0,
             location: SESSION_LOG_LOCATION,
             recover: sessionLogRecover(m.id),
-          });
+          };
+          // No stub stands for a trimmed turn; with recall on, each entry names the ref reread answers.
+          const ref = recallRef(ctx, [m]);
+          if (ref !== undefined) entry.ref = ref;
+          journal.push(entry);
+        }
         current = step.messages;
         estimate = Math.round(stageTokens(current, ctx) * ratio);
       }

@@ -12,13 +12,12 @@
 import * as z from 'zod/mini';
 import { messageDigest } from '../../messages/digest.ts';
 import type { Message, ToolCallPart, ToolResultPart } from '../../messages/types.ts';
-import { rereadHint } from '../../recall/ref.ts';
 import { headCodePoints } from '../../text/trim.ts';
 import { pyJsonDumps } from '../../tokens/py-json.ts';
 import { codePointLength } from '../../tokens/text-stats.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
-import { recallRef } from './recall-hints.ts';
+import { recallRef, wholeSuffix } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -49,7 +48,7 @@ export const HISTORICAL_TRUNCATION_DEFAULTS = {
 } as const;
 
 /** With recall on (`ref`), the notice ends with the call that reads the whole output back. */
-const whole = (ref: string | undefined) => (ref === undefined ? '' : `; whole: ${rereadHint(ref)}`);
+const whole = wholeSuffix;
 
 export function cowagentHistoricalNotice(originalLength: number, max: number, ref?: string): string {
   return `\n\n[Historical output truncated: ${originalLength} -> ${max} chars${whole(ref)}]`;

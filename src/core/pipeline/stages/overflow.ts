@@ -22,6 +22,7 @@ import type { JournalEntry, MemoryFlush, PipelineEvent, Stage, StageContext, Sta
 import { compaction } from './compaction.ts';
 import { journalEntry, protectedIndices, report, sumTokens, textMessage } from './compaction-support.ts';
 import { errorText, sanitizeErrorMessage } from './overflow-errors.ts';
+import { recallRef } from './recall-hints.ts';
 
 export type OverflowVerdict = 'retry' | 'clear-history' | 'give-up';
 
@@ -105,7 +106,8 @@ function oldestTurn(acc: Acc, ctx: StageContext): boolean {
   const kept = new Set(next);
   const removed = acc.messages.filter((m) => !kept.has(m));
   acc.messages = next;
-  for (const m of removed) acc.journal.push(journalEntry(NAME, 'removed', m, ctx.counter));
+  for (const m of removed)
+    acc.journal.push(journalEntry(NAME, 'removed', m, ctx.counter, { ref: recallRef(ctx, [m]) }));
   acc.details.push(`trimOldest removed ${removed.length} messages`);
   return true;
 }

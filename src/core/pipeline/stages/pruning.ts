@@ -7,8 +7,9 @@
  * savings reach `minSavings` (each candidate is added before the check, so `0` prunes every one).
  * Nothing happens when all candidates together save less than that; a run that replaces nothing is `noop`.
  *
- * `kosmokrator` mode emits 002's five placeholder strings exactly; `default` mode's placeholders name
- * the tool, its target, the size and where to get the content back, and also know Claude Code's names.
+ * `kosmokrator` mode emits 002's five placeholder strings exactly (with recall on, each ends with
+ * `; whole: reread('m…')]`); `default` mode's placeholders name the tool, its target, the size and where
+ * to get the content back, and also know Claude Code's names.
  */
 import * as z from 'zod/mini';
 import { messageText, outputText } from '../../messages/text.ts';
@@ -19,7 +20,7 @@ import { codePointLength } from '../../tokens/text-stats.ts';
 import { LIMITS } from '../limits.ts';
 import type { JournalEntry, StageContext, StageResult } from '../types.ts';
 import { isClearedResult, pathBasename } from './dedup.ts';
-import { recallRef } from './recall-hints.ts';
+import { closeWithRef, recallRef } from './recall-hints.ts';
 import {
   applied,
   indexToolCalls,
@@ -321,7 +322,7 @@ export function createPruning(options: PruningOptions = {}): SyncStage {
             path: mode === 'kosmokrator' ? str(args.path) : pathOf(args),
             placeholder:
               mode === 'kosmokrator'
-                ? kosmokratorPlaceholder(tool, args)
+                ? closeWithRef(kosmokratorPlaceholder(tool, args), recallRef(ctx, [m]))
                 : contextPlaceholder(raw, args, tokens, m.id, p.callId, recallRef(ctx, [m])),
           });
         });

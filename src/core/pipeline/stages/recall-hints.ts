@@ -21,6 +21,16 @@ export function rereadNote(ref: string | undefined, what: string): string {
   return ref === undefined ? '' : `(${what}: ${rereadHint(ref)})`;
 }
 
+/** `; whole: reread('…')` to close a bracketed notice with, or '' without a ref. */
+export function wholeSuffix(ref: string | undefined): string {
+  return ref === undefined ? '' : `; whole: ${rereadHint(ref)}`;
+}
+
+/** A bracketed stub (`[…]`) with `; whole: reread('…')` before its closing bracket; as it is without a ref. */
+export function closeWithRef(stub: string, ref: string | undefined): string {
+  return ref === undefined || !stub.endsWith(']') ? stub : `${stub.slice(0, -1)}${wholeSuffix(ref)}]`;
+}
+
 /** The entries with `ref` set (the same entries without one). */
 export function withRef<E extends JournalEntry>(entries: E[], ref: string | undefined): E[] {
   if (ref !== undefined) for (const e of entries) e.ref = ref;

@@ -5,6 +5,7 @@
  * `[Earlier conversation trimmed — {N} messages removed to stay within context budget]`.
  * `split: 'index'` reproduces co-cli's pure index cut (which can orphan a tool result);
  * `split: 'pairing-safe'` (the default) moves both boundaries so no call is separated from its result.
+ * With recall on, the marker ends with `(the messages it stands for, whole: reread('s…'))`.
  */
 import * as z from 'zod/mini';
 import type { Message } from '../../../messages/types.ts';
@@ -22,6 +23,7 @@ import {
   trySummarize,
   unchangedResult,
 } from '../../stages/compaction-support.ts';
+import { recallRef, rereadNote, withRef } from '../../stages/recall-hints.ts';
 import type { JournalEntry, Stage, StageResult } from '../../types.ts';
 
 export const SLIDING_WINDOW_DEFAULTS = { maxMessages: 40, split: 'pairing-safe' } as const;
@@ -99,18 +101,29 @@ export function slidingWindow(options: SlidingWindowOptions = {}): Stage {
         messages: dropped,
       });
       const summary = outcome.ok ? outcome.result.summary.trim() : '';
+      // With recall on, the marker names the span it stands for, as the call that reads it back whole.
+      const ref = recallRef(ctx, dropped);
+      const note = rereadNote(ref, 'the messages it stands for, whole');
       const text = summary !== '' ? summaryMarker(n, summary) : trimmedMarker(n);
-      const marker = textMessage(ctx.ids.next('summary'), 'user', text, 'summary');
+      const marker = textMessage(
+        ctx.ids.next('summary'),
+        'user',
+        note === '' ? text : `${text}\n${note}`,
+        'summary',
+      );
       const out: Message[] = [
         ...input.slice(0, span.start),
         marker,
         ...range.filter((i) => keep.has(i)).map((i) => input[i]!),
         ...input.slice(span.end),
       ];
-      const journal: JournalEntry[] = dropped.map((m) =>
-        journalEntry(NAME, summary !== '' ? 'summarized' : 'removed', m, ctx.counter, {
-          replacementId: marker.id,
-        }),
+      const journal: JournalEntry[] = withRef(
+        dropped.map((m) =>
+          journalEntry(NAME, summary !== '' ? 'summarized' : 'removed', m, ctx.counter, {
+            replacementId: marker.id,
+          }),
+        ),
+        ref,
       );
       journal.push(journalEntry(NAME, 'inserted', marker, ctx.counter));
       const tokensAfter = sumTokens(out, ctx.counter);

@@ -4,7 +4,8 @@
  * is over 10000 chars get each string argument over 1000 chars cut to 1000 + `... [truncated {len} chars]`;
  * user text over 10000 chars is cut to 10000 + `\n\n[Message truncated for context recovery: {len} -> 10000 chars]`;
  * only the last 5 turns are kept. The current turn is included. Pinned messages and `excludeTools`
- * results are left alone (and kept).
+ * results are left alone (and kept). With recall on, each notice ends with the call that reads the
+ * whole message back (`[Truncated for context recovery: … chars; whole: reread('m…')]`).
  */
 import { isPinned } from '../../../messages/text.ts';
 import { segmentTurns } from '../../../messages/turns.ts';
@@ -18,6 +19,7 @@ import {
   protectedIndices,
   safeCuts,
 } from '../../stages/compaction-support.ts';
+import { closeWithRef, recallRef } from '../../stages/recall-hints.ts';
 import type { JournalEntry, StageContext } from '../../types.ts';
 
 export interface AggressiveTrimOptions {
@@ -48,13 +50,14 @@ function capPart(
   role: Message['role'],
   o: Required<AggressiveTrimOptions>,
   exclude: ReadonlySet<string>,
+  ref: string | undefined,
 ): Part {
   if (p.type === 'tool-result' && typeof p.output === 'string' && !(p.name && exclude.has(p.name))) {
     const len = codePointLength(p.output);
     if (len > o.resultChars)
       return {
         ...p,
-        output: `${headCodePoints(p.output, o.resultChars)}\n\n[Truncated for context recovery: ${len} -> ${o.resultChars} chars]`,
+        output: `${headCodePoints(p.output, o.resultChars)}\n\n${closeWithRef(`[Truncated for context recovery: ${len} -> ${o.resultChars} chars]`, ref)}`,
       };
   } else if (
     p.type === 'tool-call' &&
@@ -69,7 +72,7 @@ function capPart(
     for (const [k, v] of Object.entries(p.args)) {
       const len = typeof v === 'string' ? codePointLength(v) : 0;
       if (typeof v === 'string' && len > o.argChars) {
-        args[k] = `${headCodePoints(v, o.argChars)}... [truncated ${len} chars]`;
+        args[k] = `${headCodePoints(v, o.argChars)}... ${closeWithRef(`[truncated ${len} chars]`, ref)}`;
         changed = true;
       } else args[k] = v;
     }
@@ -79,7 +82,7 @@ function capPart(
     if (len > o.userChars)
       return {
         ...p,
-        text: `${headCodePoints(p.text, o.userChars)}\n\n[Message truncated for context recovery: ${len} -> ${o.userChars} chars]`,
+        text: `${headCodePoints(p.text, o.userChars)}\n\n${closeWithRef(`[Message truncated for context recovery: ${len} -> ${o.userChars} chars]`, ref)}`,
       };
   }
   return p;
@@ -87,7 +90,7 @@ function capPart(
 
 export function aggressiveTrim(
   messages: readonly Message[],
-  ctx: Pick<StageContext, 'counter' | 'excludeTools'>,
+  ctx: Pick<StageContext, 'counter' | 'excludeTools' | 'recall'>,
   options: AggressiveTrimOptions = {},
   stage = 'overflow-recovery',
 ): AggressiveTrimResult {
@@ -104,12 +107,14 @@ export function aggressiveTrim(
   let truncated = 0;
   let out: Message[] = messages.map((m) => {
     if (isPinned(m)) return m;
-    const parts = m.parts.map((p) => capPart(p, m.role, o, ctx.excludeTools));
+    // With recall on, each notice ends with the call that reads the whole message back.
+    const ref = recallRef(ctx, [m]);
+    const parts = m.parts.map((p) => capPart(p, m.role, o, ctx.excludeTools, ref));
     if (parts.every((p, i) => p === m.parts[i])) return m;
     const next = { ...m, parts };
     truncated++;
     journal.push(
-      journalEntry(stage, 'truncated', m, ctx.counter, { tokensAfter: ctx.counter.countMessage(next) }),
+      journalEntry(stage, 'truncated', m, ctx.counter, { tokensAfter: ctx.counter.countMessage(next), ref }),
     );
     return next;
   });
@@ -126,7 +131,11 @@ export function aggressiveTrim(
         const range = Array.from({ length: cut - lead }, (_, i) => lead + i);
         const keep = protectedIndices(out, range, ctx.excludeTools);
         for (const i of range)
-          if (!keep.has(i)) journal.push(journalEntry(stage, 'removed', out[i]!, ctx.counter));
+          if (!keep.has(i))
+            journal.push(
+              // The ref of the message as it came in (what the archive keeps), not of its capped copy.
+              journalEntry(stage, 'removed', out[i]!, ctx.counter, { ref: recallRef(ctx, [messages[i]!]) }),
+            );
         out = out.filter((_, i) => i < lead || i >= cut || keep.has(i));
         turnsRemoved = k;
       }

@@ -5,7 +5,9 @@
  * Every drop flushes the dropped messages to memory and plans a summary injection into the first kept
  * user message. CowAgent computes that summary on a background thread; our runs are sequential, so the
  * summary is computed in this run, recorded as a `PendingInjection`, and applied from the NEXT run on
- * by `apply-pending-injections` (the first stage of the `cowagent` preset).
+ * by `apply-pending-injections` (the first stage of the `cowagent` preset). With recall on, the
+ * injected summary ends with the call that reads the dropped messages back whole
+ * (`(the messages it stands for, whole: reread('s…'))`).
  */
 import * as z from 'zod/mini';
 import { messageText } from '../../../messages/text.ts';
@@ -24,6 +26,7 @@ import {
   sumTokens,
   unchangedResult,
 } from '../../stages/compaction-support.ts';
+import { recallRef, rereadNote } from '../../stages/recall-hints.ts';
 import type {
   JournalEntry,
   MemoryFlush,
@@ -82,6 +85,8 @@ interface Work {
   errors: string[];
   /** The flushed-text record (000 §2.3), updated by every flush of this run. */
   flushed: string[] | undefined;
+  /** The last summary planned for injection, as the summarizer wrote it (without a reread note). */
+  lastSummary?: string;
 }
 
 function turnsOf(messages: readonly Message[]): { lead: number; turns: Turn[] } {
@@ -123,6 +128,9 @@ async function dropOldest(
     .slice(cut)
     .find((m) => m.role === 'user' && m.parts.some((p) => p.type === 'text'));
   let summaryText: string | undefined;
+  // With recall on, the injected summary names the span it stands for; a turn dropped without one
+  // names each message's own ref on its entry.
+  const span = recallRef(ctx, dropped);
   if (flush) {
     const attempt = await flushToMemory(dropped, ctx, 'trim', w.flushed);
     w.flushed = attempt.flushed;
@@ -143,7 +151,9 @@ async function dropOldest(
       };
       w.events.push({ type: 'summary-pending', stage: NAME, targetId: target.id, turnsCompacted: k });
       // The background summary "arrives": same run, applied next run.
-      w.injections.push({ ...planned, summary: summaryText });
+      const note = rereadNote(span, 'the messages it stands for, whole');
+      w.injections.push({ ...planned, summary: note === '' ? summaryText : `${summaryText}\n\n${note}` });
+      w.lastSummary = summaryText;
     }
   }
   for (const m of dropped) {
@@ -154,7 +164,7 @@ async function dropOldest(
         summarized ? 'summarized' : 'removed',
         m,
         ctx.counter,
-        summarized ? { replacementId: target.id } : {},
+        summarized ? { replacementId: target.id, ref: span } : { ref: recallRef(ctx, [m]) },
       ),
     );
   }
@@ -200,12 +210,17 @@ function compressTurns(w: Work, ctx: StageContext): void {
         continue;
       }
       changed = true;
+      // No stub stands for what compression drops; with recall on, each entry names its message's ref.
+      const ref = recallRef(ctx, [m]);
       if (kept) {
         out.push(kept);
         w.journal.push(
-          journalEntry(NAME, 'replaced', m, ctx.counter, { tokensAfter: ctx.counter.countMessage(kept) }),
+          journalEntry(NAME, 'replaced', m, ctx.counter, {
+            tokensAfter: ctx.counter.countMessage(kept),
+            ref,
+          }),
         );
-      } else w.journal.push(journalEntry(NAME, 'removed', m, ctx.counter));
+      } else w.journal.push(journalEntry(NAME, 'removed', m, ctx.counter, { ref }));
     }
   }
   if (!changed) {
@@ -273,8 +288,7 @@ export function cowagentTrim(options: CowagentTrimOptions = {}): Stage {
         w.events.push({ type: 'memory-extracted', stage: NAME, count: w.memories.length });
       }
       if (w.flushes.length > 0) result.flushes = w.flushes;
-      const last = w.injections.at(-1)?.summary;
-      if (last !== undefined) result.state!.lastSummary = last;
+      if (w.lastSummary !== undefined) result.state!.lastSummary = w.lastSummary;
       return result;
     },
   };

@@ -4,7 +4,8 @@
  * and memories; the result is `[protected context] + [system summary] + recent`, the summary wrapped as
  * HEAD does. An empty summary is "Nothing to compact." (not a failure); a throw counts one failure in
  * `state.compactionFailures` (≥ 3 opens the breaker: the stage is then skipped) and returns the input —
- * the flow trims the oldest turn next. Success resets the count.
+ * the flow trims the oldest turn next. Success resets the count. With recall on, the summary ends
+ * with `(the messages it stands for, whole: reread('s…'))`.
  */
 import * as z from 'zod/mini';
 import { startsTurn } from '../../../messages/text.ts';
@@ -24,6 +25,7 @@ import {
   trySummarize,
   unchangedResult,
 } from '../../stages/compaction-support.ts';
+import { recallRef, rereadNote, withRef } from '../../stages/recall-hints.ts';
 import type { JournalEntry, PipelineEvent, Stage, StageResult } from '../../types.ts';
 import {
   kosmokratorTranscript,
@@ -173,10 +175,15 @@ export function kosmokratorCompaction(options: KosmokratorCompactionOptions = {}
         );
         insertedMessages.push(protectedMessage);
       } else protectedMessage = folded.findLast((m) => m.meta?.kind === 'protected-context');
+      // With recall on, the summary ends with the call that reads the span it folds back whole.
+      const summarized = folded.filter((m) => m !== protectedMessage);
+      const span = recallRef(ctx, summarized);
+      const note = rereadNote(span, 'the messages it stands for, whole');
+      const wrapped = o.wrapSummary ? wrapKosmoSummary(summary) : summary;
       const summaryMessage = textMessage(
         ctx.ids.next('summary'),
         'system',
-        o.wrapSummary ? wrapKosmoSummary(summary) : summary,
+        note === '' ? wrapped : `${wrapped}\n${note}`,
         'summary',
       );
       insertedMessages.push(summaryMessage);
@@ -187,9 +194,12 @@ export function kosmokratorCompaction(options: KosmokratorCompactionOptions = {}
         ...range.filter((i) => keep.has(i)).map((i) => input[i]!),
         ...input.slice(boundary),
       ];
-      const journal: JournalEntry[] = folded
-        .filter((m) => m !== protectedMessage)
-        .map((m) => journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }));
+      const journal: JournalEntry[] = withRef(
+        summarized.map((m) =>
+          journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+        ),
+        span,
+      );
       for (const m of insertedMessages) journal.push(journalEntry(NAME, 'inserted', m, ctx.counter));
       const tokensAfter = sumTokens(out, ctx.counter);
       const memories = outcome.result.memories ?? [];

@@ -7,6 +7,7 @@ import type { Message } from '../../../messages/types.ts';
 import type { IdGenerator } from '../../../ports.ts';
 import { trimRunes } from '../../../text/trim.ts';
 import { archiveToolResult, TOOL_ARCHIVING_DEFAULTS } from '../../stages/archiving.ts';
+import { rereadNote } from '../../stages/recall-hints.ts';
 import { indexToolCalls } from '../../stages/stage-kit.ts';
 import { archivable, itemOf, status, summaryMessage, visibleTool } from '../../stages/tool-items.ts';
 
@@ -14,6 +15,8 @@ export interface RecentDigestOptions {
   ids: IdGenerator;
   /** Results of these tools are never archived. */
   excludeTools?: ReadonlySet<string>;
+  /** The ref a digest line names for its archived message (recall on), as `(whole: reread('…'))`. */
+  refOf?: (message: Message) => string | undefined;
 }
 
 export interface RecentDigest {
@@ -59,7 +62,8 @@ export function compactToolResultsInRecent(
       (item.text.trim() || '(empty output)').replaceAll('\n', ' '),
       TOOL_ARCHIVING_DEFAULTS.digestLineRunes,
     );
-    lines.push(`- ${item.name || 'unknown'} (${status(item)}): ${text}`);
+    const note = rereadNote(options.refOf?.(m), 'whole');
+    lines.push(`- ${item.name || 'unknown'} (${status(item)}): ${text}${note === '' ? '' : ` ${note}`}`);
   }
   const digest = summaryMessage(options.ids.next('digest'), `[Compaction tool digest]\n${lines.join('\n')}`);
   out.push(digest);

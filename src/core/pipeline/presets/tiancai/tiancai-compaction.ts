@@ -6,6 +6,8 @@
  * `[ user("[Previous conversation summary]\n\n{summary}") ] + compactToolResultsInRecent(recent)`.
  * Everything fitting the keep budget is a silent no-op, as in 003. The recommended pairing fix moves
  * the boundary so no call is separated from its result (`pairing: 'none'` reproduces 003's cut).
+ * With recall on, the summary's first line is followed by `(the messages it stands for, whole:
+ * reread('s…'))` and each digest line ends with its output's `reread('m…')`.
  */
 import * as z from 'zod/mini';
 import {
@@ -33,6 +35,7 @@ import {
   trySummarize,
   unchangedResult,
 } from '../../stages/compaction-support.ts';
+import { recallRef, rereadNote } from '../../stages/recall-hints.ts';
 import type { JournalEntry, Stage, StageResult } from '../../types.ts';
 import { compactToolResultsInRecent } from './recent-digest.ts';
 
@@ -238,15 +241,18 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
       const summary = outcome ? outcome.result.summary.trim() : (ctx.state.lastSummary ?? '');
       if (summary === '') return fail('empty summary');
 
-      const summaryMessage = textMessage(
-        ctx.ids.next('summary'),
-        'user',
-        `${PREVIOUS_SUMMARY_PREFIX}${summary}`,
-        'summary',
-      );
+      // With recall on, the summary names the span it folds (the messages the model still saw), as
+      // the call that reads it back whole; the digest names each archived output's ref.
+      const summarized = folded.filter((m) => m.meta?.agentVisible !== false);
+      const span = recallRef(ctx, summarized);
+      const head = span
+        ? `${PREVIOUS_SUMMARY_PREFIX.trimEnd()}\n${rereadNote(span, 'the messages it stands for, whole')}\n\n`
+        : PREVIOUS_SUMMARY_PREFIX;
+      const summaryMessage = textMessage(ctx.ids.next('summary'), 'user', `${head}${summary}`, 'summary');
       const digest = compactToolResultsInRecent(input.slice(start), o.toolCallCutoff, {
         ids: ctx.ids,
         excludeTools: ctx.excludeTools,
+        refOf: (m) => recallRef(ctx, [m]),
       });
       const out: Message[] = [
         ...input.slice(0, lead),
@@ -256,14 +262,19 @@ export function tiancaiCompaction(options: TiancaiCompactionOptions = {}): Stage
       ];
       const journal: JournalEntry[] = folded.map((m) =>
         m.meta?.agentVisible === false
-          ? journalEntry(NAME, 'removed', m, ctx.counter)
-          : journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id }),
+          ? journalEntry(NAME, 'removed', m, ctx.counter, { ref: recallRef(ctx, [m]) })
+          : journalEntry(NAME, 'summarized', m, ctx.counter, { replacementId: summaryMessage.id, ref: span }),
       );
       journal.push(journalEntry(NAME, 'inserted', summaryMessage, ctx.counter));
       if (digest.digest) {
         const digestId = digest.digest.id;
         for (const m of digest.archived)
-          journal.push(journalEntry(NAME, 'archived', m, ctx.counter, { replacementId: digestId }));
+          journal.push(
+            journalEntry(NAME, 'archived', m, ctx.counter, {
+              replacementId: digestId,
+              ref: recallRef(ctx, [m]),
+            }),
+          );
         journal.push(journalEntry(NAME, 'inserted', digest.digest, ctx.counter));
       }
       const tokensAfter = sumTokens(out, ctx.counter);
