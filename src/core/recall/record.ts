@@ -12,7 +12,8 @@ import { RECALL_TOOL_NAMES } from './definitions.ts';
 import { contentRef } from './ref.ts';
 import { renderMessage } from './render.ts';
 
-const LOST = new Set<JournalEntry['action']>([
+/** The journal actions after which the model no longer sees the original: what the archive keeps. */
+export const LOST_ACTIONS: ReadonlySet<JournalEntry['action']> = new Set<JournalEntry['action']>([
   'removed',
   'replaced',
   'truncated',
@@ -42,7 +43,7 @@ export function archivedMessages(
   for (const [i, m] of input.entries()) position.set(m.id, i);
   const out = new Map<string, ArchivedMessage>();
   for (const e of journal) {
-    if (!LOST.has(e.action)) continue;
+    if (!LOST_ACTIONS.has(e.action)) continue;
     const i = position.get(e.messageId);
     if (i === undefined) continue; // a message the run made itself (a summary replaced in the same run)
     const m = input[i]!;

@@ -15,6 +15,7 @@ import {
   fixedClock,
   INITIAL_STATE,
   type JournalEntry,
+  LOST_ACTIONS,
   type Message,
   outputText,
   type PipelineState,
@@ -27,16 +28,6 @@ import { codingSession } from './coding-session.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures');
 const PRESETS = ['default', 'cowagent', 'kosmokrator', 'tiancai', 'co-cli'] as const;
-
-/** Actions after which the original is no longer what the model sees (the archive keeps it). */
-const LOST = new Set<JournalEntry['action']>([
-  'removed',
-  'replaced',
-  'truncated',
-  'archived',
-  'summarized',
-  'spilled',
-]);
 
 /** What the stages of each preset do to the histories below (stage:action), each of which must name refs. */
 const REDUCING: Record<(typeof PRESETS)[number], string[]> = {
@@ -229,7 +220,7 @@ describe.each(PRESETS)('recall refs in preset %s', (preset) => {
     for (const { file, calls } of played)
       for (const call of calls)
         for (const e of call.journal) {
-          if (!LOST.has(e.action) || e.stage === 'apply-pending-injections') continue;
+          if (!LOST_ACTIONS.has(e.action) || e.stage === 'apply-pending-injections') continue;
           acted.add(`${e.stage}:${e.action}`);
           if (e.ref === undefined) missing.push(`${file}: ${e.stage} ${e.action} ${e.messageId}`);
         }
@@ -243,7 +234,7 @@ describe.each(PRESETS)('recall refs in preset %s', (preset) => {
     for (const { file, calls } of played)
       for (const call of calls)
         for (const e of call.journal) {
-          if (!LOST.has(e.action) || e.stage === 'apply-pending-injections') continue;
+          if (!LOST_ACTIONS.has(e.action) || e.stage === 'apply-pending-injections') continue;
           const text = stubText(e, call);
           if (text === undefined) continue;
           checked++;
@@ -263,7 +254,7 @@ describe.each(PRESETS)('recall refs in preset %s', (preset) => {
         const byId = new Map(call.input.map((m) => [m.id, m]));
         for (const e of call.journal) {
           const original = byId.get(e.messageId);
-          if (!LOST.has(e.action) || e.ref === undefined || !original) continue;
+          if (!LOST_ACTIONS.has(e.action) || e.ref === undefined || !original) continue;
           const back = answers.get(e.ref) ?? (await rereadWhole(recall, e.ref));
           answers.set(e.ref, back);
           if (!back.includes(renderMessage(original)))
