@@ -29,7 +29,12 @@ import {
   unitIndexOf,
 } from '../src/core/index.ts';
 import { createSqliteMemoryStore, openSqlite } from '../src/db/sqlite/index.ts';
-import { centredVectors, wordnetKeys, writeSentenceUnits } from './memory-levers/features.ts';
+import {
+  centredVectors,
+  denoisedVectors,
+  wordnetKeys,
+  writeSentenceUnits,
+} from './memory-levers/features.ts';
 import {
   firstPersonStatement,
   speakerStatement,
@@ -66,6 +71,8 @@ interface Question {
   statement: Float64Array;
   /** Vector scores with centred vectors, top 0 and 5 principal components removed. */
   centred: Float64Array[];
+  /** Vector scores of the question's content words over the turns' content words. */
+  denoised: Float64Array;
   /** Keyword scores over the turns' WordNet expansions (WORDNET_DICT given), per `EXPANSIONS`. */
   wordnet: Float64Array[];
 }
@@ -101,6 +108,7 @@ async function collect(): Promise<Question[]> {
       const units = unitIndexOf(index);
       const spelled = new Map(units.speaker.flatMap((s) => (s ? [[s.toLowerCase(), s] as const] : [])));
       const centring = CENTRED.map((d) => centredVectors(index, units, d));
+      const denoise = await denoisedVectors(index, units, embedder);
       const expansions = EXPANSIONS.map(([senses, depth]) =>
         wordnetKeys(index, units, wordnet!, senses, depth),
       );
@@ -154,6 +162,7 @@ async function collect(): Promise<Question[]> {
           firstPerson: await vecOf(named ? firstPersonStatement(q.question, named) : statementOf(q.question)),
           statement: await vecOf(statementOf(q.question)),
           centred: centring.map((c) => c(question!)),
+          denoised: await denoise(q.question, f.vec),
           wordnet: expansions.map((e) => e(q.question)),
         });
       }
@@ -270,6 +279,7 @@ const LEVERS: [string, Ranker][] = [
       (q) => fused({ ...q.f, key: q.f.key.map((x, i) => x + t * q.wordnet[k]![i]!) }, q),
     ]),
   ),
+  ['turns and question without stopwords, re-embedded, vector mix 0.5', byVector(0.5, (q) => q.denoised)],
   ['bare statement query, vector mix 0.5', byVector(0.5, (q) => q.statement)],
   ['"Name: statement" query, vector mix 0.75', byVector(0.75, (q) => q.speakerForm)],
   ['first-person "Name: … I …" query, vector mix 0.75', byVector(0.75, (q) => q.firstPerson)],
@@ -288,6 +298,11 @@ const CHOSEN: [string, Ranker[], string[]][] = [
   [
     'first-person query, mix chosen per fold',
     MIXES.map((t) => byVector(t, (q) => q.firstPerson)),
+    MIXES.map(String),
+  ],
+  [
+    'turns and question without stopwords, mix chosen per fold',
+    MIXES.map((t) => byVector(t, (q) => q.denoised)),
     MIXES.map(String),
   ],
   (() => {

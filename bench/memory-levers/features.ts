@@ -1,7 +1,7 @@
 /**
  * Extra per-question features for the memory-levers harness (see ../memory-levers.ts): sentence
- * units, vectors centred on the conversation's mean with its top principal components removed, and
- * a keyword side over WordNet expansions of the turns.
+ * units, vectors centred on the conversation's mean with its top principal components removed, a
+ * keyword side over WordNet expansions of the turns, and vectors of the turns without stopwords.
  */
 import {
   type ChunkIndex,
@@ -13,6 +13,7 @@ import {
   type Embedder,
   embedAll,
   type MemoryStore,
+  queryTokens,
   ROLE,
   STOPWORDS,
   toFtsQuery,
@@ -179,5 +180,60 @@ export function wordnetKeys(
     const top = hits.length > 0 ? -hits[0]!.bm25 : 1;
     for (const h of hits) out[index.byId.get(h.chunk.id)!] = -h.bm25 / top;
     return out;
+  };
+}
+
+/** The words of `text` that are not all stopwords (as keyword search drops them). */
+export function contentWords(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter((w) => queryTokens(w).some((t) => !STOPWORDS.has(t)))
+    .join(' ');
+}
+
+/**
+ * Vector scores over "denoised" turns: each turn embedded again as `Speaker: its content words`
+ * (stopwords dropped, as compression-based denoising does with a model), windows as the sum of
+ * their turns', the query's content words embedded the same way; normalised per group as search
+ * does. Other chunks keep `base`.
+ */
+export async function denoisedVectors(
+  index: ChunkIndex,
+  units: UnitIndex,
+  embedder: Embedder,
+): Promise<(query: string, base: Float64Array) => Promise<Float64Array>> {
+  const n = index.chunks.length;
+  const turns = [...index.chunks.keys()].filter((i) => units.kind[i] === ROLE.turn);
+  const texts = turns.map((i) => {
+    const text = index.chunks[i]!.text;
+    const colon = text.indexOf(': ');
+    return `${text.slice(0, colon)}: ${contentWords(text.slice(colon + 2))}`;
+  });
+  const vectors = await embedAll(embedder, texts);
+  const docs: (Float64Array | null)[] = new Array(n).fill(null);
+  for (const [k, i] of turns.entries()) docs[i] = unit(Float64Array.from(vectors[k] ?? []));
+  for (let i = 0; i < n; i++) {
+    if (units.kind[i] !== ROLE.window || units.coverFrom[i]! < 0) continue;
+    const sum = new Float64Array(docs[turns[0]!]!.length);
+    for (let t = units.coverFrom[i]!; t <= units.coverTo[i]!; t++)
+      for (let k = 0; k < sum.length; k++) sum[k]! += docs[t]?.[k] ?? 0;
+    docs[i] = unit(sum);
+  }
+  return async (query, base) => {
+    const [raw] = await embedder.embed([contentWords(query) || query]);
+    const q = unit(Float64Array.from(raw!));
+    const sim = docs.map((v) => (v ? dot(q, v) : 0));
+    const lo = new Float64Array(6).fill(Number.POSITIVE_INFINITY);
+    const hi = new Float64Array(6).fill(Number.NEGATIVE_INFINITY);
+    for (let i = 0; i < n; i++)
+      if (docs[i]) {
+        const g = groupOf(units.kind[i]!);
+        lo[g] = Math.min(lo[g]!, sim[i]!);
+        hi[g] = Math.max(hi[g]!, sim[i]!);
+      }
+    return Float64Array.from(base, (x, i) => {
+      const g = groupOf(units.kind[i]!);
+      return docs[i] ? (hi[g]! > lo[g]! ? (sim[i]! - lo[g]!) / (hi[g]! - lo[g]!) : 1) : x;
+    });
   };
 }
