@@ -83,6 +83,31 @@ const unit = (v: Float64Array) => {
 };
 
 /**
+ * The query's cosine with each chunk that has a vector in `docs`, min-max normalised within its
+ * group as search does (a single value scores 1); other chunks keep `base`.
+ */
+function cosinesPerGroup(
+  units: UnitIndex,
+  docs: readonly (Float64Array | null)[],
+  query: Float64Array,
+  base: Float64Array,
+): Float64Array {
+  const sim = docs.map((v) => (v ? dot(query, v) : 0));
+  const lo = new Float64Array(6).fill(Number.POSITIVE_INFINITY);
+  const hi = new Float64Array(6).fill(Number.NEGATIVE_INFINITY);
+  for (const [i, v] of docs.entries())
+    if (v) {
+      const g = groupOf(units.kind[i]!);
+      lo[g] = Math.min(lo[g]!, sim[i]!);
+      hi[g] = Math.max(hi[g]!, sim[i]!);
+    }
+  return Float64Array.from(base, (x, i) => {
+    const g = groupOf(units.kind[i]!);
+    return docs[i] ? (hi[g]! > lo[g]! ? (sim[i]! - lo[g]!) / (hi[g]! - lo[g]!) : 1) : x;
+  });
+}
+
+/**
  * Vector scores with the conversation's turn vectors centred on their mean and their top `d`
  * principal components removed (Mu & Viswanath's "all-but-the-top"), normalised per group as search
  * does. Windows take the sum of their turns' projected vectors.
@@ -131,22 +156,7 @@ export function centredVectors(
       for (let k = 0; k < dim; k++) sum[k]! += docs[t]?.[k] ?? 0;
     docs[i] = unit(sum);
   }
-  return (query) => {
-    const q = project(query);
-    const raw = docs.map((v) => (v ? dot(q, v) : 0));
-    const lo = new Float64Array(6).fill(Number.POSITIVE_INFINITY);
-    const hi = new Float64Array(6).fill(Number.NEGATIVE_INFINITY);
-    for (let i = 0; i < n; i++)
-      if (docs[i]) {
-        const g = groupOf(units.kind[i]!);
-        lo[g] = Math.min(lo[g]!, raw[i]!);
-        hi[g] = Math.max(hi[g]!, raw[i]!);
-      }
-    return Float64Array.from(raw, (x, i) => {
-      const g = groupOf(units.kind[i]!);
-      return !docs[i] ? 0 : hi[g]! > lo[g]! ? (x - lo[g]!) / (hi[g]! - lo[g]!) : 1;
-    });
-  };
+  return (query) => cosinesPerGroup(units, docs, project(query), new Float64Array(n));
 }
 
 /**
@@ -221,19 +231,6 @@ export async function denoisedVectors(
   }
   return async (query, base) => {
     const [raw] = await embedder.embed([contentWords(query) || query]);
-    const q = unit(Float64Array.from(raw!));
-    const sim = docs.map((v) => (v ? dot(q, v) : 0));
-    const lo = new Float64Array(6).fill(Number.POSITIVE_INFINITY);
-    const hi = new Float64Array(6).fill(Number.NEGATIVE_INFINITY);
-    for (let i = 0; i < n; i++)
-      if (docs[i]) {
-        const g = groupOf(units.kind[i]!);
-        lo[g] = Math.min(lo[g]!, sim[i]!);
-        hi[g] = Math.max(hi[g]!, sim[i]!);
-      }
-    return Float64Array.from(base, (x, i) => {
-      const g = groupOf(units.kind[i]!);
-      return docs[i] ? (hi[g]! > lo[g]! ? (sim[i]! - lo[g]!) / (hi[g]! - lo[g]!) : 1) : x;
-    });
+    return cosinesPerGroup(units, docs, unit(Float64Array.from(raw!)), base);
   };
 }
