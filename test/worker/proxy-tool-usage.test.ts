@@ -10,10 +10,13 @@ import { client, type Loose } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { anthropicHistory, openAIHistory, responsesHistory } from './support/proxy-history.ts';
 import { useProxyWorker } from './support/proxy-worker.ts';
+import { until } from './support/until.ts';
 
-const OPENAI = '/v1/proxy/openai/chat/completions';
-const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
-const RESPONSES = '/v1/proxy/openai/responses';
+const PATH = {
+  openai: '/v1/proxy/openai/chat/completions',
+  anthropic: '/v1/proxy/anthropic/v1/messages',
+  responses: '/v1/proxy/openai/responses',
+} as const;
 const FACT = 'DEPLOY NOTE: the release token is BLUE-HERON-42.';
 
 let w: RunningWorker;
@@ -34,40 +37,31 @@ const headers = (session: string) => ({
 const post = (path: string, json: unknown, session: string) =>
   w.request(path, { method: 'POST', key, json, headers: headers(session) });
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const v = await fn();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in 5 s');
-}
-
 interface Dialect {
   path: string;
   /** A request of a long history whose first tool output holds FACT, ending with `question`. */
   body(question: string, extra?: Loose): Loose;
-  /** The assistant's answer `text` and a new question, in the dialect's history shape. */
-  next(text: string, question: string): Loose[];
   history: 'messages' | 'input';
 }
 
+/** The assistant's answer `text` and a new question (plain-text content: every dialect takes it). */
+const followUp = (text: string, question: string): Loose[] => [
+  { role: 'assistant', content: text },
+  { role: 'user', content: question },
+];
+
 const DIALECTS: Record<'openai' | 'anthropic' | 'responses', Dialect> = {
   openai: {
-    path: OPENAI,
+    path: PATH.openai,
     history: 'messages',
     body: (q, extra = {}) => {
       const h = openAIHistory(40) as Loose[];
       h[2].content = `${FACT}\n${h[2].content}`;
       return { model: 'gpt-4o', messages: [...h.slice(0, 159), { role: 'user', content: q }], ...extra };
     },
-    next: (text, q) => [
-      { role: 'assistant', content: text },
-      { role: 'user', content: q },
-    ],
   },
   anthropic: {
-    path: ANTHROPIC,
+    path: PATH.anthropic,
     history: 'messages',
     body: (q, extra = {}) => {
       const h = anthropicHistory(40) as Loose[];
@@ -79,23 +73,15 @@ const DIALECTS: Record<'openai' | 'anthropic' | 'responses', Dialect> = {
         ...extra,
       };
     },
-    next: (text, q) => [
-      { role: 'assistant', content: [{ type: 'text', text }] },
-      { role: 'user', content: q },
-    ],
   },
   responses: {
-    path: RESPONSES,
+    path: PATH.responses,
     history: 'input',
     body: (q, extra = {}) => {
       const h = responsesHistory(40) as Loose[];
       h[2].output = `${FACT}\n${h[2].output}`;
       return { model: 'gpt-4o', input: [...h.slice(0, 159), { role: 'user', content: q }], ...extra };
     },
-    next: (text, q) => [
-      { role: 'assistant', content: text },
-      { role: 'user', content: q },
-    ],
   },
 };
 
@@ -132,9 +118,9 @@ async function rereadTwice(d: Dialect, session: string, stream: boolean, cacheWr
     usage: usage(FINAL),
   });
   const body = d.body('Go on.', extra);
-  body[d.history] = [...body[d.history], ...d.next('ok', 'What is the release token?')];
-  if (d.path === ANTHROPIC && stream) delete body.stream_options;
-  if (d.path === RESPONSES) delete body.stream_options;
+  body[d.history] = [...body[d.history], ...followUp('ok', 'What is the release token?')];
+  if (d.path === PATH.anthropic && stream) delete body.stream_options;
+  if (d.path === PATH.responses) delete body.stream_options;
   const res = await post(d.path, body, session);
   expect(res.status).toBe(200);
   const text = await res.text();
@@ -149,6 +135,16 @@ async function journaled(res: Response): Promise<Loose> {
     async () => (await client(w, key).get(link)).body.call as Loose,
     (c) => c?.upstream?.usage !== undefined,
   );
+}
+
+/** The header and the record of a call whose rounds and answer reported no cache writes (OpenAI). */
+async function openAISums(res: Response): Promise<Loose> {
+  expect(res.headers.get('x-ctxkit-tool-usage')).toBe(
+    'input=2200, output=50, cache_read=18500, cache_write=0',
+  );
+  const call = await journaled(res);
+  expect(call.upstream.usage).toMatchObject({ inputTokens: 3500, outputTokens: 90, cacheReadTokens: 28_500 });
+  return call;
 }
 
 const tokens = async () => (await client(w, key).get('/v1/usage')).body.tokens as Loose;
@@ -207,15 +203,7 @@ describe('the proxy tool loop’s usage (x-ctxkit-tool-usage, upstream.rounds, G
       prompt_tokens: 11_300,
       prompt_tokens_details: { cached_tokens: 10_000 },
     });
-    expect(res.headers.get('x-ctxkit-tool-usage')).toBe(
-      'input=2200, output=50, cache_read=18500, cache_write=0',
-    );
-    const call = await journaled(res);
-    expect(call.upstream.usage).toMatchObject({
-      inputTokens: 3500,
-      outputTokens: 90,
-      cacheReadTokens: 28_500,
-    });
+    const call = await openAISums(res);
     expect(call.upstream.rounds).toHaveLength(2);
     const after = await until(tokens, (t) => t.calls >= before.calls + 2);
     expect(after.input - before.input).toBe(3500 + FIRST.input);
@@ -225,15 +213,7 @@ describe('the proxy tool loop’s usage (x-ctxkit-tool-usage, upstream.rounds, G
 
   it('records the sums when the Responses API answers whole', async () => {
     const { res } = await rereadTwice(DIALECTS.responses, 'tu-rs', false, false);
-    expect(res.headers.get('x-ctxkit-tool-usage')).toBe(
-      'input=2200, output=50, cache_read=18500, cache_write=0',
-    );
-    const call = await journaled(res);
-    expect(call.upstream.usage).toMatchObject({
-      inputTokens: 3500,
-      outputTokens: 90,
-      cacheReadTokens: 28_500,
-    });
+    const call = await openAISums(res);
     expect(call.upstream.rounds.map((r: Loose) => r.usage.cacheReadTokens)).toEqual([9000, 9500]);
   });
 });
@@ -274,7 +254,7 @@ describe('the proxy tool loop’s usage, bounded', () => {
       rawRecallRound('bad3', { prompt_tokens: 1e15, completion_tokens: 3 }),
     );
     fake.script({ kind: 'answer', text: 'It is BLUE-HERON-42.', usage: { input: 50, output: 5 } });
-    const res = await post(OPENAI, DIALECTS.openai.body('Release token?'), 'tu-bad');
+    const res = await post(PATH.openai, DIALECTS.openai.body('Release token?'), 'tu-bad');
     expect(res.status).toBe(200);
     await res.arrayBuffer();
     expect(res.headers.get('x-ctxkit-tool-rounds')).toBe('3');
@@ -302,7 +282,7 @@ describe('the proxy tool loop’s usage, bounded', () => {
       usage: { input: 100, output: 10, cacheRead: 50 },
     };
     fake.script(loop, loop, loop, loop, loop);
-    const res = await post(OPENAI, DIALECTS.openai.body('Loop?'), 'tu-loop');
+    const res = await post(PATH.openai, DIALECTS.openai.body('Loop?'), 'tu-loop');
     expect(res.status).toBe(502);
     await res.arrayBuffer();
     // PROXY_TOOL_ROUNDS=3 answered, the fourth still called them: four upstream calls paid.
