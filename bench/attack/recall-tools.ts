@@ -125,4 +125,72 @@ export const cases: AttackCase[] = [
       };
     },
   },
+  {
+    name: 'absurd usage from the provider',
+    promise:
+      'what the upstream reports is checked before it is counted: a tool round or an answer with negative, fractional or absurd token counts never reaches GET /v1/usage or x-ctxkit-tool-usage; the valid rounds do',
+    fast: true,
+    async run(env) {
+      const round = (id: string, usage: unknown, calls = true) => ({
+        kind: 'raw' as const,
+        body: JSON.stringify({
+          id: `chatcmpl-${id}`,
+          object: 'chat.completion',
+          model: 'gpt-4o',
+          choices: [
+            {
+              index: 0,
+              message: calls
+                ? {
+                    role: 'assistant',
+                    content: null,
+                    tool_calls: [
+                      { id, type: 'function', function: { name: 'recall', arguments: '{"query":"x"}' } },
+                    ],
+                  }
+                : { role: 'assistant', content: 'done' },
+              finish_reason: calls ? 'tool_calls' : 'stop',
+            },
+          ],
+          usage,
+        }),
+      });
+      const usageNow = async () =>
+        ((await json(await fetch(`${env.service.base}/v1/usage`, { headers: env.headers() })))?.tokens ??
+          {}) as Record<string, number>;
+      const before = await usageNow();
+      env.fake.reset();
+      env.fake.script(
+        round('a1', { prompt_tokens: -5, completion_tokens: 3 }),
+        round('a2', { prompt_tokens: 100, completion_tokens: 5, total_tokens: -1 }),
+        round('a3', { prompt_tokens: 1e15, completion_tokens: 0.5 }, false),
+      );
+      const res = await fetch(env.service.base + OPENAI, {
+        method: 'POST',
+        headers: { ...env.headers(env.id('absurd')), 'x-ctxkit-tools': 'on' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count this.' }] }),
+      });
+      await res.arrayBuffer();
+      const header = res.headers.get('x-ctxkit-tool-usage');
+      let after = before;
+      for (let i = 0; i < 100 && (after.calls ?? 0) <= (before.calls ?? 0); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        after = await usageNow();
+      }
+      const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
+      const finite = Object.values(after).every((v) => Number.isFinite(v) && v >= 0);
+      const held =
+        res.status === 200 &&
+        header === 'input=100, output=5, cache_read=0, cache_write=0' &&
+        delta('input') === 100 &&
+        delta('calls') === 1 &&
+        delta('output') === 5 &&
+        delta('cacheRead') === 0 &&
+        finite;
+      return {
+        held,
+        detail: `${res.status}; x-ctxkit-tool-usage ${header}; /v1/usage +${delta('calls')} call, +${delta('input')} input, +${delta('output')} output, +${delta('cacheRead')} cache read; all counts finite and ≥ 0: ${finite}`,
+      };
+    },
+  },
 ];
