@@ -211,6 +211,14 @@ describe('the proxy tool loop’s usage (x-ctxkit-tool-usage, upstream.rounds, G
     expect(after.cacheRead - before.cacheRead).toBe(28_500);
   });
 
+  it('records the sums when Chat Completions streams with include_usage', async () => {
+    const { res, text } = await rereadTwice(DIALECTS.openai, 'tu-oa-s', true, false);
+    expect(text).toContain('data: [DONE]');
+    expect(text).not.toContain('tool_calls');
+    const call = await openAISums(res);
+    expect(call.upstream.rounds.map((r: Loose) => r.usage.inputTokens)).toEqual([1000, 1200]);
+  });
+
   it('records the sums when the Responses API answers whole', async () => {
     const { res } = await rereadTwice(DIALECTS.responses, 'tu-rs', false, false);
     const call = await openAISums(res);
