@@ -5,6 +5,7 @@
  * docs/proxy.md ("The recall tools") state the promises; test/worker/session-recall and proxy-tools check
  * them in detail.
  */
+import { rawChatAnswer } from '../../test/support/raw-chat-answer.ts';
 import { json, tenant } from './security.ts';
 import type { AttackCase, AttackEnv } from './types.ts';
 
@@ -131,39 +132,15 @@ export const cases: AttackCase[] = [
       'what the upstream reports is checked before it is counted: a tool round or an answer with negative, fractional or absurd token counts never reaches GET /v1/usage or x-ctxkit-tool-usage; the valid rounds do',
     fast: true,
     async run(env) {
-      const round = (id: string, usage: unknown, calls = true) => ({
-        kind: 'raw' as const,
-        body: JSON.stringify({
-          id: `chatcmpl-${id}`,
-          object: 'chat.completion',
-          model: 'gpt-4o',
-          choices: [
-            {
-              index: 0,
-              message: calls
-                ? {
-                    role: 'assistant',
-                    content: null,
-                    tool_calls: [
-                      { id, type: 'function', function: { name: 'recall', arguments: '{"query":"x"}' } },
-                    ],
-                  }
-                : { role: 'assistant', content: 'done' },
-              finish_reason: calls ? 'tool_calls' : 'stop',
-            },
-          ],
-          usage,
-        }),
-      });
       const usageNow = async () =>
         ((await json(await fetch(`${env.service.base}/v1/usage`, { headers: env.headers() })))?.tokens ??
           {}) as Record<string, number>;
       const before = await usageNow();
       env.fake.reset();
       env.fake.script(
-        round('a1', { prompt_tokens: -5, completion_tokens: 3 }),
-        round('a2', { prompt_tokens: 100, completion_tokens: 5, total_tokens: -1 }),
-        round('a3', { prompt_tokens: 1e15, completion_tokens: 0.5 }, false),
+        rawChatAnswer('a1', { prompt_tokens: -5, completion_tokens: 3 }),
+        rawChatAnswer('a2', { prompt_tokens: 100, completion_tokens: 5, total_tokens: -1 }),
+        rawChatAnswer('a3', { prompt_tokens: 1e15, completion_tokens: 0.5 }, { callsRecall: false }),
       );
       const res = await fetch(env.service.base + OPENAI, {
         method: 'POST',

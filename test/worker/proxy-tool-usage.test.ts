@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeProvider, ProviderReply } from '../support/fake-provider-server.ts';
+import { rawChatAnswer } from '../support/raw-chat-answer.ts';
 import { client, type Loose } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { anthropicHistory, openAIHistory, responsesHistory } from './support/proxy-history.ts';
@@ -226,40 +227,19 @@ describe('the proxy tool loop’s usage (x-ctxkit-tool-usage, upstream.rounds, G
   });
 });
 
-/** A whole Chat Completions answer that calls `recall`, with `usage` as the upstream wrote it. */
-function rawRecallRound(id: string, usage: unknown): ProviderReply {
-  const call = { id, type: 'function', function: { name: 'recall', arguments: '{"query":"release token"}' } };
-  return {
-    kind: 'raw',
-    body: JSON.stringify({
-      id: `chatcmpl-${id}`,
-      object: 'chat.completion',
-      model: 'gpt-4o',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: null, tool_calls: [call] },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage,
-    }),
-  };
-}
-
 describe('the proxy tool loop’s usage, bounded', () => {
   it('ignores a round’s negative, absurd or non-numeric counts and never stores NaN', async () => {
     const before = await tokens();
     fake.script(
-      rawRecallRound('bad1', { prompt_tokens: -7, completion_tokens: 20 }),
-      rawRecallRound('bad2', {
+      rawChatAnswer('bad1', { prompt_tokens: -7, completion_tokens: 20 }),
+      rawChatAnswer('bad2', {
         prompt_tokens: 1000,
         completion_tokens: 10,
         total_tokens: -1,
         prompt_tokens_details: { cached_tokens: 400 },
         completion_tokens_details: { reasoning_tokens: 'many' },
       }),
-      rawRecallRound('bad3', { prompt_tokens: 1e15, completion_tokens: 3 }),
+      rawChatAnswer('bad3', { prompt_tokens: 1e15, completion_tokens: 3 }),
     );
     fake.script({ kind: 'answer', text: 'It is BLUE-HERON-42.', usage: { input: 50, output: 5 } });
     const res = await post(PATH.openai, DIALECTS.openai.body('Release token?'), 'tu-bad');
