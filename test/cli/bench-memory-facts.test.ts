@@ -127,6 +127,10 @@ describe('ctxcheck bench memory --facts-url', () => {
     [['--facts-url', 'http://127.0.0.1:9/v1'], '--facts-model: missing'],
     [['--facts-model', 'm'], '--facts-url: missing'],
     [
+      ['--facts-url', 'http://127.0.0.1:9/v1', '--facts-model', 'm', '--loco'],
+      '--loco: the weight selection',
+    ],
+    [
       ['--facts-url', 'http://127.0.0.1:9/v1', '--facts-model', 'm', '--facts-timeout-ms', '0'],
       '--facts-timeout-ms',
     ],

@@ -145,6 +145,10 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     { url: options.factsUrl, model: options.factsModel, timeoutMs: options.factsTimeoutMs },
     io.env,
   );
+  if (factsModel && options.loco)
+    throw new CliError(
+      '--loco: the weight selection indexes without model facts; run it without --facts-url',
+    );
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
     throw new CliError(`--limit: must be a positive integer, got ${options.limit}`);
   const path = resolve(io.cwd, options.locomo);
