@@ -81,8 +81,11 @@ export interface OpenAIChat {
   complete(plan: ChatPlan, model: string, signal?: AbortSignal): Promise<ChatAnswer>;
 }
 
-/** A Chat Completions caller with `options` (validated here: a bad field is `CtxError('invalid_config')`). */
-export function createOpenAIChat(options: OpenAISummarizerOptions): OpenAIChat {
+/**
+ * A Chat Completions caller with `options` (validated here: a bad field is `CtxError('invalid_config')`);
+ * `feature` is what the error names when the `openai` package is missing.
+ */
+export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'createOpenAIChat'): OpenAIChat {
   const o: ResolvedOptions = resolveOptions(options);
   const counter = o.counter ?? createChars4Counter({ unit: 'chars' });
   const clientOptions: ClientOptions = {
@@ -103,7 +106,7 @@ export function createOpenAIChat(options: OpenAISummarizerOptions): OpenAIChat {
   // The SDK and the client, made on the first call (`openai` is an optional peer).
   let connection: Promise<Connection> | undefined;
   function connect(): Promise<Connection> {
-    connection ??= loadOpenAI('createOpenAISummarizer').then(
+    connection ??= loadOpenAI(feature).then(
       (sdk) => ({
         sdk,
         client: o.clientFactory ? o.clientFactory(clientOptions) : new sdk.OpenAI(clientOptions),

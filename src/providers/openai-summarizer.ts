@@ -25,7 +25,7 @@ export function modelFor(
 }
 
 export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summarizer {
-  const chat = createOpenAIChat(options);
+  const chat = createOpenAIChat(options, 'createOpenAISummarizer');
   const o = chat.options;
   return {
     name: o.name,

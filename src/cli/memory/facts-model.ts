@@ -101,15 +101,23 @@ export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typ
 /** The extractor that asks `m`'s model for each session's facts (one call per session, bounded). */
 export async function factsModelExtractor(m: FactsModel, inner?: typeof fetch): Promise<FactExtractor> {
   const { createOpenAIChat } = await import('../../providers/openai-chat.ts');
-  const chat = createOpenAIChat({
-    baseURL: m.baseURL,
-    model: m.model,
-    timeoutMs: m.timeoutMs,
-    maxRetries: 1,
-    name: `facts ${m.model}`,
-    fetch: boundedFetch(MAX_FACTS_ANSWER_BYTES, inner),
-    ...(m.apiKey ? { apiKey: m.apiKey } : {}),
+  const { loadOpenAI } = await import('../../providers/openai-sdk.ts');
+  // The optional `openai` package, checked before the first conversation (not once per session).
+  await loadOpenAI('--facts-url').catch((error: unknown) => {
+    throw new CliError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
   });
+  const chat = createOpenAIChat(
+    {
+      baseURL: m.baseURL,
+      model: m.model,
+      timeoutMs: m.timeoutMs,
+      maxRetries: 1,
+      name: `facts ${m.model}`,
+      fetch: boundedFetch(MAX_FACTS_ANSWER_BYTES, inner),
+      ...(m.apiKey ? { apiKey: m.apiKey } : {}),
+    },
+    '--facts-url',
+  );
   return factExtractorFrom(
     async (call) => {
       const plan: ChatPlan = {
