@@ -5,6 +5,7 @@
  * docs/proxy.md ("The recall tools") state the promises; test/worker/session-recall and proxy-tools check
  * them in detail.
  */
+import { rawChatAnswer } from '../../test/support/raw-chat-answer.ts';
 import { json, tenant } from './security.ts';
 import type { AttackCase, AttackEnv } from './types.ts';
 
@@ -122,6 +123,50 @@ export const cases: AttackCase[] = [
       return {
         held: res.status === 502 && shaped && calls === ROUNDS + 1 && lastNone,
         detail: `${res.status} after ${calls} upstream calls in ${ms} ms (bound ${ROUNDS + 1}); last round tool_choice ${lastNone ? 'none' : 'not none'}`,
+      };
+    },
+  },
+  {
+    name: 'absurd usage from the provider',
+    promise:
+      'what the upstream reports is checked before it is counted: a tool round or an answer with negative, fractional or absurd token counts never reaches GET /v1/usage or x-ctxkit-tool-usage; the valid rounds do',
+    fast: true,
+    async run(env) {
+      const usageNow = async () =>
+        ((await json(await fetch(`${env.service.base}/v1/usage`, { headers: env.headers() })))?.tokens ??
+          {}) as Record<string, number>;
+      const before = await usageNow();
+      env.fake.reset();
+      env.fake.script(
+        rawChatAnswer('a1', { prompt_tokens: -5, completion_tokens: 3 }),
+        rawChatAnswer('a2', { prompt_tokens: 100, completion_tokens: 5, total_tokens: -1 }),
+        rawChatAnswer('a3', { prompt_tokens: 1e15, completion_tokens: 0.5 }, { callsRecall: false }),
+      );
+      const res = await fetch(env.service.base + OPENAI, {
+        method: 'POST',
+        headers: { ...env.headers(env.id('absurd')), 'x-ctxkit-tools': 'on' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Count this.' }] }),
+      });
+      await res.arrayBuffer();
+      const header = res.headers.get('x-ctxkit-tool-usage');
+      let after = before;
+      for (let i = 0; i < 100 && (after.calls ?? 0) <= (before.calls ?? 0); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        after = await usageNow();
+      }
+      const delta = (k: string) => (after[k] ?? 0) - (before[k] ?? 0);
+      const finite = Object.values(after).every((v) => Number.isFinite(v) && v >= 0);
+      const held =
+        res.status === 200 &&
+        header === 'input=100, output=5, cache_read=0, cache_write=0' &&
+        delta('input') === 100 &&
+        delta('calls') === 1 &&
+        delta('output') === 5 &&
+        delta('cacheRead') === 0 &&
+        finite;
+      return {
+        held,
+        detail: `${res.status}; x-ctxkit-tool-usage ${header}; /v1/usage +${delta('calls')} call, +${delta('input')} input, +${delta('output')} output, +${delta('cacheRead')} cache read; all counts finite and ≥ 0: ${finite}`,
       };
     },
   },

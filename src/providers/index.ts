@@ -43,6 +43,7 @@ export {
   updateBlock,
 } from '../core/index.ts';
 export * from './config.ts';
+export * from './openai-chat.ts';
 export * from './openai-embedder.ts';
 export * from './openai-sdk.ts';
 export * from './openai-summarizer.ts';

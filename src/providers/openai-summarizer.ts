@@ -2,55 +2,19 @@
  * A `Summarizer` over any OpenAI-compatible Chat Completions endpoint, through the `openai` SDK.
  * Plain `chat.completions.create`, no `tools` parameter; one call per request; the prompt family
  * comes from the request's purpose and preset (the core's prompts). Faults become
- * `CtxError('provider_error')`, which stages report as `failed`. The SDK is imported on the first
+ * `CtxError('provider_error')`, which stages report as `failed` (the call itself: openai-chat.ts). The SDK is imported on the first
  * `summarize` (`loadOpenAI`): without `openai` installed that call fails with
  * `CtxError('unsupported')` naming the package.
  */
-import type { ClientOptions, OpenAI } from 'openai';
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
 import {
   buildPrompt,
-  CtxError,
-  createChars4Counter,
-  type PromptPlan,
   runPromptPlan,
   type SummarizeRequest,
   type SummarizeResult,
   type Summarizer,
-  stripThinking,
 } from '../core/index.ts';
-import { loadOpenAI, type OpenAIModule } from './openai-sdk.ts';
-import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
-import { withRetries } from './retry.ts';
-
-interface Connection {
-  sdk: OpenAIModule;
-  client: OpenAI;
-}
-
-interface Answer {
-  text: string;
-  model?: string;
-  usage?: { inputTokens: number; outputTokens: number };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function usageOf(raw: unknown): Answer['usage'] {
-  if (!isRecord(raw)) return undefined;
-  const input = raw.prompt_tokens;
-  const output = raw.completion_tokens;
-  if (typeof input !== 'number' && typeof output !== 'number') return undefined;
-  return {
-    inputTokens: typeof input === 'number' ? input : 0,
-    outputTokens: typeof output === 'number' ? output : 0,
-  };
-}
+import { createOpenAIChat } from './openai-chat.ts';
+import type { OpenAISummarizerOptions } from './options.ts';
 
 /** Model chosen for a request: the primary for `manual-compact`, else the summarization model. */
 export function modelFor(
@@ -60,192 +24,16 @@ export function modelFor(
   return purpose === 'manual-compact' ? options.model : (options.summarizationModel ?? options.model);
 }
 
-function contentText(message: ChatCompletionMessageParam): string {
-  const c = message.content;
-  if (typeof c === 'string') return c;
-  if (!Array.isArray(c)) return '';
-  return c.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join('');
-}
-
-class Call {
-  readonly controller = new AbortController();
-  timedOut = false;
-  private readonly timer: ReturnType<typeof setTimeout>;
-  private readonly outer: AbortSignal | undefined;
-  private readonly onOuter = () => this.controller.abort(this.outer?.reason);
-
-  constructor(timeoutMs: number, outer: AbortSignal | undefined) {
-    this.outer = outer;
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    if (outer?.aborted) this.onOuter();
-    else outer?.addEventListener('abort', this.onOuter, { once: true });
-  }
-
-  done(): void {
-    clearTimeout(this.timer);
-    this.outer?.removeEventListener('abort', this.onOuter);
-  }
-}
-
 export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summarizer {
-  const o: ResolvedOptions = resolveOptions(options);
-  const counter = o.counter ?? createChars4Counter({ unit: 'chars' });
-  const clientOptions: ClientOptions = {
-    baseURL: o.baseURL,
-    apiKey: o.apiKey,
-    maxRetries: 0, // ./retry.ts retries, with an injectable sleep
-    timeout: o.timeoutMs,
-    // Explicit values, so that the SDK does not fill them from OPENAI_* environment variables
-    // (configuration comes only from our options; only OPENAI_CUSTOM_HEADERS is still read by it).
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    webhookSecret: null,
-    logLevel: 'warn',
-  };
-  if (o.fetch) clientOptions.fetch = o.fetch;
-
-  // The SDK and the client, made on the first call (`openai` is an optional peer).
-  let connection: Promise<Connection> | undefined;
-  function connect(): Promise<Connection> {
-    connection ??= loadOpenAI('createOpenAISummarizer').then(
-      (sdk) => ({
-        sdk,
-        client: o.clientFactory ? o.clientFactory(clientOptions) : new sdk.OpenAI(clientOptions),
-      }),
-      (error: unknown) => {
-        connection = undefined;
-        throw error;
-      },
-    );
-    return connection;
-  }
-
-  async function once(
-    { sdk, client }: Connection,
-    body: ChatCompletionCreateParamsNonStreaming,
-    signal: AbortSignal | undefined,
-  ): Promise<Answer> {
-    const call = new Call(o.timeoutMs, signal);
-    try {
-      if (!o.stream) {
-        const completion: unknown = await client.chat.completions.create(body, {
-          signal: call.controller.signal,
-        });
-        if (!isRecord(completion) || !Array.isArray(completion.choices))
-          throw new CtxError('provider_error', `malformed answer: no "choices" in the response body`);
-        const first: unknown = completion.choices[0];
-        if (!isRecord(first) || !isRecord(first.message))
-          throw new CtxError('provider_error', 'malformed answer: no choices[0].message');
-        const content = first.message.content;
-        if (content !== null && content !== undefined && typeof content !== 'string')
-          throw new CtxError(
-            'provider_error',
-            'malformed answer: choices[0].message.content is not a string',
-          );
-        const answer: Answer = { text: content ?? '' };
-        if (typeof completion.model === 'string') answer.model = completion.model;
-        const usage = usageOf(completion.usage);
-        if (usage) answer.usage = usage;
-        return answer;
-      }
-      const stream = await client.chat.completions.create(
-        { ...body, stream: true, ...(o.streamUsage ? { stream_options: { include_usage: true } } : {}) },
-        { signal: call.controller.signal },
-      );
-      const answer: Answer = { text: '' };
-      for await (const chunk of stream) {
-        const delta = chunk.choices?.[0]?.delta?.content;
-        if (typeof delta === 'string') answer.text += delta;
-        if (typeof chunk.model === 'string' && chunk.model !== '') answer.model = chunk.model;
-        const usage = usageOf(chunk.usage);
-        if (usage) answer.usage = usage;
-      }
-      // The SDK ends a stream quietly when its signal aborts: a partial answer is no answer.
-      if (call.controller.signal.aborted) throw new sdk.APIUserAbortError();
-      return answer;
-    } catch (error) {
-      if (call.timedOut)
-        throw new CtxError('provider_error', `no answer within ${o.timeoutMs} ms (timeout)`, {
-          cause: error,
-        });
-      throw error;
-    } finally {
-      call.done();
-    }
-  }
-
-  function fault(sdk: OpenAIModule, error: unknown, model: string, retries: number): CtxError {
-    const where = `summarizer ${model} at ${o.baseURL}`;
-    const tries = retries > 0 ? ` (after ${retries} retries)` : '';
-    let what: string;
-    if (error instanceof CtxError) what = error.message;
-    else if (error instanceof sdk.APIUserAbortError) what = 'aborted by the caller';
-    else if (error instanceof sdk.APIConnectionTimeoutError)
-      what = `no answer within ${o.timeoutMs} ms (timeout)`;
-    else if (error instanceof sdk.APIError && error.status !== undefined)
-      what = `HTTP ${error.status}: ${error.message}`;
-    else if (error instanceof sdk.APIConnectionError) what = `connection failed: ${error.message}`;
-    else if (error instanceof SyntaxError) what = `malformed answer: invalid JSON (${error.message})`;
-    else what = `malformed answer: ${error instanceof Error ? error.message : String(error)}`;
-    return new CtxError('provider_error', `${where}: ${what}${tries}`, { cause: error });
-  }
-
-  /** One Chat Completions call with retries; the answer text (thinking removed) is never empty. */
-  async function complete(plan: PromptPlan, model: string, signal: AbortSignal | undefined): Promise<Answer> {
-    const connection = await connect();
-    const messages = plan.messages as unknown as ChatCompletionMessageParam[];
-    const body: ChatCompletionCreateParamsNonStreaming = { model, messages };
-    if (plan.temperature !== undefined) body.temperature = plan.temperature;
-    if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
-    let retries = 0;
-    let answer: Answer;
-    try {
-      const retryOptions: Parameters<typeof withRetries>[1] = {
-        maxRetries: o.maxRetries,
-        initialDelayMs: o.initialRetryDelayMs,
-        maxDelayMs: o.maxRetryDelayMs,
-        sleep: o.sleep,
-        random: o.random,
-        now: o.now,
-        onRetry: (info) => {
-          retries = info.attempt;
-          o.onRetry?.(info);
-        },
-      };
-      if (signal) retryOptions.signal = signal;
-      answer = (await withRetries(() => once(connection, body, signal), retryOptions)).value;
-    } catch (error) {
-      throw fault(connection.sdk, error, model, retries);
-    }
-    const text = stripThinking(answer.text);
-    if (text.trim() === '')
-      throw fault(
-        connection.sdk,
-        new CtxError('provider_error', 'empty answer (no content)'),
-        model,
-        retries,
-      );
-    return {
-      ...answer,
-      text,
-      usage: answer.usage ?? {
-        inputTokens: messages.reduce((n, m) => n + 4 + counter.countText(contentText(m)), 0),
-        outputTokens: counter.countText(answer.text),
-      },
-    };
-  }
-
+  const chat = createOpenAIChat(options, 'createOpenAISummarizer');
+  const o = chat.options;
   return {
     name: o.name,
     summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
       const model = modelFor(request.purpose, o);
       return runPromptPlan(plan, request, async (p) => {
-        const answer = await complete(p, model, request.signal);
+        const answer = await chat.complete(p, model, request.signal);
         return { text: answer.text, model: answer.model ?? model, usage: answer.usage! };
       });
     },

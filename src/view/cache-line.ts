@@ -14,3 +14,9 @@ export function cacheLine(usage: Usage | undefined): string {
   const share = input > 0 ? ` (${Math.round((read / input) * 100)}%)` : '';
   return `${fmt(read)} cached${share}${usage.cacheWriteTokens !== undefined ? ` · ${fmt(written)} written` : ''}`;
 }
+
+/** ` (2 tool rounds included)` after a call's usage when the proxy answered tool rounds first; else ''. */
+export function roundsNote(toolRounds: number | undefined): string {
+  if (!toolRounds || toolRounds < 1) return '';
+  return ` (${fmt(toolRounds)} tool round${toolRounds === 1 ? '' : 's'} included)`;
+}

@@ -6,7 +6,7 @@
  * tokens and full text, beside every message the client sent (a filter away), each change with a link
  * that gets the original back; then the stages.
  */
-import { cacheLine } from './cache-line.ts';
+import { cacheLine, roundsNote } from './cache-line.ts';
 import { logLink, madeFromOf, madeNote, recoverLink } from './call-links.ts';
 import {
   type CallPageInput,
@@ -304,7 +304,7 @@ export function renderCallPage(p: CallPageInput): string {
     ? `${esc(c.provider)} ${esc(c.model)}${c.stream ? ' (stream)' : ''} · ${fmt(c.appended)} new messages${c.diverged ? ' · the client’s history diverged from the log' : ''}`
     : `the session API’s <code>${esc(c.kind)}</code> (${esc(c.provider)} dialect)`;
   const upstream = proxy
-    ? ` · upstream ${c.upstream ? `${c.upstream.status}${usage?.inputTokens !== undefined ? `, ${fmt(usage.inputTokens)} input tokens` : ''}${cacheLine(usage) ? ` · prompt cache: ${esc(cacheLine(usage))}` : ''}` : 'not reached'}${c.overflow ? ' · recovered from a context overflow' : ''}`
+    ? ` · upstream ${c.upstream ? `${c.upstream.status}${usage?.inputTokens !== undefined ? `, ${fmt(usage.inputTokens)} input tokens` : ''}${roundsNote(c.upstream.toolRounds)}${cacheLine(usage) ? ` · prompt cache: ${esc(cacheLine(usage))}` : ''}` : 'not reached'}${c.overflow ? ' · recovered from a context overflow' : ''}`
     : '';
   const parts = promptRows(p).length;
   return `<nav aria-label="Breadcrumb" class="tabs"><a href="#/sessions">Sessions</a> › <a href="#/sessions/${esc(encodeURIComponent(p.sessionId))}">${esc(p.sessionId)}</a> › <span aria-current="page">${esc(title.toLowerCase())} ${esc(c.id.slice(0, 8))}</span></nav>

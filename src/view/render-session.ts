@@ -7,7 +7,7 @@
 import type { Usage } from '../core/messages/types.ts';
 import type { RunEstimate } from '../core/pipeline/engine/runner.ts';
 import type { StageReport } from '../core/pipeline/types.ts';
-import { cacheLine } from './cache-line.ts';
+import { cacheLine, roundsNote } from './cache-line.ts';
 import type { ContextView } from './context-model.ts';
 import { esc, fmt } from './html.ts';
 import { levelReason } from './level-reason.ts';
@@ -44,7 +44,8 @@ export interface TimelineCall {
   changes: Record<string, number>;
   compacted: boolean;
   overflow: boolean;
-  upstream?: { status: number; usage?: Usage; logged: boolean } | undefined;
+  /** `usage`: every upstream call's, summed (with `toolRounds` rounds the proxy answered first). */
+  upstream?: { status: number; usage?: Usage; logged: boolean; toolRounds?: number } | undefined;
 }
 
 export const when = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -156,7 +157,7 @@ export function renderTimeline(
         c.kind !== 'proxy'
           ? '<span class="summary">returned to the caller</span>'
           : c.upstream
-            ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}${cache ? `<br><span class="summary">${esc(cache)}</span>` : ''}`
+            ? `${c.upstream.status}${usage !== undefined ? ` · ${fmt(usage)} in` : ''}${roundsNote(c.upstream.toolRounds)}${cache ? `<br><span class="summary">${esc(cache)}</span>` : ''}`
             : '—';
       const reason = levelReason(c.reports, c.estimate.level);
       return `<tr data-kind="${esc(c.kind)}"${c.compacted ? ' class="changed"' : ''}><td data-label="at (UTC)">${esc(when(c.at))}</td><td data-label="call"><a href="${esc(route('sessions', sessionId, 'calls', c.id))}" aria-label="${esc(`${kind} at ${when(c.at)}`)}">${esc(kind)}</a><br><span class="summary">${esc(how)}</span></td><td class="num" data-label="new messages">${c.kind === 'proxy' ? fmt(c.appended) : '—'}</td><td class="num" data-label="tokens">${fmt(c.estimate.before)} → ${fmt(c.estimate.after)}</td><td data-label="level"><span class="level-${esc(c.estimate.level)}">${esc(c.estimate.level)}</span><br><span class="reason">${esc(reason)}</span></td><td class="num" data-label="upstream">${upstream}</td><td data-label="journal">${changed || 'nothing changed'}<details><summary>stages (${c.reports.length})</summary><ul>${reportList(c)}</ul></details></td></tr>`;

@@ -1,9 +1,11 @@
 /**
  * `ctxcheck bench memory --locomo <file> [--embedder use-lite|hashing] [--json] [--no-adversarial]
- * [--limit N] [--cache-dir DIR | --no-cache] [--search JSON] [--loco [--objective questions|categories|goals]]`:
- * evidence recall@5/@10 with bootstrap intervals per LoCoMo category for the default retrieval, the
+ * [--limit N] [--cache-dir DIR | --no-cache] [--search JSON] [--loco [--objective questions|categories|goals]]
+ * [--facts-url URL --facts-model NAME [--facts-timeout-ms N]]`: evidence recall@5/@10 with bootstrap intervals per LoCoMo category for the default retrieval, the
  * same without units, keyword-only, vector-only, CowAgent's scoring and the plain BM25 peer; search
  * latency over every loaded turn; and with `--loco` the leave-one-conversation-out weight selection.
+ * With `--facts-url`, a model behind that Chat Completions endpoint extracts each session's facts
+ * before the questions are asked (facts-model.ts; key from `CTXKIT_FACTS_API_KEY`).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +15,7 @@ import * as z from 'zod';
 import { type Embedder, hashingEmbedder, type SearchOptions } from '../../core/index.ts';
 import { type CliEnv, CliError, type CliIo, EXIT } from '../io.ts';
 import { cachingEmbedder } from '../memory/embedding-cache.ts';
+import { factsModelExtractor, parseFactsModel } from '../memory/facts-model.ts';
 import { loadLocomo } from '../memory/locomo.ts';
 import { DEFAULT_MODES, type RetrievalMode, runMemoryBench } from '../memory/locomo-bench.ts';
 import { type SelectionObjective, selectWeights } from '../memory/locomo-selection.ts';
@@ -43,6 +46,13 @@ export interface BenchMemoryOptions {
   objective?: SelectionObjective;
   /** Searches timed per latency mode (tests use fewer). @default 300 */
   latencySearches?: number;
+  /** Chat Completions base URL of the model that extracts facts (with `factsModel`). */
+  factsUrl?: string;
+  factsModel?: string;
+  /** Per-attempt time limit of a fact call. @default 60000 */
+  factsTimeoutMs?: number;
+  /** `fetch` the fact calls go through (tests). @default globalThis.fetch */
+  factsFetch?: typeof fetch;
 }
 
 const nonNegative = z.number().finite().min(0);
@@ -131,6 +141,14 @@ export function benchModes(search: BenchSearch | undefined): RetrievalMode[] {
 export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Promise<BenchMemoryResult> {
   const started = performance.now();
   const search = options.search === undefined ? undefined : parseSearch(options.search);
+  const factsModel = parseFactsModel(
+    { url: options.factsUrl, model: options.factsModel, timeoutMs: options.factsTimeoutMs },
+    io.env,
+  );
+  if (factsModel && options.loco)
+    throw new CliError(
+      '--loco: the weight selection indexes without model facts; run it without --facts-url',
+    );
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
     throw new CliError(`--limit: must be a positive integer, got ${options.limit}`);
   const path = resolve(io.cwd, options.locomo);
@@ -146,12 +164,15 @@ export async function runBenchMemory(options: BenchMemoryOptions, io: CliIo): Pr
     cacheDir === null ? undefined : resolve(io.cwd, cacheDir),
   );
   const modes = benchModes(search);
+  const facts = factsModel && (await factsModelExtractor(factsModel, options.factsFetch));
+  if (factsModel) io.err(`facts: ${factsModel.model} at ${factsModel.baseURL}, one call per session`);
   const bench = await runMemoryBench({
     conversations,
     embedder,
     modes,
     adversarial: options.adversarial ?? true,
     ...(options.latencySearches !== undefined ? { latencySearches: options.latencySearches } : {}),
+    ...(facts ? { facts } : {}),
   });
   const at10ByCategory: Record<string, Record<string, number>> = {};
   for (const mode of bench.modes)
@@ -189,6 +210,9 @@ interface Args {
   search?: string;
   loco: boolean;
   objective: SelectionObjective;
+  'facts-url'?: string;
+  'facts-model'?: string;
+  'facts-timeout-ms'?: number;
 }
 
 export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
@@ -234,6 +258,16 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           default: 'questions' as const,
           describe:
             'what --loco maximises: mean R@10 over the questions of categories 1–4, over the categories, or the mean of all and multi-hop',
+        })
+        .option('facts-url', {
+          type: 'string',
+          describe:
+            'Chat Completions base URL of a model that extracts each session’s facts first (key: CTXKIT_FACTS_API_KEY)',
+        })
+        .option('facts-model', { type: 'string', describe: 'the model --facts-url serves' })
+        .option('facts-timeout-ms', {
+          type: 'number',
+          describe: 'time limit of one fact call (default 60000)',
         }) as Argv<Args>,
     handler: async (args) => {
       await runBenchMemory(
@@ -247,6 +281,9 @@ export function benchMemoryCommand(env: CliEnv): CommandModule<object, Args> {
           objective: args.objective,
           ...(args.search !== undefined ? { search: args.search } : {}),
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
+          ...(args['facts-url'] !== undefined ? { factsUrl: args['facts-url'] } : {}),
+          ...(args['facts-model'] !== undefined ? { factsModel: args['facts-model'] } : {}),
+          ...(args['facts-timeout-ms'] !== undefined ? { factsTimeoutMs: args['facts-timeout-ms'] } : {}),
         },
         env.io,
       );

@@ -121,7 +121,7 @@ export interface MemoryBenchResult {
   /** Search latency in ms (query embedding excluded: query vectors come from the cache), by mode. */
   latency: Record<string, LatencyStats>;
   /** With `facts`: facts written, and sessions whose extraction failed (they have none). */
-  facts?: { facts: number; failedSessions: number };
+  facts?: { facts: number; failedSessions: number; firstError?: string };
 }
 
 export interface MemoryBenchOptions {
@@ -192,7 +192,7 @@ export async function scoreQuestions(
   const scored: QuestionRecall[] = [];
   let skipped = 0;
   let done = 0;
-  const facts = { facts: 0, failedSessions: 0 };
+  const facts: NonNullable<MemoryBenchResult['facts']> = { facts: 0, failedSessions: 0 };
   for (const conv of options.conversations) {
     const handle = openSqlite({ path: ':memory:' });
     try {
@@ -201,6 +201,9 @@ export async function scoreQuestions(
       if (written) {
         facts.facts += written.facts;
         facts.failedSessions += written.failed.length;
+        const failure = written.failed[0];
+        if (failure && facts.firstError === undefined)
+          facts.firstError = `${failure.session}: ${failure.error}`.slice(0, 300);
       }
       const peer = createBm25Index(peerChunks(conv));
       const known = new Set(conv.turns.map((t) => t.diaId));

@@ -34,6 +34,11 @@ export function renderMemoryBench(result: BenchMemoryResult): string {
     lines.push(renderRow('5 adversarial (separate)', r, result.modes));
   if (result.skippedNoEvidence > 0)
     lines.push('', `${result.skippedNoEvidence} questions skipped: no evidence id names a turn.`);
+  if (result.facts)
+    lines.push(
+      '',
+      `model facts: ${result.facts.facts} written before the questions${result.facts.failedSessions > 0 ? `; ${result.facts.failedSessions} sessions failed (they have none), first: ${result.facts.firstError ?? '?'}` : ''}`,
+    );
   const s = result.summary;
   lines.push('', `default: R@5 ${pct(s.default.at5)}, R@10 ${pct(s.default.at10)}`);
   for (const [mode, cats] of Object.entries(s.at10ByCategory))

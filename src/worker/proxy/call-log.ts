@@ -20,6 +20,7 @@ import {
 import type { TimelineCall } from '../../view/render-session.ts';
 import { type CallTexts, createTextStore, digestsOf } from './call-texts.ts';
 import type { ProviderId } from './protocol.ts';
+import type { RoundUsage } from './round-usage.ts';
 
 /** Calls per session kept with their details (journal, lists, texts). @default 100 */
 export const MAX_CALLS = 100;
@@ -139,8 +140,12 @@ export interface CallRecord extends CallTexts {
     /** What the retry sent (absent in older records). */
     output?: MessageRef[];
   };
-  /** `toolRounds`: rounds of recall-tool calls the proxy answered before the final answer (tool-loop.ts). */
-  upstream?: { status: number; usage?: Usage; logged: boolean; toolRounds?: number };
+  /**
+   * `toolRounds`: rounds of recall-tool calls the proxy answered before the final answer (tool-loop.ts);
+   * `rounds`: each such round's usage (one more than `toolRounds` when the loop was cut); `usage`: what
+   * every upstream call of this call reported, rounds and final answer summed (round-usage.ts).
+   */
+  upstream?: { status: number; usage?: Usage; logged: boolean; toolRounds?: number; rounds?: RoundUsage[] };
   /** The messages the call started from and sent (absent in records written before they were kept). */
   messages?: MessageRefs;
   /** What ctxkit added to the client's system prompt (absent: nothing, or a record older than it). */

@@ -15,6 +15,7 @@ import type { Protocol } from './protocol.ts';
 import type { Leg, Sent } from './proxy-upstream.ts';
 import { faultResponse, faultStatus, readBody, UpstreamFault } from './relay.ts';
 import { relayStream, type StreamEnd } from './relay-stream.ts';
+import { callUsage, checkedUsage, type RoundUsage } from './round-usage.ts';
 import { type PhaseTimer, serverTiming } from './timing.ts';
 
 /** Upstream response headers not relayed (hop-by-hop, or invalid once the body is re-sent). */
@@ -65,6 +66,8 @@ export interface AnswerContext {
   keepReading: boolean;
   /** Rounds of recall-tool calls the proxy answered before this answer (tool-loop.ts). */
   toolRounds?: number | undefined;
+  /** What each of those rounds' upstream calls reported (tool-loop.ts); recorded and tallied with the answer. */
+  spent?: readonly RoundUsage[] | undefined;
   clientSignal: AbortSignal | undefined;
   maxEventBytes: number;
   timer: PhaseTimer;
@@ -75,6 +78,49 @@ export interface AnswerContext {
 
 export function logFailure(error: unknown): void {
   console.error(`ctxkit proxy: logging the answer failed: ${isCtxError(error) ? error.code : 'internal'}`);
+}
+
+export interface CallOutcome {
+  callId: string;
+  status: number;
+  afterSeq: number;
+  /** The answer to log (absent: the upstream failed or sent nothing to log). */
+  answer?: Message | undefined;
+  toolRounds?: number | undefined;
+  spent?: readonly RoundUsage[] | undefined;
+}
+
+/**
+ * Journals a call: its answer (its usage checked, round-usage.ts) when there is one, the usage of every
+ * upstream call it made summed in the record (`upstream.usage`, each round's in `upstream.rounds`), and
+ * that sum added to the tenant's tally (GET /v1/usage) — the rounds were paid for even when the call
+ * ended in an error.
+ */
+export async function recordCall(
+  session: { stub: SessionApi; key: SessionKey },
+  o: CallOutcome,
+  tally: AnswerContext['tally'],
+): Promise<void> {
+  const spent = o.spent ?? [];
+  let answer = o.answer;
+  if (answer?.usage) {
+    const { usage: _raw, ...rest } = answer;
+    const usage = checkedUsage(answer.usage);
+    answer = usage ? { ...rest, usage } : rest;
+  }
+  const usage = callUsage(spent, answer?.usage);
+  const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;
+  const result = await session.stub.proxyRecord(session.key, {
+    callId: o.callId,
+    status: o.status,
+    answer: tagged,
+    afterSeq: o.afterSeq,
+    ...(o.toolRounds ? { toolRounds: o.toolRounds } : {}),
+    ...(spent.length > 0 ? { rounds: [...spent], ...(usage ? { usage } : {}) } : {}),
+  });
+  if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
+  // What the upstream reported, cache reads and writes apart (token-tally.ts).
+  if (usage && tally) await tally(usage);
 }
 
 export async function answer(res: Response, a: AnswerContext): Promise<Response> {
@@ -97,17 +143,11 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
   const logs = session !== undefined && afterSeq !== undefined && !a.unstored;
   const record = async (message: Message | undefined, status: number) => {
     if (!logs) return;
-    const tagged = message ? withDigest(message, messageDigest(message)) : undefined;
-    const result = await session.stub.proxyRecord(session.key, {
-      callId: a.callId,
-      status,
-      answer: tagged,
-      afterSeq,
-      ...(a.toolRounds ? { toolRounds: a.toolRounds } : {}),
-    });
-    if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
-    // What the upstream reported, cache reads and writes apart (token-tally.ts).
-    if (message?.usage && a.tally) await a.tally(message.usage);
+    await recordCall(
+      session,
+      { callId: a.callId, status, afterSeq, answer: message, toolRounds: a.toolRounds, spent: a.spent },
+      a.tally,
+    );
   };
   const later = (message: Message | undefined, status: number) =>
     a.waitUntil(record(message, status).catch(logFailure));

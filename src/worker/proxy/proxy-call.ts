@@ -10,7 +10,7 @@
  * still relayed (never discarded), not logged, and the client told so: its next call's history brings
  * the turn and the answer back, and they are stored then.
  */
-import { createPipeline, hashText, type Pipeline } from '../../core/index.ts';
+import { createPipeline, hashText, type Pipeline, type Usage } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { readJsonText } from '../http/body.ts';
 import { checkJsonDepth } from '../http/json-depth.ts';
@@ -26,7 +26,7 @@ import { secretsToScrub } from './credential-scrub.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
 import { wrapRequest } from './opaque-json.ts';
 import type { Protocol } from './protocol.ts';
-import { answer, logFailure } from './proxy-answer.ts';
+import { answer, logFailure, recordCall } from './proxy-answer.ts';
 import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
 import { proxyToolNames, proxyToolRounds, withProxyTools } from './proxy-tools.ts';
 import { sessionTurn } from './proxy-turn.ts';
@@ -40,6 +40,7 @@ import {
 } from './proxy-upstream.ts';
 import { faultResponse, faultStatus, UpstreamFault } from './relay.ts';
 import { awaitFirstByte } from './retries.ts';
+import type { RoundUsage } from './round-usage.ts';
 import { keepReadingOnAbort, upstreamTimeouts } from './timeouts.ts';
 import { phaseTimer, timingOn } from './timing.ts';
 import { toolRounds } from './tool-loop.ts';
@@ -188,6 +189,8 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   let res: Response;
   let unstored = false;
   let rounds = 0;
+  const spent: RoundUsage[] = [];
+  const tally = limitsBound(env) ? (usage: Usage) => tenantStub(env, ctx.tenant).tally(usage) : undefined;
   try {
     let fault: UpstreamFault | undefined;
     let down = false;
@@ -237,17 +240,20 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
         maxEventBytes: bounds.eventBytes,
         run: async (name, args) => unwrap(await session.stub.recallTool(session.key, { name, args })),
         ...(ctx.extraRound ? { admit: ctx.extraRound } : {}),
+        spent,
       }));
   } catch (error) {
     if (error === upstreamFailure) return upstreamError();
     if (!(error instanceof UpstreamFault)) throw error;
     const seq = (sent.prepared as { afterSeq?: number }).afterSeq;
     if (session && seq !== undefined && !unstored)
-      // Journaled with its status; nothing of the answer is logged.
+      // Journaled with its status and the rounds' usage (paid for); nothing of the answer is logged.
       ctx.waitUntil(
-        session.stub
-          .proxyRecord(session.key, { callId, status: faultStatus(error), afterSeq: seq })
-          .catch(logFailure),
+        recordCall(
+          session,
+          { callId, status: faultStatus(error), afterSeq: seq, toolRounds: rounds, spent },
+          tally,
+        ).catch(logFailure),
       );
     return faulted(error);
   }
@@ -261,10 +267,11 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
     unstored,
     keepReading,
     toolRounds: rounds,
+    spent,
     clientSignal: req.signal,
     maxEventBytes: bounds.eventBytes,
     timer,
-    tally: limitsBound(env) ? (usage) => tenantStub(env, ctx.tenant).tally(usage) : undefined,
+    tally,
     waitUntil: (p) => ctx.waitUntil(p),
   });
 }

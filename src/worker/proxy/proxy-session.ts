@@ -13,6 +13,7 @@ import {
   resolveWorkingContext,
   type SessionState,
   sameSessionState,
+  type Usage,
   type WorkingContext,
 } from '../../core/index.ts';
 import { canAppendWithState } from '../../db/sql/sql-session-store.ts';
@@ -49,6 +50,7 @@ import { callTexts, TextBatch } from './call-texts.ts';
 import { storedDigest } from './digest.ts';
 import type { Protocol, ProviderId } from './protocol.ts';
 import { commonPrefix, cutWorking, isAbandoned, sendRefs } from './proxy-path.ts';
+import { MAX_ROUND_RECORDS, type RoundUsage } from './round-usage.ts';
 import { phaseTimer } from './timing.ts';
 
 type ProxyDialect = Protocol['dialect'];
@@ -325,6 +327,10 @@ export interface ProxyRecordInput {
   afterSeq: number;
   /** Rounds of recall-tool calls the proxy answered first (absent: none). */
   toolRounds?: number | undefined;
+  /** Each tool round's checked usage (round-usage.ts; absent: none was made). */
+  rounds?: RoundUsage[] | undefined;
+  /** The call's usage, rounds and answer summed (absent: the answer's own). */
+  usage?: Usage | undefined;
 }
 
 /** Logs the answer once: a later call that already brought it back in its history wins. */
@@ -353,9 +359,10 @@ export async function proxyRecord(
   await calls.update(input.callId, {
     upstream: {
       status: input.status,
-      ...(input.answer?.usage ? { usage: input.answer.usage } : {}),
+      ...(input.usage ? { usage: input.usage } : input.answer?.usage ? { usage: input.answer.usage } : {}),
       logged,
       ...(input.toolRounds ? { toolRounds: input.toolRounds } : {}),
+      ...(input.rounds?.length ? { rounds: input.rounds.slice(0, MAX_ROUND_RECORDS) } : {}),
     },
   });
   return { logged };

@@ -10,6 +10,10 @@
  * timeouts and answer bound, the whole loop inside the call's place among the calls in flight, and each
  * extra round counted against the per-minute limits (`admit`). An answer that mixes the client's tools
  * with these is not intercepted: it reaches the client as the model wrote it.
+ *
+ * Each round's usage (what its upstream call reported) goes into `spent` as the round is read — kept
+ * even when the loop ends in a fault — and the client's answer carries the rounds' totals in
+ * `x-ctxkit-tool-usage` (round-usage.ts).
  */
 import {
   isCtxError,
@@ -23,6 +27,7 @@ import type { Protocol, ProxyRequest } from './protocol.ts';
 import { answerNow } from './proxy-tools.ts';
 import { forward, type Leg, type Sent } from './proxy-upstream.ts';
 import { readBody, UpstreamFault } from './relay.ts';
+import { checkedUsage, type RoundUsage, TOOL_USAGE_HEADER, toolUsageHeader } from './round-usage.ts';
 
 /** Calls of one round the proxy runs; more get an error result saying so. @default 16 */
 export const MAX_CALLS_PER_ROUND = 16;
@@ -41,6 +46,8 @@ export interface ToolLoopContext {
   run(name: string, args: JsonValue): Promise<string>;
   /** Asked before each extra round: the refusal to answer the client with (a 429), or undefined. */
   admit?(): Promise<Response | undefined>;
+  /** The rounds the proxy answered, one entry each with its checked usage, appended as they are read. */
+  spent: RoundUsage[];
 }
 
 /** The calls of `answer` when it holds calls and every one names a tool of `names`; else undefined. */
@@ -83,11 +90,12 @@ export async function runCalls(
   return { id, role: 'tool', parts };
 }
 
-/** `res` with `x-ctxkit-tool-rounds` among its headers. */
-function counted(res: Response, rounds: number): Response {
-  if (rounds === 0) return res;
+/** `res` with `x-ctxkit-tool-rounds` and `x-ctxkit-tool-usage` (the rounds' totals) among its headers. */
+function counted(res: Response, rounds: number, spent: readonly RoundUsage[]): Response {
+  if (spent.length === 0) return res;
   const headers = new Headers(res.headers);
   headers.set('x-ctxkit-tool-rounds', String(rounds));
+  headers.set(TOOL_USAGE_HEADER, toolUsageHeader(spent));
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
@@ -125,17 +133,19 @@ export async function toolRounds(
   let rounds = 0;
   const send = [...c.sent.prepared.send];
   for (;;) {
-    if (!res.ok || !res.body) return { res: counted(res, rounds), rounds };
+    if (!res.ok || !res.body) return { res: counted(res, rounds, c.spent), rounds };
     const round = await readRound(res, c);
     const calls = ownCalls(round.answer, c.names);
-    if (!calls) return { res: counted(round.res, rounds), rounds };
+    if (!calls) return { res: counted(round.res, rounds, c.spent), rounds };
+    const usage = checkedUsage(round.answer?.usage);
+    c.spent.push(usage ? { usage } : {});
     if (rounds >= c.maxRounds)
       throw new UpstreamFault(
         'bad-answer',
         `the model still called ${[...c.names].join(', ')} after ${rounds} rounds the proxy answered (PROXY_TOOL_ROUNDS)`,
       );
     const refusal = await c.admit?.();
-    if (refusal) return { res: refusal, rounds };
+    if (refusal) return { res: counted(refusal, rounds, c.spent), rounds };
     const answer = round.answer!;
     send.push(
       { ...answer, id: `${answer.id}.r${rounds}` },

@@ -41,5 +41,9 @@ describe('renderTimeline', () => {
       },
     };
     expect(renderTimeline('s1', [call])).toContain('4,000 cached (89%) · 300 written');
+    expect(renderTimeline('s1', [call])).not.toContain('tool round');
+    // With the proxy's tool rounds, the usage is every upstream call's, and the line says so.
+    const rounds = { ...call, upstream: { ...call.upstream!, toolRounds: 2 } };
+    expect(renderTimeline('s1', [rounds])).toContain('200 in (2 tool rounds included)');
   });
 });
