@@ -130,3 +130,27 @@ describe('usageFromRecord (cached tokens)', () => {
     ).toMatchObject({ inputTokens: 12, cacheReadTokens: 9000, cacheWriteTokens: 300 });
   });
 });
+
+describe('usageFromRecord (counts that are not counts)', () => {
+  it('ignores negative, fractional and non-finite counts', () => {
+    expect(usageFromRecord({ prompt_tokens: -5, completion_tokens: 2.5 })).toBeUndefined();
+    expect(
+      usageFromRecord({
+        input_tokens: 10,
+        output_tokens: 3,
+        cache_read_input_tokens: -1,
+        reasoning_tokens: 1e300,
+      }),
+    ).toEqual({ inputTokens: 10, outputTokens: 3 });
+  });
+
+  it('drops a cached count larger than the prompt it is part of instead of zeroing the input', () => {
+    expect(
+      usageFromRecord({
+        prompt_tokens: 500,
+        completion_tokens: 2,
+        prompt_tokens_details: { cached_tokens: 9e9 },
+      }),
+    ).toEqual({ inputTokens: 500, outputTokens: 2 });
+  });
+});

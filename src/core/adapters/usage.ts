@@ -4,24 +4,25 @@
  */
 import type { JsonValue, Usage } from '../messages/types.ts';
 
+/** A token count as a provider may report it: a whole number from 0; anything else is no count. */
+function countOf(n: JsonValue | undefined): number | undefined {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
 /** `cached_tokens` of an OpenAI usage details object, when it is a count. */
 function cachedOf(details: JsonValue | undefined): number | undefined {
   if (details === null || typeof details !== 'object' || Array.isArray(details)) return undefined;
-  const n = details.cached_tokens;
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+  return countOf(details.cached_tokens);
 }
 
 /** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
 export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
-  const num = (k: string) => (typeof raw[k] === 'number' ? (raw[k] as number) : undefined);
+  const num = (k: string) => countOf(raw[k]);
   const details = raw.completion_tokens_details;
   const reasoning =
     num('reasoning_tokens') ??
-    (details &&
-    typeof details === 'object' &&
-    !Array.isArray(details) &&
-    typeof details.reasoning_tokens === 'number'
-      ? details.reasoning_tokens
+    (details && typeof details === 'object' && !Array.isArray(details)
+      ? countOf(details.reasoning_tokens)
       : undefined);
   let usage: Usage | undefined;
   // OpenAI counts its cached tokens inside the prompt (`prompt_tokens_details.cached_tokens`, the
@@ -39,7 +40,8 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
     if (read !== undefined) usage.cacheReadTokens = read;
     if (write !== undefined) usage.cacheWriteTokens = write;
   }
-  if (usage && cached !== undefined) {
+  // A cached count larger than the input it is part of is not a reading of this call: dropped.
+  if (usage && cached !== undefined && cached <= usage.inputTokens) {
     usage.cacheReadTokens = cached;
     usage.inputTokens = Math.max(0, usage.inputTokens - cached);
   }
