@@ -132,8 +132,12 @@ describe('usageFromRecord (cached tokens)', () => {
 });
 
 describe('usageFromRecord (counts that are not counts)', () => {
-  it('ignores negative, fractional and non-finite counts', () => {
-    expect(usageFromRecord({ prompt_tokens: -5, completion_tokens: 2.5 })).toBeUndefined();
+  it('reads no usage from a record whose input or output count is not a count', () => {
+    expect(usageFromRecord({ prompt_tokens: -5, completion_tokens: 20 })).toBeUndefined();
+    expect(usageFromRecord({ input_tokens: 10, output_tokens: 2.5 })).toBeUndefined();
+  });
+
+  it('ignores the other counts when they are negative, fractional or not finite', () => {
     expect(
       usageFromRecord({
         input_tokens: 10,

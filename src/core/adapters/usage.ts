@@ -18,6 +18,9 @@ function cachedOf(details: JsonValue | undefined): number | undefined {
 /** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
 export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefined {
   const num = (k: string) => countOf(raw[k]);
+  // A record whose input or output count is present but not a count is not a reading: no usage.
+  for (const k of ['prompt_tokens', 'completion_tokens', 'input_tokens', 'output_tokens'])
+    if (raw[k] !== undefined && raw[k] !== null && num(k) === undefined) return undefined;
   const details = raw.completion_tokens_details;
   const reasoning =
     num('reasoning_tokens') ??
