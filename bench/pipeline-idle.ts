@@ -17,13 +17,15 @@
  * Env: BENCH_CLOCK=cpu (CPU time instead of elapsed; the LLM rows stay elapsed), BENCH_DATA, BENCH_WINDOWS (default 32000,128000), BENCH_IDLE_MS, BENCH_LLM_MS, BENCH_NO_LLM=1,
  * BENCH_AHEAD_LIMIT (the pipeline's `aheadLimit`; default: the pipeline's own — unlimited offline, 3 with the LLM),
  * BENCH_PASSES=n (1–20: n measured passes of the offline rows, each on its own parse; every step keeps
- * its cheapest, as `npm run bench:pipeline` does).
+ * its cheapest, as `npm run bench:pipeline` does), BENCH_STEPS_OVER=ms (list the offline rows' steps
+ * over that time after the table — session, step, messages, each stage's time from the pipeline's
+ * stage observer — to see what the dearest steps do; off by default).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import type { Message } from '../src/core/messages/types.ts';
-import type { PipelineRun } from '../src/core/pipeline/engine/runner.ts';
+import type { PipelineRun, StageObservation } from '../src/core/pipeline/engine/runner.ts';
 import { createPipeline } from '../src/core/pipeline/pipeline.ts';
 import type { PipelineState } from '../src/core/pipeline/types.ts';
 import { fixedClock, type Summarizer, sequentialIds } from '../src/core/ports.ts';
@@ -47,6 +49,11 @@ const now =
         return (u.user + u.system) / 1000;
       }
     : () => performance.now();
+/** BENCH_STEPS_OVER: steps over this many ms are listed with their stages' times. */
+const STEPS_OVER = process.env.BENCH_STEPS_OVER ? Number(process.env.BENCH_STEPS_OVER) : undefined;
+const slowSteps: string[] = [];
+/** Off during the warm-up. */
+let listing = false;
 /** Why compactions ran inline in idle mode (the prepared one was stale, too old, absent). */
 const inlineReasons = new Map<string, number>();
 
@@ -87,7 +94,14 @@ async function replay(
   clock: () => number = now,
 ): Promise<Step[]> {
   const t = tracked(make());
+  // Each stage's end (the observer runs after every stage that ran), for BENCH_STEPS_OVER.
+  const marks: Array<[string, number]> = [];
+  const observe =
+    STEPS_OVER === undefined || clock !== now
+      ? {}
+      : { observe: (o: StageObservation) => void marks.push([`${o.stage} ${o.report.status}`, clock()]) };
   const pipeline = createPipeline({
+    ...observe,
     preset: 'default',
     budget: { contextWindow: window },
     summarizer: t.summarizer,
@@ -107,9 +121,21 @@ async function replay(
     from = end;
     await new Promise((r) => setImmediate(r));
     const callsBefore = t.calls;
+    marks.length = 0;
     const started = clock();
     const run: PipelineRun = await pipeline.prepare(state ? { messages: input, state } : { messages: input });
     const ms = clock() - started;
+    if (listing && STEPS_OVER !== undefined && clock === now && ms > STEPS_OVER) {
+      let at = started;
+      const stages = marks.map(([name, end]) => {
+        const took = end - at;
+        at = end;
+        return `${name} ${fmt(took)}`;
+      });
+      slowSteps.push(
+        `| ${mode} | ${window / 1000}K | ${s.name} | ${out.length} | ${input.length} | ${fmt(ms)} | ${stages.join(', ')}; finish ${fmt(ms - (at - started))} |`,
+      );
+    }
     working = run.messages;
     state = run.state;
     const compaction = run.reports.find((r) => r.stage === 'compaction');
@@ -202,6 +228,7 @@ const defaultSummarizer = (): Summarizer => createDeterministicSummarizer();
 for (const s of sessions.slice(0, 3))
   for (const w of WINDOWS) await replay(s, w, 'back to back', defaultSummarizer);
 
+listing = true;
 console.log(
   `## Pre-flight with and without model time between steps (${sessions.length} Claude Code sessions, \`default\`, offline summarizer)\n`,
 );
@@ -247,6 +274,14 @@ for (const mode of ['back to back', 'idle'] as const)
       );
   }
 
+if (STEPS_OVER !== undefined) {
+  console.log(
+    `\nSteps over ${STEPS_OVER} ms (every pass; each stage that ran with its time since the stage before ended, the first's with the run's setup; then the run's finish: repair, send, pricing):\n`,
+  );
+  console.log('| mode | window | session | step | messages | ms | stages |');
+  console.log('|---|---:|---|---:|---:|---:|---|');
+  for (const line of slowSteps) console.log(line);
+}
 console.log(
   `\nIdle mode, why a compaction ran inline: ${[...inlineReasons].map(([k, v]) => `${k} (${v})`).join('; ') || 'never'}.`,
 );

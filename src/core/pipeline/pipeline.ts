@@ -202,7 +202,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       await FLOWS[preset](r, preflight, guards);
       const run = await archived(remember(r.finish(input.dialect), input), input.messages);
       // The scheduler: the next compaction is prepared between steps, while the model generates.
-      if (slot.auto && runner && run.estimate.level !== 'ok')
+      if (slot.auto && runner && (run.estimate.level !== 'ok' || slot.promised === true))
         setTimeout(() => {
           const { signal: _signal, ...call } = input;
           api.ahead({ ...call, messages: run.messages, state: run.state }).catch(() => undefined);
@@ -215,8 +215,9 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       const r = start(input);
       // At any level: the outputs that the next user message makes historical are cut now.
       preflight.historicalTruncation?.ahead?.(r.messages, r.context);
-      const captured = await captureCompactionInput(r, FLOWS[preset], preflight, guards);
+      const captured = await captureCompactionInput(r, FLOWS[preset], preflight, guards, slot.promised);
       if (typeof captured === 'string') return { status: 'skipped', detail: captured };
+      slot.promised = false;
       // From the first preparation on, compaction reports say which summary they used, and the
       // messages a compaction will read are read here, in the idle time, not in the steps.
       slot.active = true;

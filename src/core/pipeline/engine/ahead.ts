@@ -47,6 +47,7 @@ export async function captureCompactionInput(
   flow: Flow,
   stages: PresetStages,
   guards: GuardOptions,
+  promised = false,
 ): Promise<{ messages: readonly Message[]; ctx: StageContext } | string> {
   const { compaction, emergencyTrim: _trim, masking: _mask, ...rest } = stages;
   if (!compaction?.prepare) return 'this preset prepares no compaction ahead';
@@ -71,14 +72,14 @@ export async function captureCompactionInput(
   r.cache.release ??= 'compaction';
   await flow(r, { ...rest, compaction: capture }, guards);
   // A step can jump over the warning band (a large tool output): below it, a conversation as far
-  // from warning as warning is from the end of the usable window is prepared too.
+  // from warning as warning is from the end of the usable window is prepared too, and so is one whose
+  // last step found the compaction due and deferred it (`promised`: its reductions may have brought
+  // what it left below that line, but the next step compacts). Without the warning stages: the step
+  // that finds the compaction due skips them (it folds what they would shed), and a result they
+  // archived would not line up with its input (archiving since is tolerated, not undone).
   const b = r.context.budget;
-  if (captured === undefined && r.measure.tokens >= b.warning - (b.usable - b.warning)) {
-    // The step that reaches the level will have run the warning stages first: so does the preparation.
-    if (rest.pruning) await r.run(rest.pruning);
-    if (rest.archiving) await r.run(rest.archiving);
+  if (captured === undefined && (promised || r.measure.tokens >= b.warning - (b.usable - b.warning)))
     captured = r.messages;
-  }
   if (captured === undefined) return `${r.measure.tokens} tokens: too far below warning, nothing to prepare`;
   return { messages: captured, ctx: { ...r.context, state: r.state } };
 }

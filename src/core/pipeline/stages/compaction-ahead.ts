@@ -61,6 +61,11 @@ export interface AheadSlot {
   dueGranted?: boolean;
   /** The granted preparation was started. */
   dueStarted?: boolean;
+  /**
+   * A step found the compaction due and deferred it (below blocking, "one is prepared next"): the next
+   * `pipeline.ahead` prepares one whatever the level of what that step left. Cleared when it does.
+   */
+  promised?: boolean;
 }
 
 /** A message's key: id, what the model reads, and the metadata stages act on (pins, kinds). */
@@ -248,6 +253,7 @@ function restart(slot: AheadSlot): void {
   slot.started = 0;
   slot.dueGranted = false;
   slot.dueStarted = false;
+  slot.promised = false;
 }
 
 export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
@@ -276,6 +282,7 @@ export function aheadAware(stage: Stage, slot: AheadSlot): Stage {
         reason = `${reason}; ${slot.limit} preparation(s) and the one at the level since the last compaction (aheadLimit)`;
       if (!blocking && failed === undefined && (covering(slot.pending) || (slot.auto && !spent))) {
         if (due && !covering(slot.pending)) slot.dueGranted = true;
+        if (!covering(slot.pending)) slot.promised = true;
         const why = covering(slot.pending)
           ? 'ahead summary being prepared'
           : `${reason}; one is prepared next${due ? ' (the compaction is due: past aheadLimit)' : ''}`;
