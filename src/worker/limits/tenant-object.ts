@@ -16,7 +16,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Usage } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { storedBytes } from './stored-bytes.ts';
-import { addUsage, EMPTY_TALLY, type TokenTally } from './token-tally.ts';
+import { countCall, type StoredTally, storedTally, type TokenTally } from './token-tally.ts';
 
 export interface LeaseRequest {
   tenant: string;
@@ -50,7 +50,7 @@ export interface TenantUsage {
   stored: { bytes: number; countedAt: number };
   /** The operator's caps for this tenant, over the environment's. */
   caps: TenantCaps;
-  /** What the upstream reported on the tenant's proxied session calls (token-tally.ts). */
+  /** What the upstream reported on the tenant's proxied calls (token-tally.ts). */
   tokens: TokenTally;
 }
 
@@ -190,14 +190,23 @@ export class TenantObject extends DurableObject<Env> {
     return next;
   }
 
-  /** Adds one call's reported usage to the tenant's token tally. */
-  async tally(usage: Usage): Promise<void> {
-    const next = addUsage((await this.ctx.storage.get<TokenTally>(TOKENS)) ?? EMPTY_TALLY, usage, Date.now());
-    await this.ctx.storage.put(TOKENS, next);
+  /**
+   * Adds call `callId`'s reported usage to the tenant's token tally, once: a replay of a call already
+   * counted (its first reply lost) adds nothing. Whether it counted it now.
+   */
+  async tally(callId: string, usage: Usage): Promise<boolean> {
+    const next = countCall(
+      storedTally(await this.ctx.storage.get<StoredTally | TokenTally>(TOKENS)),
+      callId,
+      usage,
+      Date.now(),
+    );
+    if (next) await this.ctx.storage.put(TOKENS, next);
+    return next !== undefined;
   }
 
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
-    const tokens = (await this.ctx.storage.get<TokenTally>(TOKENS)) ?? EMPTY_TALLY;
+    const { tokens } = storedTally(await this.ctx.storage.get<StoredTally | TokenTally>(TOKENS));
     const stored = await this.used(tenant, recountMs);
     this.expire(Date.now());
     const sessions: Record<string, number> = {};

@@ -7,7 +7,13 @@ import * as z from 'zod';
 import { fromAnthropic, type JsonValue, type Message, parseWith, toAnthropic } from '../../core/index.ts';
 import { clientCacheControl, systemWithBreakpoint } from './cache-hints.ts';
 import { wrapAnswer } from './opaque-json.ts';
-import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import {
+  type AnswerAccumulator,
+  copyHeaders,
+  type Protocol,
+  type ProxyRequest,
+  usageOf,
+} from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
@@ -122,6 +128,7 @@ function accumulator(): AnswerAccumulator {
       if (content.some((b) => b === undefined)) return undefined;
       return answerMessage(content, usage, model);
     },
+    usage: () => usageOf(usage),
   };
 }
 

@@ -12,7 +12,13 @@ import {
   toOpenAI,
 } from '../../core/index.ts';
 import { wrapAnswer } from './opaque-json.ts';
-import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import {
+  type AnswerAccumulator,
+  copyHeaders,
+  type Protocol,
+  type ProxyRequest,
+  usageOf,
+} from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
@@ -108,6 +114,7 @@ function accumulator(): AnswerAccumulator {
           : usage;
       return answerMessage(raw, u, model);
     },
+    usage: () => usageOf(usage),
   };
 }
 

@@ -16,7 +16,13 @@ import {
   usageFromRecord,
 } from '../../core/index.ts';
 import { wrapAnswer } from './opaque-json.ts';
-import { type AnswerAccumulator, copyHeaders, type Protocol, type ProxyRequest } from './protocol.ts';
+import {
+  type AnswerAccumulator,
+  answerUsage,
+  copyHeaders,
+  type Protocol,
+  type ProxyRequest,
+} from './protocol.ts';
 import { requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
@@ -87,6 +93,7 @@ function accumulator(): AnswerAccumulator {
     finish() {
       return answerMessage(final ?? { output: done });
     },
+    usage: () => answerUsage(final),
   };
 }
 

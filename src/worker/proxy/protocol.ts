@@ -4,7 +4,7 @@
  * (whole or streamed) into one neutral assistant message with the provider's usage, and tell a
  * context-length error from any other.
  */
-import type { Dialect, JsonValue, Message } from '../../core/index.ts';
+import { type Dialect, type JsonValue, type Message, type Usage, usageFromRecord } from '../../core/index.ts';
 import type { SseEvent } from './sse.ts';
 
 export type ProviderId = 'openai' | 'anthropic';
@@ -37,6 +37,22 @@ export interface AnswerAccumulator {
   push(event: SseEvent): void;
   /** The whole answer once the stream ended; `undefined` when it carried no usable answer. */
   finish(): Message | undefined;
+  /**
+   * The usage the events so far reported (an answer cut after it still cost it); `undefined` when none
+   * did. What the tenant is counted for, logged or not.
+   */
+  usage(): Usage | undefined;
+}
+
+/** `raw` as a neutral usage when it is a provider's usage record (each dialect's fields); else undefined. */
+export function usageOf(raw: unknown): Usage | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  return usageFromRecord(raw as Record<string, JsonValue>);
+}
+
+/** The usage of a whole answer's body (`usage` in each dialect), whatever the rest of it holds. */
+export function answerUsage(json: unknown): Usage | undefined {
+  return json !== null && typeof json === 'object' ? usageOf((json as { usage?: unknown }).usage) : undefined;
 }
 
 export interface Protocol {

@@ -9,9 +9,10 @@
 import { isCtxError, type Message, type RunEstimate, type Usage } from '../../core/index.ts';
 import type { SessionApi } from '../session/stub.ts';
 import type { SessionKey } from '../session/wire.ts';
+import { countPaid, type Tally } from './call-tally.ts';
 import { deliverWhole } from './client-stream.ts';
 import { messageDigest, withDigest } from './digest.ts';
-import type { Protocol } from './protocol.ts';
+import { answerUsage, type Protocol } from './protocol.ts';
 import type { Leg, Sent } from './proxy-upstream.ts';
 import { faultResponse, faultStatus, readBody, UpstreamFault } from './relay.ts';
 import { relayStream, type StreamEnd } from './relay-stream.ts';
@@ -66,13 +67,13 @@ export interface AnswerContext {
   keepReading: boolean;
   /** Rounds of recall-tool calls the proxy answered before this answer (tool-loop.ts). */
   toolRounds?: number | undefined;
-  /** What each of those rounds' upstream calls reported (tool-loop.ts); recorded and tallied with the answer. */
+  /** What each of those rounds' upstream calls reported (tool-loop.ts); recorded and counted with the answer. */
   spent?: readonly RoundUsage[] | undefined;
   clientSignal: AbortSignal | undefined;
   maxEventBytes: number;
   timer: PhaseTimer;
-  /** Adds a logged answer's reported usage to the tenant's token tally (GET /v1/usage); absent without limits. */
-  tally?: ((usage: Usage) => Promise<void>) | undefined;
+  /** Counts the call's reported usage in the tenant's tally (GET /v1/usage), logged or not; absent without limits. */
+  tally?: Tally | undefined;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -86,20 +87,21 @@ export interface CallOutcome {
   afterSeq: number;
   /** The answer to log (absent: the upstream failed or sent nothing to log). */
   answer?: Message | undefined;
+  /** What the upstream reported when there is no answer to carry it (a stream cut after its usage). */
+  usage?: Usage | undefined;
   toolRounds?: number | undefined;
   spent?: readonly RoundUsage[] | undefined;
 }
 
 /**
- * Journals a call: its answer (its usage checked, round-usage.ts) when there is one, the usage of every
- * upstream call it made summed in the record (`upstream.usage`, each round's in `upstream.rounds`), and
- * that sum added to the tenant's tally (GET /v1/usage) — the rounds were paid for even when the call
- * ended in an error.
+ * Journals a call: its answer (its usage checked, round-usage.ts) when there is one, and the usage of
+ * every upstream call it made summed in the record (`upstream.usage`, each round's in `upstream.rounds`).
+ * The tenant's tally is not counted here but where the usage became known (call-tally.ts): a call
+ * not logged was paid for all the same.
  */
 export async function recordCall(
   session: { stub: SessionApi; key: SessionKey },
   o: CallOutcome,
-  tally: AnswerContext['tally'],
 ): Promise<void> {
   const spent = o.spent ?? [];
   let answer = o.answer;
@@ -108,7 +110,7 @@ export async function recordCall(
     const usage = checkedUsage(answer.usage);
     answer = usage ? { ...rest, usage } : rest;
   }
-  const usage = callUsage(spent, answer?.usage);
+  const usage = callUsage(spent, answer?.usage ?? o.usage);
   const tagged = answer ? withDigest(answer, messageDigest(answer)) : undefined;
   const result = await session.stub.proxyRecord(session.key, {
     callId: o.callId,
@@ -116,11 +118,10 @@ export async function recordCall(
     answer: tagged,
     afterSeq: o.afterSeq,
     ...(o.toolRounds ? { toolRounds: o.toolRounds } : {}),
-    ...(spent.length > 0 ? { rounds: [...spent], ...(usage ? { usage } : {}) } : {}),
+    ...(usage ? { usage } : {}),
+    ...(spent.length > 0 ? { rounds: [...spent] } : {}),
   });
   if (!result.ok) console.error(`ctxkit proxy: logging the answer failed: ${result.error.code}`);
-  // What the upstream reported, cache reads and writes apart (token-tally.ts).
-  if (usage && tally) await tally(usage);
 }
 
 export async function answer(res: Response, a: AnswerContext): Promise<Response> {
@@ -141,16 +142,21 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
   const out = ctxkitHeaders(relayHeaders(res), sent.prepared.estimate, a.first, extra);
   const afterSeq = (sent.prepared as { afterSeq?: number }).afterSeq;
   const logs = session !== undefined && afterSeq !== undefined && !a.unstored;
-  const record = async (message: Message | undefined, status: number) => {
+  /** The call is over: what it cost is counted (every call), and it is journaled (a logged one). */
+  const later = (message: Message | undefined, status: number, usage?: Usage) => {
+    countPaid(a, usage);
     if (!logs) return;
-    await recordCall(
-      session,
-      { callId: a.callId, status, afterSeq, answer: message, toolRounds: a.toolRounds, spent: a.spent },
-      a.tally,
-    );
+    const o = {
+      callId: a.callId,
+      status,
+      afterSeq,
+      answer: message,
+      usage,
+      toolRounds: a.toolRounds,
+      spent: a.spent,
+    };
+    a.waitUntil(recordCall(session, o).catch(logFailure));
   };
-  const later = (message: Message | undefined, status: number) =>
-    a.waitUntil(record(message, status).catch(logFailure));
 
   const streamed = (res.headers.get('content-type') ?? '').includes('text/event-stream');
   if (!res.ok || !res.body) {
@@ -162,13 +168,14 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
       dialect: protocol.dialect,
       idleMs: a.leg.timeouts.idleMs,
       abort: a.leg.abort,
-      accumulator: logs ? protocol.accumulator() : undefined,
+      accumulator: logs || a.tally ? protocol.accumulator() : undefined,
+      logs,
       keepReading: a.keepReading,
       client: a.clientSignal,
       maxEventBytes: a.maxEventBytes,
       maxAnswerBytes: a.leg.maxAnswerBytes,
       waitUntil: (p) => a.waitUntil(p),
-      onEnd: (end) => later(end.answer, END_STATUS[end.outcome] ?? res.status),
+      onEnd: (end) => later(end.answer, END_STATUS[end.outcome] ?? res.status, end.usage),
     });
     return new Response(body, { status: res.status, headers: out });
   }
@@ -189,6 +196,7 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
     later(undefined, 502);
     return faultResponse(protocol.dialect, 502, 'the upstream answered with a body that is not JSON', out);
   }
+  const usage = answerUsage(json);
   let message: Message | undefined;
   if (logs) {
     try {
@@ -202,7 +210,7 @@ export async function answer(res: Response, a: AnswerContext): Promise<Response>
     signal: a.clientSignal,
     stallMs: a.leg.timeouts.idleMs,
     waitUntil: (p) => a.waitUntil(p),
-    onEnd: (delivered) => later(message, delivered ? res.status : 499),
+    onEnd: (delivered) => later(message, delivered ? res.status : 499, usage),
   });
   return new Response(body, { status: res.status, headers: out });
 }

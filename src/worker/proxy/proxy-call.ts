@@ -10,18 +10,17 @@
  * still relayed (never discarded), not logged, and the client told so: its next call's history brings
  * the turn and the answer back, and they are stored then.
  */
-import { createPipeline, hashText, type Pipeline, type Usage } from '../../core/index.ts';
+import { createPipeline, hashText, type Pipeline } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { readJsonText } from '../http/body.ts';
 import { checkJsonDepth } from '../http/json-depth.ts';
-import { limitsBound } from '../limits/limit-config.ts';
-import { tenantStub } from '../limits/tenant-stub.ts';
 import { serviceBounds } from '../service-bounds.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { sessionStub } from '../session/stub.ts';
 import { unwrap } from '../session/wire.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import { promptCacheKey } from './cache-hints.ts';
+import { countPaid, tenantTally } from './call-tally.ts';
 import { secretsToScrub } from './credential-scrub.ts';
 import { recallHistory, rememberHistory } from './history-memo.ts';
 import { wrapRequest } from './opaque-json.ts';
@@ -190,7 +189,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   let unstored = false;
   let rounds = 0;
   const spent: RoundUsage[] = [];
-  const tally = limitsBound(env) ? (usage: Usage) => tenantStub(env, ctx.tenant).tally(usage) : undefined;
+  const tally = tenantTally(env, ctx.tenant);
   try {
     let fault: UpstreamFault | undefined;
     let down = false;
@@ -243,17 +242,21 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
         spent,
       }));
   } catch (error) {
+    // The rounds the proxy answered before the call failed were paid for, however it failed.
+    countPaid({ callId, tally, spent, waitUntil: (p) => ctx.waitUntil(p) }, undefined);
     if (error === upstreamFailure) return upstreamError();
     if (!(error instanceof UpstreamFault)) throw error;
     const seq = (sent.prepared as { afterSeq?: number }).afterSeq;
     if (session && seq !== undefined && !unstored)
-      // Journaled with its status and the rounds' usage (paid for); nothing of the answer is logged.
+      // Journaled with its status and the rounds' usage; nothing of the answer is logged.
       ctx.waitUntil(
-        recordCall(
-          session,
-          { callId, status: faultStatus(error), afterSeq: seq, toolRounds: rounds, spent },
-          tally,
-        ).catch(logFailure),
+        recordCall(session, {
+          callId,
+          status: faultStatus(error),
+          afterSeq: seq,
+          toolRounds: rounds,
+          spent,
+        }).catch(logFailure),
       );
     return faulted(error);
   }

@@ -11,7 +11,7 @@
  * the relay reads on to the end for the log. A reader that takes nothing for the idle timeout is let go
  * the same way, with the error event queued for it.
  */
-import type { Message } from '../../core/index.ts';
+import type { Message, Usage } from '../../core/index.ts';
 import { SILENT, withinSilence } from '../http/silence.ts';
 import { chunkReader } from './chunk-reader.ts';
 import { clientStream, type WriteOutcome } from './client-stream.ts';
@@ -25,19 +25,22 @@ import {
   type SseFrames,
 } from './sse.ts';
 
-/** How a relayed stream ended. */
-export type StreamEnd =
+/** How a relayed stream ended; `usage`: what its events reported, however it ended (paid for). */
+export type StreamEnd = (
   | { outcome: 'complete'; answer: Message | undefined }
   /** The client went away; `answer` is what had arrived, marked `meta.partial`. */
   | { outcome: 'client-abort'; answer: Message | undefined }
-  | { outcome: 'timeout' | 'truncated' | 'too-large'; answer: undefined };
+  | { outcome: 'timeout' | 'truncated' | 'too-large'; answer: undefined }
+) & { usage?: Usage | undefined };
 
 export interface RelayOptions {
   dialect: Protocol['dialect'];
   idleMs: number;
   abort: AbortController;
-  /** Accumulates the answer for the log (a session call); absent: nothing is logged. */
+  /** Accumulates the answer and its usage (for the log, and the tenant's tally); absent: neither is kept. */
   accumulator?: AnswerAccumulator | undefined;
+  /** Whether the answer is logged (`finish` called at the end); its usage is read either way. @default true */
+  logs?: boolean;
   /** When the client goes away: keep reading the upstream to its end for the log. @default false */
   keepReading?: boolean;
   /** The client's request signal: its abort is a disconnect. */
@@ -66,10 +69,12 @@ export function relayStream(body: ReadableStream<Uint8Array>, o: RelayOptions): 
   const end = (outcome: StreamEnd['outcome']) => {
     if (ended) return;
     ended = true;
-    if (outcome !== 'complete' && outcome !== 'client-abort') return o.onEnd({ outcome, answer: undefined });
-    const answer = o.accumulator?.finish();
+    const usage = o.accumulator?.usage();
+    if (outcome !== 'complete' && outcome !== 'client-abort')
+      return o.onEnd({ outcome, answer: undefined, usage });
+    const answer = o.logs === false ? undefined : o.accumulator?.finish();
     if (outcome === 'client-abort' && answer) answer.meta = { ...answer.meta, partial: true };
-    o.onEnd({ outcome, answer });
+    o.onEnd({ outcome, answer, usage });
   };
   const take = (frames: SseFrames) => {
     for (const e of frames.events) {
