@@ -21,7 +21,8 @@ let key: string;
 
 useProxyWorker(
   'tally-tenant',
-  () => ({ UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789' }),
+  // A short idle timeout, for the round that stalls while the tool loop holds it.
+  () => ({ UPSTREAM_ANTHROPIC_API_KEY: 'sk-ant-env-secret-0123456789', UPSTREAM_IDLE_TIMEOUT_MS: '600' }),
   (r) => ({ w, fake, key } = r),
 );
 
@@ -43,6 +44,24 @@ async function counted(before: Loose, calls: number): Promise<Loose> {
     output: t.output - before.output,
   };
 }
+
+const event = (type: string, data: Loose) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/** Anthropic's first event: the input side of the usage (and one output token) before any content. */
+const messageStart = event('message_start', {
+  message: {
+    id: 'msg_cut',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [],
+    usage: {
+      input_tokens: 120,
+      cache_read_input_tokens: 6000,
+      cache_creation_input_tokens: 80,
+      output_tokens: 1,
+    },
+  },
+});
 
 const u = (t: string) => ({ role: 'user', content: t });
 const a = (t: string) => ({ role: 'assistant', content: t });
@@ -145,27 +164,11 @@ describe('GET /v1/usage (what the proxy paid the upstream for)', () => {
   });
 
   it('counts a stream cut after its usage arrived, in the tally and the call’s journal', async () => {
-    const event = (type: string, data: Loose) =>
-      `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const before = await tokens();
     fake.script({
       kind: 'events',
       events: [
-        event('message_start', {
-          message: {
-            id: 'msg_cut',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-sonnet-4-5',
-            content: [],
-            usage: {
-              input_tokens: 120,
-              cache_read_input_tokens: 6000,
-              cache_creation_input_tokens: 80,
-              output_tokens: 1,
-            },
-          },
-        }),
+        messageStart,
         event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
         event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Half an ans' } }),
       ],
@@ -194,6 +197,47 @@ describe('GET /v1/usage (what the proxy paid the upstream for)', () => {
       logged: false,
       usage: { inputTokens: 120, cacheReadTokens: 6000, cacheWriteTokens: 80 },
     });
+  });
+
+  it('counts a tool-loop round that stalls while held, after its usage arrived', async () => {
+    const before = await tokens();
+    fake.script({
+      kind: 'events',
+      events: [
+        messageStart,
+        event('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_r', name: 'recall', input: {} },
+        }),
+      ],
+      end: false,
+    });
+    const res = await w.request(ANTHROPIC, {
+      method: 'POST',
+      key,
+      headers: { 'x-ctxkit-session': 'tally-held', 'x-ctxkit-tools': 'on' },
+      json: {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 64,
+        stream: true,
+        messages: [u('what did we decide?')],
+      },
+    });
+    expect(res.status).toBe(504);
+    await res.arrayBuffer();
+    expect(await counted(before, 1)).toEqual({
+      calls: 1,
+      input: 120,
+      cacheRead: 6000,
+      cacheWrite: 80,
+      output: 1,
+    });
+    const call = await until(
+      async () => (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose,
+      (c) => c?.upstream !== undefined,
+    );
+    expect(call.upstream).toMatchObject({ status: 504, usage: { inputTokens: 120, cacheReadTokens: 6000 } });
+    expect(call.upstream.rounds).toHaveLength(1);
   });
 
   it('counts nothing for an answer the client appends itself, sent twice under one Idempotency-Key', async () => {

@@ -13,7 +13,7 @@
 import type { Message } from '../../core/index.ts';
 import { SILENT, withinSilence } from '../http/silence.ts';
 import { chunkReader } from './chunk-reader.ts';
-import type { Protocol } from './protocol.ts';
+import type { AnswerAccumulator, Protocol } from './protocol.ts';
 import { answerTooLarge, isLastEvent, UpstreamFault } from './relay.ts';
 import { createSseFramer, eventJson, type SseEvent, SseEventTooLarge } from './sse.ts';
 
@@ -40,6 +40,8 @@ export interface HoldOptions {
   maxAnswerBytes: number;
   /** @default DEFAULT_HOLD_CHARS */
   holdChars?: number;
+  /** The round's accumulator (the caller reads its usage when the hold ends in a fault). @default a new one */
+  accumulator?: AnswerAccumulator;
 }
 
 /** Whether `e` opens a tool call in `dialect`'s stream. */
@@ -117,7 +119,7 @@ export async function holdRound(res: Response, o: HoldOptions): Promise<HeldRoun
   if (!res.body) return { kind: 'relay', res };
   const reader = chunkReader(res.body);
   const framer = createSseFramer(o.maxEventBytes);
-  const accumulator = o.protocol.accumulator();
+  const accumulator = o.accumulator ?? o.protocol.accumulator();
   const holdChars = o.holdChars ?? DEFAULT_HOLD_CHARS;
   let text = 0;
   const held: Uint8Array[] = [];

@@ -12,7 +12,8 @@
  * with these is not intercepted: it reaches the client as the model wrote it.
  *
  * Each round's usage (what its upstream call reported) goes into `spent` as the round is read — kept
- * even when the loop ends in a fault — and the client's answer carries the rounds' totals in
+ * even when the loop ends in a fault, and for a streamed round cut while held once its usage arrived —
+ * and the client's answer carries the rounds' totals in
  * `x-ctxkit-tool-usage` (round-usage.ts).
  */
 import {
@@ -106,13 +107,23 @@ async function readRound(
 ): Promise<{ answer: Message | undefined; res: Response }> {
   const { leg, protocol } = c;
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const held = await holdRound(res, {
-      protocol,
-      idleMs: leg.timeouts.idleMs,
-      abort: leg.abort,
-      maxEventBytes: c.maxEventBytes,
-      maxAnswerBytes: leg.maxAnswerBytes,
-    });
+    const accumulator = protocol.accumulator();
+    let held: Awaited<ReturnType<typeof holdRound>>;
+    try {
+      held = await holdRound(res, {
+        protocol,
+        idleMs: leg.timeouts.idleMs,
+        abort: leg.abort,
+        maxEventBytes: c.maxEventBytes,
+        maxAnswerBytes: leg.maxAnswerBytes,
+        accumulator,
+      });
+    } catch (error) {
+      // A round cut while held (idle timeout, answer bound) after its usage arrived was paid for.
+      const usage = checkedUsage(accumulator.usage());
+      if (usage) c.spent.push({ usage });
+      throw error;
+    }
     return held.kind === 'relay' ? { answer: undefined, res: held.res } : held;
   }
   const text = await readBody(res, leg.timeouts.idleMs, leg.abort, leg.maxAnswerBytes);
