@@ -63,6 +63,16 @@ const messageStart = event('message_start', {
   },
 });
 
+/** What `messageStart` reported, as the tally counts it. */
+const STARTED = { calls: 1, input: 120, cacheRead: 6000, cacheWrite: 80, output: 1 };
+
+/** The record of the call `res` answered, once journaled. */
+const journaled = (res: Response) =>
+  until(
+    async () => (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose,
+    (c) => c?.upstream !== undefined,
+  );
+
 const u = (t: string) => ({ role: 'user', content: t });
 const a = (t: string) => ({ role: 'assistant', content: t });
 
@@ -181,17 +191,8 @@ describe('GET /v1/usage (what the proxy paid the upstream for)', () => {
     );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('"type":"error"');
-    expect(await counted(before, 1)).toEqual({
-      calls: 1,
-      input: 120,
-      cacheRead: 6000,
-      cacheWrite: 80,
-      output: 1,
-    });
-    const call = await until(
-      async () => (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose,
-      (c) => c?.upstream !== undefined,
-    );
+    expect(await counted(before, 1)).toEqual(STARTED);
+    const call = await journaled(res);
     expect(call.upstream).toMatchObject({
       status: 502,
       logged: false,
@@ -225,17 +226,8 @@ describe('GET /v1/usage (what the proxy paid the upstream for)', () => {
     });
     expect(res.status).toBe(504);
     await res.arrayBuffer();
-    expect(await counted(before, 1)).toEqual({
-      calls: 1,
-      input: 120,
-      cacheRead: 6000,
-      cacheWrite: 80,
-      output: 1,
-    });
-    const call = await until(
-      async () => (await client(w, key).get(res.headers.get('x-ctxkit-journal')!)).body.call as Loose,
-      (c) => c?.upstream !== undefined,
-    );
+    expect(await counted(before, 1)).toEqual(STARTED);
+    const call = await journaled(res);
     expect(call.upstream).toMatchObject({ status: 504, usage: { inputTokens: 120, cacheReadTokens: 6000 } });
     expect(call.upstream.rounds).toHaveLength(1);
   });

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/usage`: where the calling tenant stands against its limits — proxied calls in flight (per
  * session and in all) and bytes stored — with each limit and the variable that sets it; and the tokens
- * the upstream reported on its proxied session calls, cache reads and writes apart (`tokens`).
+ * the upstream reported on every proxied call, each once, logged or not (proxy/call-tally.ts), cache
+ * reads and writes apart (`tokens`).
  */
 import type { Hono } from 'hono';
 import { CtxError } from '../../core/index.ts';
