@@ -41,8 +41,12 @@ export function addUsage(t: TokenTally, u: Usage, now: number): TokenTally {
   };
 }
 
-/** Call ids kept to count each call once. @default 256 (a replay comes within seconds of its call) */
-export const MAX_RECENT_CALLS = 256;
+/**
+ * Call ids kept to count each call once. @default 64: the Worker sends a count again at once after a
+ * lost reply, so the calls counted between are few; the ids ride in the tally's one value (~2.5 KB),
+ * written on every call.
+ */
+export const MAX_RECENT_CALLS = 64;
 
 /** The tally as the tenant object stores it: the sums and the ids of the calls last counted. */
 export interface StoredTally {
