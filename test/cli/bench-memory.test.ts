@@ -107,6 +107,8 @@ describe('runBenchMemory', () => {
 
   it.each([
     ['{"neighbourWeight":-1}', /--search: neighbourWeight: /],
+    ['{"statementWeight":2}', /--search: statementWeight: /],
+    ['{"listPerSession":1.5}', /--search: listPerSession: /],
     ['{"mode":"cowagent"}', /--search: .*mode/],
     ['{x', /--search: not JSON/],
   ])('rejects --search %s with one line naming the problem', async (search, message) => {
@@ -146,7 +148,22 @@ describe('runBenchMemory', () => {
     expect(selection.objective).toBe('questions');
     expect(selection.folds.map((f) => f.heldOut)).toEqual(['tiny', 'tiny-1']);
     expect(Object.keys(selection.chosen).sort()).toEqual(
-      ['facts', 'neighbour', 'session', 'source', 'speaker', 'time', 'vector', 'when', 'window'].sort(),
+      [
+        'facts',
+        'neighbour',
+        'session',
+        'source',
+        'speaker',
+        'time',
+        'vector',
+        'when',
+        'window',
+        'statement',
+        'listKeyword',
+        'listFacts',
+        'listNeighbour',
+        'listPerSession',
+      ].sort(),
     );
     expect(selection.pooled.byCategory['4']!.questions).toBe(4);
     expect(io.stdout()).toContain('| tiny-1 |');

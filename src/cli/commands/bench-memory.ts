@@ -71,6 +71,11 @@ export const benchSearchSchema = z.strictObject({
   speakerWeight: nonNegative.max(1000).optional(),
   timeWeight: nonNegative.max(1000).optional(),
   whenWeight: nonNegative.max(1000).optional(),
+  statementWeight: nonNegative.max(1).optional(),
+  listKeywordWeight: nonNegative.max(1000).optional(),
+  listFactWeight: nonNegative.max(1000).optional(),
+  listNeighbourWeight: nonNegative.max(1000).optional(),
+  listPerSession: z.number().int().min(0).max(1000).optional(),
 });
 
 function parseSearch(text: string): BenchSearch {
@@ -104,6 +109,11 @@ type BenchSearch = Pick<
   | 'speakerWeight'
   | 'timeWeight'
   | 'whenWeight'
+  | 'statementWeight'
+  | 'listKeywordWeight'
+  | 'listFactWeight'
+  | 'listNeighbourWeight'
+  | 'listPerSession'
 >;
 
 /**

@@ -54,6 +54,11 @@ export const TURNS_ONLY = {
   speakerWeight: 0,
   timeWeight: 0,
   whenWeight: 0,
+  statementWeight: 0,
+  listKeywordWeight: 0.5,
+  listFactWeight: 0,
+  listNeighbourWeight: 0.5,
+  listPerSession: 0,
 } as const satisfies SearchOptions;
 
 /**
@@ -66,7 +71,7 @@ export const DEFAULT_MODES: readonly RetrievalMode[] = [
   { name: 'default', vectors: true },
   { name: 'turns', vectors: true, search: TURNS_ONLY },
   { name: 'keyword', vectors: false },
-  { name: 'vector', vectors: true, search: { keywordWeight: 0 } },
+  { name: 'vector', vectors: true, search: { keywordWeight: 0, listKeywordWeight: 0 } },
   { name: 'cowagent', vectors: true, search: { mode: 'cowagent', halfLifeDays: Number.POSITIVE_INFINITY } },
   { name: 'bm25', vectors: false, peer: true },
 ];

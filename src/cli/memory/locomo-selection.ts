@@ -34,9 +34,15 @@ export const SELECTION_GRID = {
   speaker: [0, 0.1, 0.2, 0.3, 0.5],
   time: [0, 0.1, 0.2, 0.3, 0.5],
   when: [0, 0.05, 0.1, 0.2],
-} as const satisfies Partial<Record<keyof FusionWeights, readonly number[]>>;
+  statement: [0, 0.25, 0.5, 0.75, 1],
+  // A query that asks for several things: null = the general weight.
+  listKeyword: [null, 0.5, 0.25, 0.1],
+  listFacts: [null, 1, 2, 3],
+  listNeighbour: [null, 0.5, 0.25, 0],
+  listPerSession: [0, 5, 4, 3],
+} as const satisfies Partial<{ [K in keyof FusionWeights]: readonly FusionWeights[K][] }>;
 
-export type TunedWeights = { [K in keyof typeof SELECTION_GRID]: number };
+export type TunedWeights = { [K in keyof typeof SELECTION_GRID]: FusionWeights[K] };
 
 /**
  * Where every fold's ascent starts: the default mode as it was before units and query signals
@@ -53,6 +59,11 @@ export const SELECTION_START: TunedWeights = {
   speaker: 0,
   time: 0,
   when: 0,
+  statement: 0,
+  listKeyword: null,
+  listFacts: null,
+  listNeighbour: null,
+  listPerSession: 0,
 };
 
 interface Question {
@@ -147,7 +158,10 @@ export function coordinateAscent(
   let best = objective(weights);
   for (let round = 0; round < rounds; round++) {
     let moved = false;
-    for (const [name, values] of Object.entries(SELECTION_GRID) as [keyof TunedWeights, readonly number[]][])
+    for (const [name, values] of Object.entries(SELECTION_GRID) as [
+      keyof TunedWeights,
+      readonly (number | null)[],
+    ][])
       for (const v of values) {
         if (weights[name] === v) continue;
         const next = { ...weights, [name]: v };
@@ -194,7 +208,8 @@ export async function collectQuestions(
           store,
           conv.id,
           q.question,
-          { embedder, now: askedAt(conv) },
+          // The statement form is embedded whatever the default weight, so that 0 is a choice.
+          { embedder, now: askedAt(conv), statementWeight: 1 },
           true,
         );
         out.push({

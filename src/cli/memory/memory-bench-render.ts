@@ -89,9 +89,9 @@ const OBJECTIVES: Record<SelectionObjective, string> = {
   goals: 'the mean of R@10 over the questions of categories 1–4 and over the multi-hop ones',
 };
 
-const weightsText = (w: Record<string, number>) =>
+const weightsText = (w: Record<string, number | null>) =>
   Object.entries(w)
-    .map(([k, v]) => `${k} ${v}`)
+    .map(([k, v]) => `${k} ${v ?? 'same'}`)
     .join(', ');
 
 /** The selection's folds, its pooled held-out recall and the weights it picks on every conversation. */

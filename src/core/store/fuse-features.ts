@@ -3,7 +3,9 @@
  * score fuses its keyword and vector sides; a conversation turn also takes the best score of each
  * kind of unit covering it (window, session span, fact keys and facts); then every candidate shares
  * in its neighbours' and its source's best; then the query's own signals (the speakers it names, the
- * days it speaks of, whether it asks for a time) add their weight where they hold. Every sum is
+ * days it speaks of, whether it asks for a time) add their weight where they hold. The vector side
+ * mixes in the statement form's (`statement`); a query that asks for several things takes the list
+ * weights and at most `listPerSession` hits of one source before the others. Every sum is
  * divided by its weights, so a score stays in 0–1 and a tenant without conversations, asked without
  * a time, ranks exactly as before units existed.
  */
@@ -28,6 +30,53 @@ export interface FusionWeights {
   speaker: number;
   time: number;
   when: number;
+  /** Share of the statement form's vector side in the vector side (0: the question's only). */
+  statement: number;
+  /**
+   * For a query that asks for several things (`SearchFeatures.several`): the keyword, fact and
+   * neighbour weights in place of `keyword`, `facts` and `neighbour` (null: the same), and at most
+   * `listPerSession` hits of one source before any hit of a source that has fewer (0: no cap).
+   */
+  listKeyword: number | null;
+  listFacts: number | null;
+  listNeighbour: number | null;
+  listPerSession: number;
+}
+
+/** The weights that apply to `f`: the list weights in place of their general ones when it asks for several things. */
+function weightsFor(f: SearchFeatures, w: FusionWeights): FusionWeights {
+  if (!f.several) return w;
+  return {
+    ...w,
+    keyword: w.listKeyword ?? w.keyword,
+    facts: w.listFacts ?? w.facts,
+    neighbour: w.listNeighbour ?? w.neighbour,
+  };
+}
+
+/**
+ * `order` (best first) with at most `cap` hits of one source ahead of the rest: a hit whose source
+ * already has `cap` is deferred, and the deferred follow in their order.
+ */
+function capPerSource(
+  order: readonly number[],
+  sourceOf: ArrayLike<number>,
+  cap: number,
+  k: number,
+): number[] {
+  const kept: number[] = [];
+  const deferred: number[] = [];
+  const count = new Map<number, number>();
+  for (const i of order) {
+    if (kept.length === k) break;
+    const s = sourceOf[i]!;
+    const c = count.get(s) ?? 0;
+    if (c < cap) {
+      kept.push(i);
+      count.set(s, c + 1);
+    } else deferred.push(i);
+  }
+  return [...kept, ...deferred].slice(0, k);
 }
 
 /** Weight slot of each unit role: window, session span, facts (fact keys and extracted facts). */
@@ -45,12 +94,14 @@ const KIND_NAME: Record<number, UnitKind> = {
  */
 export function fuseFeatures(
   f: SearchFeatures,
-  w: FusionWeights,
+  weights: FusionWeights,
   maxResults: number,
   minScore: number,
   decay: (chunk: ChunkRecord) => number,
 ): SearchHit[] {
   const { index, units, visible } = f;
+  const w = weightsFor(f, weights);
+  const st = f.statementVec && w.statement > 0 ? w.statement : 0;
   const n = index.chunks.length;
   const vw = f.vectors ? w.vector : 0;
   const kw = w.keyword;
@@ -63,7 +114,8 @@ export function fuseFeatures(
       ? ((f.vecRank[i] ? vw / (w.rrfK + f.vecRank[i]!) : 0) +
           (f.keyRank[i] ? kw / (w.rrfK + f.keyRank[i]!) : 0)) *
         ((w.rrfK + 1) / total)
-      : (vw * f.vec[i]! + kw * f.key[i]!) / total;
+      : (vw * (st > 0 ? (1 - st) * f.vec[i]! + st * f.statementVec![i]! : f.vec[i]!) + kw * f.key[i]!) /
+        total;
   }
 
   // The best unit of each kind (fact keys and extracted facts share one) over every turn it covers.
@@ -132,7 +184,11 @@ export function fuseFeatures(
     }
   }
   picked.sort((a, b) => final[b]! - final[a]! || a - b);
-  return picked.slice(0, maxResults).map((i) => {
+  const top =
+    f.several && w.listPerSession > 0
+      ? capPerSource(picked, units.sourceId, w.listPerSession, maxResults)
+      : picked.slice(0, maxResults);
+  return top.map((i) => {
     const hit: SearchHit = {
       chunk: index.chunks[i]!,
       score: final[i]!,

@@ -61,7 +61,24 @@ export function fusionWeights(options: SearchOptions): FusionWeights {
     speaker: weight('speakerWeight'),
     time: weight('timeWeight'),
     when: weight('whenWeight'),
+    statement: share('statementWeight', options.statementWeight ?? D.statementWeight),
+    listKeyword: weight('listKeywordWeight'),
+    listFacts: weight('listFactWeight'),
+    listNeighbour: weight('listNeighbourWeight'),
+    listPerSession: perSession(options.listPerSession ?? D.listPerSession),
   };
+}
+
+function share(name: string, v: number): number {
+  if (!Number.isFinite(v) || v < 0 || v > 1)
+    throw new CtxError('invalid_config', 'must be a number from 0 to 1', { path: name });
+  return v;
+}
+
+function perSession(v: number): number {
+  if (!Number.isInteger(v) || v < 0)
+    throw new CtxError('invalid_config', 'must be an integer ≥ 0', { path: 'listPerSession' });
+  return v;
 }
 
 async function searchDefault(

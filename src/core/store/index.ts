@@ -23,6 +23,7 @@ export * from './memory-provenance.ts';
 export * from './memory-selector.ts';
 export * from './memory-store.ts';
 export * from './porter.ts';
+export * from './question-forms.ts';
 export * from './restore.ts';
 export * from './resume-session.ts';
 export * from './search-features.ts';

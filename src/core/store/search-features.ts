@@ -9,8 +9,9 @@
 import { CtxError } from '../errors.ts';
 import { toFtsQuery } from './fts-query.ts';
 import { type ChunkIndex, inScope, type MemoryStore } from './memory-store.ts';
+import { asksForSeveral, statementQuery } from './question-forms.ts';
 import { SEARCH_DEFAULTS, type SearchOptions } from './search-options.ts';
-import { dot, embedQuery, fallbackHits, scopeOf } from './search-support.ts';
+import { dot, embedQueries, fallbackHits, nonNegative, scopeOf } from './search-support.ts';
 import { asksForTime, type DayRange, dayOf, overlaps, timeRanges } from './time-expressions.ts';
 import { ROLE, type UnitIndex, unitIndexOf } from './unit-index.ts';
 
@@ -30,6 +31,13 @@ export interface SearchFeatures {
   vecRank: Int32Array;
   /** Whether the vector side ran (an embedder, a query vector, and chunks with its vectors). */
   vectors: boolean;
+  /**
+   * The vector side of the query's statement form (`statementQuery`), normalised like `vec`; null
+   * when the statement weight is 0, the vector side did not run, or the form is the query itself.
+   */
+  statementVec: Float64Array | null;
+  /** Whether the query asks for several things (`asksForSeveral`) of a conversation index: the list weights apply. */
+  several: boolean;
   /** 1 for turns of a speaker the query names (null: it names none, or every one). */
   speaker: Uint8Array | null;
   /** 1 for dated chunks whose days overlap the query's (null: the query names no time). */
@@ -87,6 +95,52 @@ function timeFeature(ranges: readonly DayRange[], units: UnitIndex, visible: Uin
   return any ? out : null;
 }
 
+/**
+ * Cosine of `qv` with every visible chunk that has a vector of its length (windows and spans without
+ * one: the mean of their turns' cosines), into `raw`, min-max normalised within each group into
+ * `out`. Returns the chunks scored.
+ */
+function vectorSide(
+  qv: Float32Array,
+  index: ChunkIndex,
+  units: UnitIndex,
+  visible: Uint8Array,
+  out: Float64Array,
+  raw: Float64Array,
+): number[] {
+  const n = index.chunks.length;
+  const lo = new Float64Array(GROUPS).fill(Number.POSITIVE_INFINITY);
+  const hi = new Float64Array(GROUPS).fill(Number.NEGATIVE_INFINITY);
+  const has: number[] = [];
+  const take = (i: number, sim: number) => {
+    const g = groupOf(units.kind[i]!);
+    raw[i] = sim;
+    has.push(i);
+    if (sim < lo[g]!) lo[g] = sim;
+    if (sim > hi[g]!) hi[g] = sim;
+  };
+  const own = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = index.vectors[i];
+    if (!visible[i] || !v || v.length !== qv.length) continue;
+    own[i] = 1;
+    take(i, dot(qv, v));
+  }
+  for (let i = 0; i < n; i++) {
+    const norm = units.meanNorm[i]!;
+    if (norm === 0 || !visible[i]) continue;
+    let sum = 0;
+    for (let t = units.coverFrom[i]!; t <= units.coverTo[i]!; t++) if (own[t]) sum += raw[t]!;
+    take(i, sum / norm);
+  }
+  for (const i of has) {
+    const g = groupOf(units.kind[i]!);
+    const span = hi[g]! - lo[g]!;
+    out[i] = span > 0 ? (raw[i]! - lo[g]!) / span : 1;
+  }
+  return has;
+}
+
 export async function searchFeatures(
   store: MemoryStore,
   tenant: string,
@@ -106,52 +160,38 @@ export async function searchFeatures(
   const visible = new Uint8Array(n);
   for (let i = 0; i < n; i++) visible[i] = inScope(index.chunks[i]!, scope) ? 1 : 0;
 
-  // Vector side: cosine over every visible chunk with a vector, min-max within its group.
+  // Vector side: cosine over every visible chunk with a vector, min-max within its group; the same
+  // for the statement form of the query, embedded in the same call.
   const vec = new Float64Array(n);
   const vecRaw = new Float64Array(n);
   const vecRank = new Int32Array(n);
   let vectors = false;
+  let statementVec: Float64Array | null = null;
   if (embedder) {
-    const qv = await embedQuery(embedder, query);
-    const lo = new Float64Array(GROUPS).fill(Number.POSITIVE_INFINITY);
-    const hi = new Float64Array(GROUPS).fill(Number.NEGATIVE_INFINITY);
-    const has: number[] = [];
-    const take = (i: number, sim: number) => {
-      const g = groupOf(units.kind[i]!);
-      vecRaw[i] = sim;
-      has.push(i);
-      if (sim < lo[g]!) lo[g] = sim;
-      if (sim > hi[g]!) hi[g] = sim;
-    };
+    const statementWeight = nonNegative(
+      'statementWeight',
+      options.statementWeight ?? SEARCH_DEFAULTS.statementWeight,
+    );
+    const named = [...namedSpeakers(query, units.speakers.keys())];
+    const spelled = named.length === 1 ? units.speaker.find((s) => s?.toLowerCase() === named[0]) : undefined;
+    // Conversations only: the form is the shape of a turn, and plain memories rank as before.
+    const statement =
+      statementWeight > 0 && units.speakers.size > 0 ? statementQuery(query, spelled ?? undefined) : query;
+    const [qv, sv] = await embedQueries(embedder, statement === query ? [query] : [query, statement]);
     if (qv) {
-      const own = new Uint8Array(n);
-      for (let i = 0; i < n; i++) {
-        const v = index.vectors[i];
-        if (!visible[i] || !v || v.length !== qv.length) continue;
-        own[i] = 1;
-        take(i, dot(qv, v));
+      const has = vectorSide(qv, index, units, visible, vec, vecRaw);
+      if (sv) {
+        statementVec = new Float64Array(n);
+        vectorSide(sv, index, units, visible, statementVec, new Float64Array(n));
       }
-      // Windows and spans without a vector: the mean of their turns' vectors, by its cosine.
-      for (let i = 0; i < n; i++) {
-        const norm = units.meanNorm[i]!;
-        if (norm === 0 || !visible[i]) continue;
-        let sum = 0;
-        for (let t = units.coverFrom[i]!; t <= units.coverTo[i]!; t++) if (own[t]) sum += vecRaw[t]!;
-        take(i, sum / norm);
+      // Ranks only for reciprocal-rank fusion (a sort of every chunk otherwise spent for nothing).
+      if (options.fusion === 'rrf') {
+        const next = new Int32Array(GROUPS);
+        for (const i of has.sort((a, b) => vecRaw[b]! - vecRaw[a]!))
+          vecRank[i] = ++next[groupOf(units.kind[i]!)]!;
       }
+      vectors = has.length > 0;
     }
-    for (const i of has) {
-      const g = groupOf(units.kind[i]!);
-      const span = hi[g]! - lo[g]!;
-      vec[i] = span > 0 ? (vecRaw[i]! - lo[g]!) / span : 1;
-    }
-    // Ranks only for reciprocal-rank fusion (a sort of every chunk otherwise spent for nothing).
-    if (options.fusion === 'rrf') {
-      const next = new Int32Array(GROUPS);
-      for (const i of has.sort((a, b) => vecRaw[b]! - vecRaw[a]!))
-        vecRank[i] = ++next[groupOf(units.kind[i]!)]!;
-    }
-    vectors = has.length > 0;
   }
 
   // Keyword side: stopwords dropped, stemmed by the store (FTS5 porter), over the group's best match.
@@ -197,6 +237,8 @@ export async function searchFeatures(
     vecRaw,
     vecRank,
     vectors,
+    statementVec,
+    several: units.speakers.size > 0 && asksForSeveral(query),
     speaker: speakerFeature(query, units, visible),
     time: timeFeature(timeRanges(query, anchor), units, visible),
     when: when?.some((x) => x === 1) ? when : null,

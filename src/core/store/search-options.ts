@@ -80,6 +80,26 @@ export interface SearchOptions extends MemoryScope {
   timeWeight?: number;
   /** Default mode: weight added to dated chunks that hold a time expression when the query asks "when". @default 0.1 */
   whenWeight?: number;
+  /**
+   * Default mode, the statement query: share of the vector side given to the query restated as an
+   * indexed turn (`statementQuery`: `What activities does Melanie partake in?` → `Melanie:
+   * activities partake in`), embedded with the query in one call; 0 embeds the query alone. Weighted
+   * fusion only. @default 0.75
+   */
+  statementWeight?: number;
+  /**
+   * Default mode, a query that asks for several things (`asksForSeveral`: `what activities does …`,
+   * `which cities has …`, `how many times …`): keyword, fact and neighbour weights in place of
+   * `keywordWeight`, `factWeight` and `neighbourWeight` (unset: the same). @default 0.25, 3, 0.25
+   */
+  listKeywordWeight?: number;
+  listFactWeight?: number;
+  listNeighbourWeight?: number;
+  /**
+   * Default mode, a query that asks for several things: at most this many hits of one source
+   * (a session of a conversation) before the hits of other sources; 0 = no cap. @default 4
+   */
+  listPerSession?: number;
 }
 
 /** The unit that added most to a conversation turn's score (its provenance runs the other way: the unit covers the turn). */
@@ -135,6 +155,11 @@ export const SEARCH_DEFAULTS = {
   speakerWeight: 0.2,
   timeWeight: 0.2,
   whenWeight: 0.2,
+  statementWeight: 0.75,
+  listKeywordWeight: 0.25,
+  listFactWeight: 3,
+  listNeighbourWeight: 0.25,
+  listPerSession: 4,
 } as const;
 
 /**

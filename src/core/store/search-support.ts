@@ -23,15 +23,26 @@ export function scopeOf(options: SearchOptions): MemoryScope {
 }
 
 export async function embedQuery(embedder: Embedder, query: string): Promise<Float32Array | null> {
-  const [raw] = await embedder.embed([query]);
-  if (!raw || raw.length === 0) return null;
-  const v = Float32Array.from(raw);
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
-  if (norm === 0) return null;
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < v.length; i++) v[i]! /= norm;
-  return v;
+  return (await embedQueries(embedder, [query]))[0] ?? null;
+}
+
+/** The texts' vectors, unit length, in one call (null for an empty or zero vector). */
+export async function embedQueries(
+  embedder: Embedder,
+  texts: readonly string[],
+): Promise<(Float32Array | null)[]> {
+  const raws = await embedder.embed([...texts]);
+  return texts.map((_, k) => {
+    const raw = raws[k];
+    if (!raw || raw.length === 0) return null;
+    const v = Float32Array.from(raw);
+    let norm = 0;
+    for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+    if (norm === 0) return null;
+    norm = Math.sqrt(norm);
+    for (let i = 0; i < v.length; i++) v[i]! /= norm;
+    return v;
+  });
 }
 
 export function dot(a: Float32Array, b: Float32Array): number {

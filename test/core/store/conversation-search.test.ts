@@ -23,6 +23,11 @@ const OFF = {
   speakerWeight: 0,
   timeWeight: 0,
   whenWeight: 0,
+  statementWeight: 0,
+  listKeywordWeight: 0.5,
+  listFactWeight: 0,
+  listNeighbourWeight: 0.5,
+  listPerSession: 0,
 };
 
 function conversation(sessions: Conversation['sessions']): Conversation {
@@ -266,7 +271,12 @@ describe('searchMemory over plain memories (default mode)', () => {
       },
       embedder,
     );
-    for (const q of ['When did Ann start the violin in 2023?', 'bread', 'Who is Ann?']) {
+    for (const q of [
+      'When did Ann start the violin in 2023?',
+      'bread',
+      'Who is Ann?',
+      'What cities has Ann seen?',
+    ]) {
       const now = { now: NOW, embedder, minScore: 0 };
       const a = await searchMemory(store, 't', q, now);
       const b = await searchMemory(store, 't', q, { ...now, ...OFF });
