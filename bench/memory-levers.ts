@@ -8,8 +8,8 @@
  * units in a second store), and the run prints R@10 over categories 1–4 and per category. Levers
  * with a weight are also scored leave-one-conversation-out: the weight is chosen on four
  * conversations (mean R@10 over their questions, the other weights as shipped) and the fifth is
- * scored with it. None is shipped: docs/memory.md says what each did. Cold cache: the extra
- * queries and the sentence units are embedded with USE-lite (~12,000 texts).
+ * scored with it. Shipped: the statement query and the list weights; docs/memory.md says what each
+ * did. Cold cache: the extra queries and sentence units are embedded with USE-lite (~12,000 texts).
  */
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -26,6 +26,7 @@ import {
   type SearchFeatures,
   STOPWORDS,
   searchFeatures,
+  statementQuery,
   unitIndexOf,
 } from '../src/core/index.ts';
 import { createSqliteMemoryStore, openSqlite } from '../src/db/sqlite/index.ts';
@@ -35,12 +36,8 @@ import {
   wordnetKeys,
   writeSentenceUnits,
 } from './memory-levers/features.ts';
-import {
-  firstPersonStatement,
-  speakerStatement,
-  statementOf,
-  withoutNames,
-} from './memory-levers/question-forms.ts';
+import { listGrid, listLabel, marginLevers } from './memory-levers/list-weights.ts';
+import { firstPersonStatement, statementOf, withoutNames } from './memory-levers/question-forms.ts';
 import {
   fusedTop,
   greedy,
@@ -79,7 +76,19 @@ interface Question {
 
 const path = resolve(process.env.BENCH_LOCOMO ?? '../shared/data/locomo/locomo-open.json');
 const embedder = cachingEmbedder(lazyUseLiteEmbedder(), resolve(process.env.BENCH_CACHE ?? '.ctxkit-cache'));
-const weights = fusionWeights({});
+/**
+ * The weights shipped before the statement query and the list weights, which the rows measure
+ * against (the current defaults, `fusionWeights({})`, are the last rows).
+ */
+const weights = fusionWeights({
+  statementWeight: 0,
+  listKeywordWeight: 0.5,
+  listFactWeight: 1,
+  listNeighbourWeight: 0.5,
+  listPerSession: 0,
+});
+/** The statement query at 0.75 and, for a question that asks for several things, `list`. */
+const listed = (list: Partial<typeof weights>) => ({ ...weights, statement: 0.75, ...list });
 
 const wordnet = loadWordNet(process.env.WORDNET_DICT);
 /** WordNet expansions measured: [senses, hypernym depth]. */
@@ -158,7 +167,7 @@ async function collect(): Promise<Question[]> {
           aspect,
           prfKey,
           sentences: await searchFeatures(sentenceStore, conv.id, q.question, options, true),
-          speakerForm: await vecOf(named ? speakerStatement(q.question, named) : statementOf(q.question)),
+          speakerForm: await vecOf(statementQuery(q.question, named)),
           firstPerson: await vecOf(named ? firstPersonStatement(q.question, named) : statementOf(q.question)),
           statement: await vecOf(statementOf(q.question)),
           centred: centring.map((c) => c(question!)),
@@ -285,7 +294,19 @@ const LEVERS: [string, Ranker][] = [
   ['first-person "Name: … I …" query, vector mix 0.75', byVector(0.75, (q) => q.firstPerson)],
   ['"Name: statement" 0.75, speaker weight 0.3', restated(0.75, 0, 0.3)],
   ['"Name: statement" 0.75, at most 5 turns per session', restated(0.75, 5, 0.2)],
+  [
+    'statement 0.75; asking for several: at most 4 per session',
+    (q) => fused(q.f, q, listed({ listPerSession: 4 })),
+  ],
+  [
+    'statement 0.75; asking for several: neighbour 0, at most 4 per session',
+    (q) => fused(q.f, q, listed({ listNeighbour: 0, listPerSession: 4 })),
+  ],
+  ['defaults now (statement query, list weights)', (q) => fused(q.f, q, fusionWeights({}))],
 ];
+
+const SMALL = listGrid(listed({}), [0.5, 0.25], [1, 2], [0.5, 0], [0, 4]);
+const LARGE = listGrid(listed({}), [0.5, 0.25, 0.1], [1, 2, 3], [0.5, 0.25, 0], [0, 5, 4, 3]);
 
 const MIXES = [0, 0.25, 0.5, 0.75, 1];
 /** Levers with a setting chosen leave-one-conversation-out: [name, settings (first = off), label]. */
@@ -313,6 +334,16 @@ const CHOSEN: [string, Ranker[], string[]][] = [
       grid.map(([t, cap, sw]) => `mix ${t}, cap ${cap || 'off'}, speaker ${sw}`),
     ] as [string, Ranker[], string[]];
   })(),
+  [
+    'asking for several: list weights, 16 settings, chosen per fold',
+    SMALL.map((w) => (q: Question) => fused(q.f, q, w)),
+    SMALL.map(listLabel),
+  ],
+  [
+    'asking for several: list weights, 108 settings, chosen per fold',
+    LARGE.map((w) => (q: Question) => fused(q.f, q, w)),
+    LARGE.map(listLabel),
+  ],
   ...EXPANSIONS.slice(0, 1).map(([senses, depth]): [string, Ranker[], string[]] => [
     `WordNet expansion (${senses} sense, depth ${depth}), weight chosen per fold`,
     [0, 0.05, 0.1, 0.2, 0.35].map(
@@ -326,6 +357,13 @@ const started = performance.now();
 const questions = await collect();
 console.log(
   `${questions.length} questions (categories 1–4), ${embedder.modelId}; load ${loadavg()[0]!.toFixed(1)}${wordnet ? '' : '; WORDNET_DICT not set: no WordNet rows'}`,
+);
+const several = [1, 2, 3, 4].map((c) => {
+  const of = questions.filter((q) => q.category === c);
+  return `${of.filter((q) => q.f.several).length}/${of.length}`;
+});
+console.log(
+  `asks for several things (asksForSeveral), categories 1–4 (labels for this report only): ${several.join(', ')}`,
 );
 const hops = questions.filter((q) => q.category === 1);
 const sessions = hops.reduce((n, q) => n + new Set(q.evidence.map((e) => q.f.units.sourceId[e])).size, 0);
@@ -350,8 +388,9 @@ for (const [name, rank] of LEVERS)
       questions.map((q) => ({ q, r: recallAt10(q, rank) })),
     ),
   );
-console.log('\nLeave one conversation out (the other weights as shipped):');
-for (const [name, grid, labels] of CHOSEN) {
+const margins = marginLevers(questions, listed({}), [0.05, 0.1], [6, 5, 4, 3]);
+console.log(`${margins.fires.join('; ')}\n\nLeave one conversation out (the other weights as shipped):`);
+for (const [name, grid, labels] of [...CHOSEN, ...margins.levers]) {
   const { scored, chosen } = heldOut(questions, grid);
   console.log(row(`${name} (held out)`, scored));
   console.log(`  chosen: ${[...chosen].map(([conv, g]) => `${conv} ${labels[g]}`).join('; ')}`);
