@@ -14,21 +14,9 @@ import {
   turnIdOf,
   unitIndexOf,
 } from '../../../src/core/index.ts';
+import { SEARCH_OFF as OFF } from '../../support/search-off.ts';
 
 const NOW = Date.parse('2023-08-01T00:00:00Z');
-const OFF = {
-  windowWeight: 0,
-  sessionWeight: 0,
-  factWeight: 0,
-  speakerWeight: 0,
-  timeWeight: 0,
-  whenWeight: 0,
-  statementWeight: 0,
-  listKeywordWeight: 0.5,
-  listFactWeight: 0,
-  listNeighbourWeight: 0.5,
-  listPerSession: 0,
-};
 
 function conversation(sessions: Conversation['sessions']): Conversation {
   return { id: 'c1', sessions };

@@ -10,23 +10,9 @@ import {
   searchMemory,
   turnIdOf,
 } from '../../../src/core/index.ts';
+import { SEARCH_OFF as PLAIN } from '../../support/search-off.ts';
 
 const NOW = Date.parse('2023-08-01T00:00:00Z');
-/** Every unit and query signal off, and the list weights equal to the general ones. */
-const PLAIN: SearchOptions = {
-  windowWeight: 0,
-  sessionWeight: 0,
-  factWeight: 0,
-  speakerWeight: 0,
-  timeWeight: 0,
-  whenWeight: 0,
-  statementWeight: 0,
-  listKeywordWeight: 0.5,
-  listFactWeight: 0,
-  listNeighbourWeight: 0.5,
-  listPerSession: 0,
-};
-
 const talk = (date: string, id: string, lines: [string, string][]) => ({
   id,
   date,
