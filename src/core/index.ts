@@ -64,6 +64,7 @@ export * from './recall/index.ts';
 export * from './store/index.ts';
 export * from './summarizers/deterministic-summarizer.ts';
 export * from './summarizers/flush-fallback.ts';
+export * from './summarizers/prompts/cached-prefix.ts';
 export * from './summarizers/prompts/co-cli.ts';
 export * from './summarizers/prompts/cowagent.ts';
 export * from './summarizers/prompts/index.ts';

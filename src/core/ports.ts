@@ -2,7 +2,7 @@
  * Ports: the small interfaces through which every effect reaches the core. The core never
  * reads a clock, an env var, a file or the network by itself.
  */
-import type { Message } from './messages/types.ts';
+import type { Message, ToolDefinition } from './messages/types.ts';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -83,7 +83,25 @@ export interface SummarizeRequest {
   instructions?: string;
   /** Clip the answer to this many characters. */
   maxOutputChars?: number;
+  /**
+   * The conversation as the provider holds it cached from the agent's last send, for a summarizer
+   * that asks on it (`Summarizer.prefix: 'cached'`); given only while that cache is warm and every
+   * message to summarize is in it.
+   */
+  sent?: SentPrefix;
   signal?: AbortSignal;
+}
+
+/**
+ * What the agent's last send held, as the model saw it: the system prompt, the tool schemas and the
+ * messages (ctxkit's form; the adapters give the provider's). A summary call that starts with exactly
+ * these is served from the provider's prompt cache; the summary stands for the first `upTo` messages.
+ */
+export interface SentPrefix {
+  system?: string;
+  tools?: readonly ToolDefinition[];
+  messages: readonly Message[];
+  upTo: number;
 }
 
 export interface SummarizeResult {
@@ -103,6 +121,18 @@ export interface SummarizeResult {
 
 export interface Summarizer {
   readonly name: string;
+  /**
+   * True for a summarizer that runs in the process at no charge (the deterministic one). A summarizer
+   * without it is taken to be a paid model, whose answer is billed at the output price (5–8× input):
+   * `default`'s compaction asks it for a short summary and keeps more of the conversation verbatim.
+   */
+  readonly local?: boolean;
+  /**
+   * `cached`: asks for a compaction's summary on the agent's last send (`SummarizeRequest.sent`), the
+   * provider's cached prefix, with the instruction after it — as Claude Code does — instead of on a
+   * transcript of the folded messages. The call must go to the agent's model with its tool schemas.
+   */
+  readonly prefix?: 'cached';
   /** Throws on failure (timeout, provider error, empty answer); stages turn that into a `failed` report. */
   summarize(request: SummarizeRequest): Promise<SummarizeResult>;
   /**

@@ -23,7 +23,7 @@ export function withFallback(
   options: WithFallbackOptions = {},
 ): Summarizer {
   const maxReason = options.maxReasonChars ?? 200;
-  return {
+  const wrapped: Summarizer = {
     name: `${primary.name}|${fallback.name}`,
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       try {
@@ -44,4 +44,6 @@ export function withFallback(
       }
     },
   };
+  // The primary's wish to be asked on the agent's last send holds (the fallback reads `messages`).
+  return primary.prefix === 'cached' ? { ...wrapped, prefix: 'cached' } : wrapped;
 }

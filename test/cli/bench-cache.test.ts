@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLedger } from '../../src/cli/bench-cache/ledger.ts';
+import { createLedger, summaryCallCost } from '../../src/cli/bench-cache/ledger.ts';
 import { PRICE_TABLES } from '../../src/cli/bench-cache/prices.ts';
 import {
   appendThenCompact,
@@ -51,6 +51,22 @@ describe('createLedger', () => {
   });
 });
 
+describe('summaryCallCost', () => {
+  it('reads the cached prefix, writes the rest and bills the answer at the output price when the call carries cache hints', () => {
+    const call = { cached: 20_000, fresh: 1_000, output: 2_000, cacheable: true };
+    // Anthropic: 20,000 read at 0.1, 1,000 written at 1.25, 2,000 out at $15/M.
+    expect(summaryCallCost(call, PRICE_TABLES.anthropic)).toBeCloseTo(
+      (20_000 * 0.1 + 1_000 * 1.25) * 3e-6 + 2_000 * 15e-6,
+      9,
+    );
+    // A new prompt without hints: plain input.
+    expect(summaryCallCost({ ...call, cacheable: false }, PRICE_TABLES.anthropic)).toBeCloseTo(
+      21_000 * 3e-6 + 2_000 * 15e-6,
+      9,
+    );
+  });
+});
+
 describe('appendThenCompact', () => {
   const m = (i: number): Message => (i % 2 ? assistant(`a${i}`) : user(`u${i}`));
 
@@ -66,6 +82,19 @@ describe('appendThenCompact', () => {
     expect(manage(history)).toMatchObject({
       compacted: false,
       sizes: [REFERENCE_SUMMARY_TOKENS, 300, 300, 300, 300],
+    });
+  });
+
+  it('asks for its summary on the history as it stands: the previous send cached, the new message and the instruction not', () => {
+    const sizing = { overhead: 10, key: (x: Message) => x.id, tokens: () => 300 };
+    const manage = appendThenCompact({ usable: 5000, compactAt: 4000, instruction: 50 }, sizing);
+    const history = Array.from({ length: 14 }, (_, i) => m(i));
+    expect(manage(history.slice(0, 13)).summaryCall).toBeUndefined();
+    expect(manage(history).summaryCall).toEqual({
+      cached: 10 + 13 * 300,
+      fresh: 300 + 50,
+      output: REFERENCE_SUMMARY_TOKENS,
+      cacheable: true,
     });
   });
 });
@@ -95,6 +124,15 @@ describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () =>
     }
     expect(row!.none).toBeUndefined();
     expect(cacheGoals(rows).rewritesPer1000).toBeLessThanOrEqual(29);
+    // With a paid model, a summary asked on the cached prefix costs less than one on a transcript,
+    // and every compaction pays one call; the local summary pays none.
+    for (const id of ['anthropic', 'openai'] as const) {
+      const { transcript, cached } = row!.paid;
+      expect(cached[id]!.summaryCalls).toBe(cached[id]!.compactions);
+      expect(cached[id]!.summaries[id]!).toBeLessThan(transcript[id]!.summaries[id]!);
+      expect(row!.ctxkit[id]!.summaries[id]!).toBe(0);
+      expect(row!.append.summaryCalls).toBe(row!.append.compactions);
+    }
   });
 
   it('costs no more than append-then-compact at 128K when large outputs arrive (cut at 10 KiB on arrival)', async () => {

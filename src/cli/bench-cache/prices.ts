@@ -1,7 +1,8 @@
 /**
  * The price tables `ctxcheck bench cache` prices each send with: the provider's cache rules (the
- * core's cost model, `CACHE_RULES`) and its uncached input price in dollars per million tokens. Output
- * tokens are the same for every manager (the recorded answers) and are not priced.
+ * core's cost model, `CACHE_RULES`), its uncached input price and its output price in dollars per
+ * million tokens. The agent's own answers are the same for every manager (the recorded ones) and are not
+ * priced; the output price prices a summarizer's answer (the compaction's own call, `SummaryCall`).
  */
 import { CACHE_RULES, type CacheRules, type Dialect } from '../../core/index.ts';
 
@@ -14,9 +15,14 @@ export interface PriceTable {
   rules: CacheRules;
   /** Uncached input, dollars per million tokens. */
   inputPerMillion: number;
+  /** Output, dollars per million tokens. */
+  outputPerMillion: number;
 }
 
-/** List prices, 2026-11: Claude Sonnet 4.5 ($3 input, $3.75 5-minute write, $0.30 read); GPT-5 ($1.25, $0.125 cached). */
+/**
+ * List prices, 2026-11: Claude Sonnet 4.5 ($3 input, $3.75 5-minute write, $0.30 read, $15 output); GPT-5
+ * ($1.25, $0.125 cached, $10 output).
+ */
 export const PRICE_TABLES: Record<PriceTable['id'], PriceTable> = {
   anthropic: {
     id: 'anthropic',
@@ -24,6 +30,7 @@ export const PRICE_TABLES: Record<PriceTable['id'], PriceTable> = {
     dialect: 'anthropic',
     rules: CACHE_RULES.anthropic,
     inputPerMillion: 3,
+    outputPerMillion: 15,
   },
   openai: {
     id: 'openai',
@@ -31,6 +38,7 @@ export const PRICE_TABLES: Record<PriceTable['id'], PriceTable> = {
     dialect: 'openai',
     rules: CACHE_RULES.openai,
     inputPerMillion: 1.25,
+    outputPerMillion: 10,
   },
 };
 

@@ -2,7 +2,9 @@
  * The managers ctxkit is priced beside, on the same steps and counts:
  * - append-then-compact — what Claude Code and Codex do: append only; when the send would cross the
  *   auto-compact level, replace everything but the newest 20% of usable input (whole messages) with a
- *   2,000-token summary. Between compactions every send extends the previous one.
+ *   2,000-token summary. Between compactions every send extends the previous one. Its summary is asked
+ *   of the model on the history as it stands, with the summary instruction after it: the previous send
+ *   is a cached prefix of that call.
  * - sliding window — the newest messages that fit usable input (the oldest dropped, tool steps not
  *   kept whole): the common naive manager.
  * - no management — the whole history, where the session fits usable input.
@@ -25,6 +27,8 @@ export interface ReferenceLimits {
   usable: number;
   /** The auto-compact level of ctxkit's budget at the same window. */
   compactAt: number;
+  /** Tokens of the summary instruction its compaction call adds after the history. @default 0 */
+  instruction?: number;
 }
 
 function sendOf(
@@ -46,22 +50,36 @@ function sendOf(
 export function appendThenCompact(limits: ReferenceLimits, s: Sizing) {
   let start = 0;
   let summaries = 0;
+  let sent = 0;
   return (history: readonly Message[]): PricedSend => {
     const summary =
       summaries > 0 ? { key: `summary:${summaries}`, size: REFERENCE_SUMMARY_TOKENS } : undefined;
     let total = s.overhead + (summary?.size ?? 0);
     for (let i = start; i < history.length; i++) total += s.tokens(history[i]!);
-    if (total <= limits.compactAt) return sendOf(history.slice(start), s, false, summary);
+    if (total <= limits.compactAt) {
+      sent = total;
+      return sendOf(history.slice(start), s, false, summary);
+    }
+    // The summary call: the history as it stands (the previous send, cached, and what arrived since),
+    // then the instruction; the answer is the summary.
+    const summaryCall = {
+      cached: Math.min(sent, total),
+      fresh: Math.max(0, total - sent) + (limits.instruction ?? 0),
+      output: REFERENCE_SUMMARY_TOKENS,
+      cacheable: true,
+    };
     let keep = 0;
     let k = history.length;
     while (k > start && keep + s.tokens(history[k - 1]!) <= REFERENCE_KEEP_SHARE * limits.usable)
       keep += s.tokens(history[--k]!);
     start = k;
     summaries++;
-    return sendOf(history.slice(start), s, true, {
+    const send = sendOf(history.slice(start), s, true, {
       key: `summary:${summaries}`,
       size: REFERENCE_SUMMARY_TOKENS,
     });
+    sent = send.overhead + send.sizes.reduce((a, b) => a + b, 0);
+    return { ...send, summaryCall };
   };
 }
 

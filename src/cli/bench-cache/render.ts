@@ -52,6 +52,7 @@ export function renderCacheBench(
       );
     }
   }
+  lines.push(...summaryTables(rows, tables));
   lines.push(
     '',
     '### ctxkit pre-flight time (ms, wall clock, both runs of each row)',
@@ -63,6 +64,61 @@ export function renderCacheBench(
     lines.push(
       `| ${r.session} | ${r.window / 1000}K | ${ms(r.timing.p50)} | ${ms(r.timing.p99)} | ${ms(r.timing.worst)} |`,
     );
-  lines.push('', '### Goals', '', ...goalLines(cacheGoals(rows)));
+  lines.push('', '### Goals', '', ...goalLines(cacheGoals(rows)), ...withCallsLines(rows, tables));
   return lines.join('\n');
+}
+
+/** A manager's sends and summarizer calls, in dollars. */
+const withCalls = (t: Tally, id: string) => t.cost[id]! + t.summaries[id]!;
+
+/**
+ * The rows where a manager compacted, with each compaction's summarizer call priced: ctxkit's default
+ * (the local summary, no call), ctxkit with a paid model asked on a transcript and on the cached
+ * prefix, and the reference with its call on the cached history.
+ */
+function summaryTables(rows: readonly CacheBenchRow[], tables: ReadonlyArray<PriceTable['id']>): string[] {
+  const lines: string[] = [];
+  const compacting = rows.filter(
+    (r) => r.append.compactions > 0 || r.paid.cached[tables[0]!]!.compactions > 0,
+  );
+  for (const id of tables) {
+    const t = PRICE_TABLES[id];
+    lines.push(
+      '',
+      `### With each compaction's summarizer call, ${t.model} prices (output $${t.outputPerMillion}/M; sends and calls, × append-then-compact with its calls)`,
+      '',
+      '| session | window | ctxkit, local summary (default) | ctxkit + model, transcript | ctxkit + model, cached prefix | append-then-compact + its calls | calls: ctxkit / append | call cost: transcript / cached / append |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of compacting) {
+      const ref = withCalls(r.append, id);
+      const cell = (x: number) => `${usd(x)} (${ratio(x, ref)})`;
+      const tr = r.paid.transcript[id]!;
+      const ca = r.paid.cached[id]!;
+      lines.push(
+        `| ${r.session} | ${r.window / 1000}K | ${cell(r.ctxkit[id]!.cost[id]!)} | ${cell(withCalls(tr, id))} | ${cell(withCalls(ca, id))} | ${usd(ref)} | ${ca.summaryCalls} / ${r.append.summaryCalls} | ${usd(tr.summaries[id]!)} / ${usd(ca.summaries[id]!)} / ${usd(r.append.summaries[id]!)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+/** The worst ratio of each ctxkit variant with the calls priced (reported, not a goal of the issue). */
+function withCallsLines(rows: readonly CacheBenchRow[], tables: ReadonlyArray<PriceTable['id']>): string[] {
+  const worst = (pick: (r: CacheBenchRow, id: string) => number) => {
+    let w = 0;
+    let at = '';
+    for (const r of rows)
+      for (const id of tables) {
+        const x = pick(r, id) / withCalls(r.append, id);
+        if (x > w) {
+          w = x;
+          at = `${r.session} @${r.window / 1000}K, ${id}`;
+        }
+      }
+    return `${w.toFixed(3)}× (${at})`;
+  };
+  return [
+    `- with each manager's summarizer call priced (not a goal): ctxkit's default, local summary, worst ${worst((r, id) => r.ctxkit[id as PriceTable['id']]!.cost[id]!)}; with a model on a transcript ${worst((r, id) => withCalls(r.paid.transcript[id as PriceTable['id']]!, id))}; with a model on the cached prefix ${worst((r, id) => withCalls(r.paid.cached[id as PriceTable['id']]!, id))}`,
+  ];
 }

@@ -14,7 +14,14 @@ import {
   sequentialIds,
   type TokenCounter,
 } from '../../core/index.ts';
-import { createLedger, type Tally } from './ledger.ts';
+import { createLedger, type SummaryCall, type Tally } from './ledger.ts';
+import {
+  type ExactSizing,
+  type LastSend,
+  type PaidMode,
+  paidSummarizer,
+  transcriptTokens,
+} from './paid-summarizer.ts';
 import { PRICE_TABLES, type PriceTable } from './prices.ts';
 import { appendThenCompact, noManagement, type Sizing, slidingWindow } from './references.ts';
 import type { CacheSession } from './sessions.ts';
@@ -37,6 +44,11 @@ export interface CacheBenchRow {
   steps: number;
   /** ctxkit, one run per price table (with that table's dialect and cache rules). */
   ctxkit: Partial<Record<PriceTable['id'], Tally>>;
+  /**
+   * The same with a paid model summarizer (its calls priced in `summaries`): asked on a transcript of
+   * the folded messages, and on the agent's last send (`prefix: 'cached'`).
+   */
+  paid: Record<PaidMode, Partial<Record<PriceTable['id'], Tally>>>;
   append: Tally;
   slide: Tally;
   /** The whole history every step; absent when a send would exceed usable input. */
@@ -53,7 +65,7 @@ export interface CacheBenchOptions {
 }
 
 /** Exact o200k tokens per message object (and per content, for objects rebuilt with the same content). */
-async function exactSizing(): Promise<Sizing> {
+async function exactSizing(): Promise<ExactSizing> {
   const counter: TokenCounter = await createTiktokenCounter('o200k_base', {
     load: async () => await import('gpt-tokenizer/encoding/o200k_base'),
   });
@@ -61,6 +73,7 @@ async function exactSizing(): Promise<Sizing> {
   const byContent = new Map<string, number>();
   return {
     overhead: counter.countText(BENCH_SYSTEM),
+    text: (t) => counter.countText(t),
     key: (m) => messageDigest(m),
     tokens(m) {
       let n = byObject.get(m);
@@ -87,42 +100,59 @@ async function runCtxkit(
   session: CacheSession,
   window: number,
   table: PriceTable,
-  sizing: Sizing,
+  sizing: ExactSizing,
   times: number[],
+  paid?: PaidMode,
 ): Promise<Tally> {
   const clock = fixedClock('2026-01-01T00:00:00Z');
+  const calls: SummaryCall[] = [];
+  let last: LastSend | undefined;
   const ctx = createContext({
     budget: { contextWindow: window },
     dialect: table.dialect,
     clock,
     ids: sequentialIds(),
+    ...(paid ? { summarizer: paidSummarizer(paid, sizing, calls, () => last) } : {}),
   });
   const ledger = createLedger([table]);
   for (const i of session.steps) {
     clock.advance(STEP_MS);
     const started = performance.now();
     const run = await ctx.prepare(session.messages.slice(0, i), { system: BENCH_SYSTEM });
-    times.push(performance.now() - started);
+    if (!paid) times.push(performance.now() - started);
     const compacted = run.events.some((e) => e.type === 'compaction-end' && e.error === undefined);
-    ledger.add({
+    const send: Parameters<typeof ledger.add>[0] = {
       keys: run.send.map(sizing.key),
       sizes: run.send.map(sizing.tokens),
       overhead: sizing.overhead,
       compacted,
-    });
+    };
+    // Every summary asked for in this step is a paid call, used or not.
+    const made = calls.splice(0);
+    if (made.length > 0)
+      send.summaryCall = {
+        cached: made.reduce((a, c) => a + c.cached, 0),
+        fresh: made.reduce((a, c) => a + c.fresh, 0),
+        output: made.reduce((a, c) => a + c.output, 0),
+        cacheable: made.every((c) => c.cacheable),
+      };
+    ledger.add(send);
+    last = send;
   }
   return ledger.tally;
 }
 
 export async function runCacheBench(options: CacheBenchOptions): Promise<CacheBenchRow[]> {
   const sizing = await exactSizing();
+  // The reference's summary instruction: the core's own compaction prompt with no conversation in it.
+  const instruction = transcriptTokens({ purpose: 'compaction', preset: 'default', messages: [] }, sizing);
   const tables = options.tables.map((id) => PRICE_TABLES[id]);
   const rows: CacheBenchRow[] = [];
   const total = options.sessions.length * options.windows.length;
   for (const session of options.sessions)
     for (const window of options.windows) {
       const budget = createPipeline({ budget: { contextWindow: window } }).budget;
-      const limits = { usable: budget.usable, compactAt: budget.autoCompact };
+      const limits = { usable: budget.usable, compactAt: budget.autoCompact, instruction };
       const managers = {
         append: [appendThenCompact(limits, sizing), createLedger(tables)] as const,
         slide: [slidingWindow(limits, sizing), createLedger(tables)] as const,
@@ -137,13 +167,19 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<CacheBe
       }
       const times: number[] = [];
       const ctxkit: CacheBenchRow['ctxkit'] = {};
-      for (const table of tables) ctxkit[table.id] = await runCtxkit(session, window, table, sizing, times);
+      const paid: CacheBenchRow['paid'] = { transcript: {}, cached: {} };
+      for (const table of tables) {
+        ctxkit[table.id] = await runCtxkit(session, window, table, sizing, times);
+        for (const mode of ['transcript', 'cached'] as const)
+          paid[mode][table.id] = await runCtxkit(session, window, table, sizing, times, mode);
+      }
       const row: CacheBenchRow = {
         session: session.name,
         window,
         usable: budget.usable,
         steps: session.steps.length,
         ctxkit,
+        paid,
         append: managers.append[1].tally,
         slide: managers.slide[1].tally,
         timing: timing(times),

@@ -67,7 +67,10 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const aheadMode = options.ahead ?? 'off';
   if (aheadMode !== 'off' && aheadMode !== 'auto')
     throw new CtxError('invalid_config', "expected 'off' or 'auto'", { path: 'ahead' });
-  const local = options.summarizer === undefined || options.summarizer.name === 'deterministic';
+  const local =
+    options.summarizer === undefined ||
+    options.summarizer.local === true ||
+    options.summarizer.name === 'deterministic';
   const given = options.aheadLimit;
   if (given !== undefined && !(Number.isInteger(given) && given >= 1 && given <= 1000))
     throw new CtxError('invalid_config', 'expected an integer from 1 to 1000', { path: 'aheadLimit' });

@@ -229,6 +229,7 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
   const memo = createSentenceMemo();
   return {
     name: 'deterministic',
+    local: true,
     ahead(messages) {
       for (const m of messages) {
         if (readAhead.get(m) === m.parts) continue;

@@ -8,7 +8,9 @@
  */
 import type { OpenAIMessage } from '../adapters/openai.ts';
 import { CtxError } from '../errors.ts';
+import type { ToolDefinition } from '../messages/types.ts';
 import type {
+  SentPrefix,
   SummarizeRequest,
   SummarizeResult,
   Summarizer,
@@ -16,6 +18,7 @@ import type {
   TokenCounter,
 } from '../ports.ts';
 import { createChars4Counter } from '../tokens/estimators.ts';
+import { cachedPrefixInstruction } from './prompts/cached-prefix.ts';
 import { buildPrompt } from './prompts/index.ts';
 import { stripThinking } from './prompts/parse-answer.ts';
 import { planText } from './prompts/plan-text.ts';
@@ -28,8 +31,23 @@ export interface SummarizerCall {
   system: string;
   /** The user prompt: the conversation to summarise and the instructions (co-cli's history as a transcript). */
   prompt: string;
-  /** The same call as OpenAI Chat Completions messages, system first (co-cli's history as real chat turns). */
+  /**
+   * The same call as OpenAI Chat Completions messages, system first (co-cli's history as real chat
+   * turns; with `prefix: 'cached'`, the agent's last send and then the instruction).
+   */
   messages: OpenAIMessage[];
+  /**
+   * With `prefix: 'cached'`, the agent's tool schemas: send them (with tool choice `none`) so that the
+   * call's prefix is the one the provider cached; they also let a provider accept the tool calls in
+   * `messages`.
+   */
+  tools?: readonly ToolDefinition[];
+  /**
+   * With `prefix: 'cached'`, the agent's last send in ctxkit's form (to convert with the adapter the
+   * agent uses, e.g. `toAnthropic`) and the instruction to send after it as one user message.
+   */
+  sent?: SentPrefix;
+  instruction?: string;
   /** Output cap: the family's own (CowAgent 500), else the `maxOutputTokens` option. */
   maxOutputTokens: number;
   /** Set only when the family fixes one (CowAgent 0). */
@@ -67,6 +85,12 @@ export interface SummarizerFromOptions {
   model?: string;
   /** Estimates usage the answer does not report. @default chars/4 over code points */
   counter?: TokenCounter;
+  /**
+   * `cached`: a compaction's summary is asked on the agent's last send (`call.messages` starts with
+   * it, `call.tools` has its tool schemas), the prefix the provider holds in its prompt cache, instead
+   * of on a transcript. Send the call to the agent's own model. @default transcript
+   */
+  prefix?: 'cached';
 }
 
 export const SUMMARIZER_FROM_DEFAULTS = {
@@ -98,6 +122,8 @@ function checkOptions(fn: unknown, options: SummarizerFromOptions): void {
     throw new CtxError('invalid_config', 'must be same-call or second-call', {
       path: 'options.memoryExtraction',
     });
+  if (options.prefix !== undefined && options.prefix !== 'cached')
+    throw new CtxError('invalid_config', "must be 'cached' or left out", { path: 'options.prefix' });
 }
 
 /** A `Summarizer` that asks `fn` for each summary, with the preset's prompts and parsers. */
@@ -124,6 +150,11 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
     };
     if (plan.temperature !== undefined) call.temperature = plan.temperature;
     if (request.signal) call.signal = request.signal;
+    if (plan.family === CACHED_FAMILY && request.sent) {
+      call.sent = request.sent;
+      call.instruction = cachedPrefixInstruction(request.sent, request.instructions);
+      if (request.sent.tools) call.tools = request.sent.tools;
+    }
     let raw: unknown;
     try {
       raw = await fn(call);
@@ -159,11 +190,23 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
     };
   }
 
-  return {
+  const summarizer: Summarizer = {
     name: o.name,
     summarize(request: SummarizeRequest): Promise<SummarizeResult> {
-      const plan = buildPrompt(request, { memoryExtraction: o.memoryExtraction });
-      return runPromptPlan(plan, request, (p) => ask(p, request));
+      // Only a summarizer that asked for it reads the last send (the pipeline offers it to those).
+      const asked = options.prefix === 'cached' ? request : withoutSent(request);
+      const plan = buildPrompt(asked, { memoryExtraction: o.memoryExtraction });
+      return runPromptPlan(plan, asked, (p) => ask(p, asked));
     },
   };
+  return options.prefix === 'cached' ? { ...summarizer, prefix: 'cached' } : summarizer;
+}
+
+/** The prompt family of a summary asked on the agent's last send. */
+const CACHED_FAMILY = 'kosmokrator-cached';
+
+function withoutSent(request: SummarizeRequest): SummarizeRequest {
+  if (request.sent === undefined) return request;
+  const { sent: _sent, ...rest } = request;
+  return rest;
 }

@@ -53,6 +53,11 @@ export interface CacheContext {
   fill: number;
   /** The run's current estimate (kept up to date by the recorder). */
   tokens: number;
+  /**
+   * The run's input and how many of its leading messages the previous send carried, as they were
+   * before any stage of this run changed them (`frozen` moves down as stages rewrite).
+   */
+  carried?: { messages: readonly Message[]; count: number };
 }
 
 /** The digest kept per sent message: 48 bits of the content digest, enough to tell one position apart. */

@@ -108,7 +108,7 @@ export interface Recorder {
 
 /** The stage's summarizer, recording each answer a fallback gave because the primary failed. */
 function noticeFallbacks(summarizer: Summarizer, out: string[]): Summarizer {
-  return {
+  const noticing: Summarizer = {
     name: summarizer.name,
     async summarize(request) {
       const result = await summarizer.summarize(request);
@@ -116,6 +116,13 @@ function noticeFallbacks(summarizer: Summarizer, out: string[]): Summarizer {
       return result;
     },
   };
+  // What the stages ask of the summarizer besides a summary passes through: whether it is local, how
+  // it wants the conversation, and its reading ahead.
+  const passed = noticing as { local?: boolean; prefix?: 'cached' };
+  if (summarizer.local !== undefined) passed.local = summarizer.local;
+  if (summarizer.prefix !== undefined) passed.prefix = summarizer.prefix;
+  if (summarizer.ahead) noticing.ahead = (messages) => summarizer.ahead!(messages);
+  return noticing;
 }
 
 export function createRecorder(init: RecorderInit): Recorder {
@@ -144,6 +151,7 @@ export function createRecorder(init: RecorderInit): Recorder {
     trigger: c.budget.autoCompact,
     fill: Math.round(FILL_BOUNDS.min * c.budget.usable),
     tokens: initial.tokens,
+    carried: { messages, count: start.frozen },
   };
   if (start.release) cache.release = start.release;
   const rewrites: CacheRewrite[] = [];

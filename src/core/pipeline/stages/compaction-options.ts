@@ -47,6 +47,12 @@ export interface CompactionOptions {
   /** Clip the summary to at most this many characters (asked of the summarizer), whatever the budget. @default 24000 */
   maxSummaryChars?: number;
   /**
+   * The most tokens a paid summarizer (one not `local`) is asked to write, when set: its answer is
+   * billed at the output price, so the target's rest is kept verbatim instead (with `fill`). The
+   * `default` preset sets 2,000, the size of Claude Code's and Codex's summaries.
+   */
+  paidSummaryTokens?: number;
+  /**
    * Share of the summary's budget kept for the reference index: the summarizer is asked for the rest,
    * and what it leaves of the budget is topped up with the paths and names of the folded messages it
    * does not spell out (`appendReferenceIndex`), so a paraphrasing model cannot lose them. 0: off.
@@ -71,6 +77,7 @@ export const compactionOptionsSchema = z.strictObject({
   keepRecentRatio: z.optional(z.number().check(z.gt(0), z.lte(1))),
   targetRatio: z._default(z.number().check(z.gt(0), z.lte(1)), COMPACTION_DEFAULTS.targetRatio),
   fill: z.optional(z.number().check(z.gte(0.05), z.lte(0.95))),
+  paidSummaryTokens: z.optional(z.number().check(z.int(), z.gte(64), z.lte(1_000_000))),
   charsPerToken: z._default(
     z.number().check(z.gt(0), z.lte(LIMITS.charsPerToken)),
     COMPACTION_DEFAULTS.charsPerToken,

@@ -16,6 +16,7 @@ import {
   type CompactionOptions,
   compactionOptionsSchema,
 } from './compaction-options.ts';
+import { sentPrefix } from './compaction-prefix.ts';
 import {
   compactionEvents,
   contextTokens,
@@ -204,13 +205,22 @@ export function compaction(options: CompactionOptions = {}): Stage {
       target - contextTokens(keptMessages, ctx),
     );
     const summaryChars = Math.min(o.maxSummaryChars, Math.floor(summaryBudget * o.charsPerToken));
+    // A paid model writes at most `paidSummaryTokens`; with a fill, the newest folded steps take the
+    // rest of the target verbatim (below).
+    const asked = Math.floor(summaryChars * (1 - o.referenceIndexShare));
+    const paidCap =
+      o.paidSummaryTokens !== undefined && ctx.summarizer.local !== true
+        ? Math.floor(o.paidSummaryTokens * o.charsPerToken)
+        : asked;
     const request: Parameters<typeof trySummarize>[1] = {
       purpose: 'compaction',
       preset: ctx.preset,
       messages: folded,
-      maxOutputChars: Math.max(1, Math.floor(summaryChars * (1 - o.referenceIndexShare))),
+      maxOutputChars: Math.max(1, Math.min(asked, paidCap)),
     };
     if (ctx.state.lastSummary !== undefined) request.previousSummary = ctx.state.lastSummary;
+    const sent = sentPrefix(folded, ctx);
+    if (sent) request.sent = sent;
     const outcome = await trySummarize(ctx, request);
     if (!outcome.ok) return fail(outcome.error, 'summarizer failed; input kept');
     // With recall on, the summary names the span it folds, as the call that reads it back whole.

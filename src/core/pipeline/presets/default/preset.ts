@@ -71,6 +71,14 @@ export const ARRIVAL_SHARE = 0.05;
 /** The largest single output `default` lets in at any window: Codex's cut. */
 export const ARRIVAL_MAX_BYTES = 10_240;
 
+/**
+ * The most a paid summarizer is asked to write in `default`: Claude Code's and Codex's summary size.
+ * Its answer is billed at the output price (5× input for Claude Sonnet 4.5, 8× for GPT-5), while a
+ * verbatim token of the kept part is only written to the cache; the reference index and the newest
+ * steps fill the rest of the target (`ctxcheck bench cache`, "with the summarizer's call").
+ */
+export const PAID_SUMMARY_TOKENS = 2_000;
+
 export function arrivalBytes(budget: ContextBudget): number {
   return Math.min(ARRIVAL_MAX_BYTES, Math.round(budget.usable * ARRIVAL_SHARE * 4));
 }
@@ -115,6 +123,7 @@ export const defaultPreset: PresetDefinition = {
           maxFailures: guards.breakerThreshold,
           instructionsShare: 0.01,
           fill: FILL_BOUNDS.min,
+          paidSummaryTokens: PAID_SUMMARY_TOKENS,
           ...def,
         }),
         emergencyTrim: createEmergencyTrim({
