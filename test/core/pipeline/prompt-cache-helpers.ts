@@ -3,6 +3,9 @@
 import { assistant, toolCall, toolResult, user } from '../../../src/core/messages/builders.ts';
 import { messageDigest } from '../../../src/core/messages/digest.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
+import { createContext } from '../../../src/core/pipeline/engine/context.ts';
+import type { ContextOptions } from '../../../src/core/pipeline/engine/context-types.ts';
+import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
 
 /** `n` lines of code-like text, different for each `seed`. */
 export function code(seed: string, n: number): string {
@@ -45,4 +48,17 @@ export function sendPoints(history: readonly Message[]): number[] {
 export function extendsSend(previous: readonly Message[], send: readonly Message[]): boolean {
   if (send.length < previous.length) return false;
   return previous.every((m, i) => messageDigest(m) === messageDigest(send[i]!));
+}
+
+/** An incremental context on a fixed clock (Anthropic's cache rules, 16K unless `options` say). */
+export function clockedContext(options: ContextOptions = {}) {
+  const clock = fixedClock('2026-01-01T00:00:00Z');
+  const ctx = createContext({
+    budget: { contextWindow: 16_000 },
+    dialect: 'anthropic',
+    clock,
+    ids: sequentialIds(),
+    ...options,
+  });
+  return { ctx, clock };
 }

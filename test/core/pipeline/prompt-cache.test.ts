@@ -4,9 +4,9 @@ import { createMemoryBlobStore } from '../../../src/core/blobs/memory-blob-store
 import { outputText } from '../../../src/core/messages/text.ts';
 import type { Message } from '../../../src/core/messages/types.ts';
 import { createContext } from '../../../src/core/pipeline/engine/context.ts';
-import { fixedClock, sequentialIds } from '../../../src/core/ports.ts';
+import { fixedClock } from '../../../src/core/ports.ts';
 import { createRecall } from '../../../src/core/recall/options.ts';
-import { codingSession, extendsSend, sendPoints } from './prompt-cache-helpers.ts';
+import { clockedContext, codingSession, extendsSend, sendPoints } from './prompt-cache-helpers.ts';
 
 const SYSTEM = { system: 'You are a coding agent.' };
 /** A result's text in a send, or undefined when no message answers `callId`. */
@@ -24,14 +24,7 @@ describe.each(['off', 'on'])('createContext (default preset, prompt cache, recal
   const recall = () => (mode === 'on' ? { recall: createRecall() } : {});
   it('leaves a superseded result deep in the history as sent until the next compaction while the cache is warm', async () => {
     const history = codingSession(40);
-    const clock = fixedClock('2026-01-01T00:00:00Z');
-    const ctx = createContext({
-      budget: { contextWindow: 16_000 },
-      dialect: 'anthropic',
-      clock,
-      ids: sequentialIds(),
-      ...recall(),
-    });
+    const { ctx, clock } = clockedContext(recall());
     let stale: string | undefined; // the first read as first sent (cut on arrival if it was too long)
     let previous: Message[] | undefined;
     let deferredSeen = false;

@@ -3,7 +3,6 @@ import { toOpenAI } from '../../../src/core/adapters/openai.ts';
 import { isCtxError } from '../../../src/core/errors.ts';
 import { assistant, toolCall, user } from '../../../src/core/messages/builders.ts';
 import type { Message, ToolDefinition } from '../../../src/core/messages/types.ts';
-import { createContext } from '../../../src/core/pipeline/engine/context.ts';
 import { createPipeline } from '../../../src/core/pipeline/pipeline.ts';
 import { PAID_SUMMARY_TOKENS } from '../../../src/core/pipeline/presets/default/preset.ts';
 import {
@@ -21,7 +20,7 @@ import { KOSMOKRATOR_SYSTEM_PROMPT } from '../../../src/core/summarizers/prompts
 import { type SummarizerCall, summarizerFrom } from '../../../src/core/summarizers/summarizer-from.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 import { withFallback } from '../../../src/providers/with-fallback.ts';
-import { code, codingSession, sendPoints } from '../pipeline/prompt-cache-helpers.ts';
+import { clockedContext, code, codingSession, sendPoints } from '../pipeline/prompt-cache-helpers.ts';
 
 const SYSTEM = 'You are a coding agent.';
 const TOOLS: ToolDefinition[] = [
@@ -32,14 +31,7 @@ const ANSWER = '{"summary": "## Goal\\nFix the tokenizer bug", "memories": []}';
 /** Replays `codingSession(40)` at 16K with `summarizer`; the calls it got and the sends before each. */
 async function replay(summarizer: Summarizer, idleBeforeCompaction = 0) {
   const history = codingSession(40);
-  const clock = fixedClock('2026-01-01T00:00:00Z');
-  const ctx = createContext({
-    budget: { contextWindow: 16_000 },
-    dialect: 'anthropic',
-    clock,
-    ids: sequentialIds(),
-    summarizer,
-  });
+  const { ctx, clock } = clockedContext({ summarizer });
   let previous: Message[] = [];
   const sendsBefore: Message[][] = [];
   for (const i of sendPoints(history)) {
