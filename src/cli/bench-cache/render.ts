@@ -116,9 +116,9 @@ function withCallsLines(rows: readonly CacheBenchRow[], tables: ReadonlyArray<Pr
           at = `${r.session} @${r.window / 1000}K, ${id}`;
         }
       }
-    return `${w.toFixed(3)}× (${at})`;
+    return `at most ${w.toFixed(3)}× (${at})`;
   };
   return [
-    `- with each manager's summarizer call priced (not a goal): ctxkit's default, local summary, worst ${worst((r, id) => r.ctxkit[id as PriceTable['id']]!.cost[id]!)}; with a model on a transcript ${worst((r, id) => withCalls(r.paid.transcript[id as PriceTable['id']]!, id))}; with a model on the cached prefix ${worst((r, id) => withCalls(r.paid.cached[id as PriceTable['id']]!, id))}`,
+    `- with each manager's summarizer call priced (not a goal): ctxkit's default, local summary, ${worst((r, id) => r.ctxkit[id as PriceTable['id']]!.cost[id]!)}; with a model asked on a transcript ${worst((r, id) => withCalls(r.paid.transcript[id as PriceTable['id']]!, id))}; on the cached prefix ${worst((r, id) => withCalls(r.paid.cached[id as PriceTable['id']]!, id))}`,
   ];
 }
