@@ -1,5 +1,38 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeSpans, extractReferences, scoreReferences } from '../../src/core/text/references.ts';
+
+/**
+ * `extractReferences` as it was defined with three regular expressions (the scans of file names and
+ * identifiers must give exactly this).
+ */
+const EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|pyi|go|rs|rb|ex|exs|eex|heex|erl|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|ps1|sql|yml|yaml|toml|ini|cfg|conf|env|lock|txt|csv|tsv|xml|html|htm|css|scss|sass|less|vue|svelte|proto|graphql|gql|tf|lua|dart|r|jl|pl|pm|zig|nim|ml|mli|hs|elm|clj|cljs|edn|gradle|properties|dockerfile|mk|cmake|ipynb|pdf|png|jpg|svg|wasm|log|patch|diff';
+function byRegex(text: string): Array<[string, string]> {
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(
+    /(?<![A-Za-z0-9_@.+~-])(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g,
+  )) {
+    const p = m[0].replace(/[.,:;]+$/, '');
+    if (!p.includes('/')) continue;
+    const segments = p.split('/').filter(Boolean);
+    if (segments.length === 0 || /^(https?|ftp):?$/.test(segments[0]!)) continue;
+    if (segments.every((x) => /^[0-9.]+$/.test(x)) || p.length < 3) continue;
+    if (!out.has(p)) out.set(p, 'path');
+  }
+  const file = new RegExp(`(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
+  for (const m of text.matchAll(file)) if (!out.has(m[0])) out.set(m[0], 'file');
+  for (const m of text.matchAll(/\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g)) {
+    const w = m[0];
+    const identifier = !/^[0-9_]+$/.test(w) && (/[A-Za-z0-9]_[A-Za-z0-9]/.test(w) || /[a-z][A-Z]/.test(w));
+    if (identifier && !out.has(w)) out.set(w, 'identifier');
+  }
+  return [...out];
+}
+
+const TRAJECTORIES = join(import.meta.dirname, '../../../shared/data/trajectories');
 
 describe('extractReferences', () => {
   it('finds paths, file names with an extension and snake/camel identifiers of 6+ chars', () => {
@@ -19,6 +52,64 @@ describe('extractReferences', () => {
     const refs = extractReferences('See https://example.com on 2026/03/01 — simple words, a_b and x_y.');
     expect([...refs.keys()]).toEqual([]);
   });
+
+  it('equals the regular-expression definition on text made of the characters it reads', () => {
+    // Word characters, the run characters `.+-`, slashes, schemes, extensions in both cases, a
+    // non-ASCII letter and separators: the places where a scan and a regular expression could differ.
+    const unit = fc.constantFrom(
+      ...'aZx_9 0.+-/~@:,;\n\té'.split(''),
+      'ts',
+      'TSX',
+      'py',
+      '.md',
+      'json',
+      'R',
+      'c',
+      'http',
+      'https:',
+      'ftp',
+      '//',
+      '..',
+      '_a',
+      'aB',
+      'src/',
+      '2026',
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60 }), (units) => {
+        const text = units.join('');
+        expect([...extractReferences(text)]).toEqual(byRegex(text));
+      }),
+      { numRuns: 3000, seed: 41 },
+    );
+  });
+
+  it('equals the regular-expression definition on a few given edge cases', () => {
+    for (const text of [
+      'a.ts-foo.bar a.ts.md.x b.py.md and x.min.JS, .env .. ..ts _1_2345 __init__ a__b __Ab ab_1cd 1abcdE_f',
+      'see //x.com/a, https://h/p and ftp:/x; 1.2/3.4 ~/.config/a.py ../b/c/ ./d @scope/pkg+x',
+      'file.tsx. file.ts5 file.5ts résumé.md naïveFoo helloWorld HELLO_WORLD',
+    ])
+      expect([...extractReferences(text)], text).toEqual(byRegex(text));
+  });
+
+  it.skipIf(!existsSync(TRAJECTORIES))(
+    'equals the regular-expression definition on the real trajectories',
+    () => {
+      let texts = 0;
+      for (const group of readdirSync(TRAJECTORIES))
+        for (const f of readdirSync(join(TRAJECTORIES, group)).filter((x) => x.endsWith('.json'))) {
+          const text = readFileSync(join(TRAJECTORIES, group, f), 'utf8');
+          // The file's JSON as it is (escapes, paths, code) and decoded once, by pieces.
+          for (let at = 0; at < text.length; at += 50_000) {
+            const piece = text.slice(at, at + 50_000);
+            expect([...extractReferences(piece)], `${f} at ${at}`).toEqual(byRegex(piece));
+            texts++;
+          }
+        }
+      expect(texts).toBeGreaterThan(10);
+    },
+  );
 });
 
 describe('scoreReferences', () => {

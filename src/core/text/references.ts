@@ -13,41 +13,143 @@ const EXTENSIONS =
  * pass, not one attempt per character.
  */
 const PATH_RE = /(?<![A-Za-z0-9_@.+~-])(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
-/** File names with a known extension: `mix.exs`, `README.md` (from the start of a run, as paths). */
-const FILE_RE = new RegExp(`(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
-/** snake_case (an inner underscore) or camelCase/PascalCase (a lower→upper step), 6+ characters. */
-const IDENT_RE = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
+
+/**
+ * File names and identifiers are found by one scan of character codes each, not by a regular
+ * expression: the definitions they implement, exactly (the tests compare them on real and random text):
+ * - a file name is a match of
+ *   `/(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\.(?:<EXTENSIONS>)\b/gi` — at most one per run of
+ *   `[A-Za-z0-9_.+-]` (the look-behind), from the run's start, up to the run's last `.` followed by a
+ *   known extension that ends a run of word characters;
+ * - an identifier is a match of `/\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g` (a whole word of 6+ word characters
+ *   that does not start with a digit) holding a letter and a snake (`a_b`) or camel (`aB`) step.
+ * The regular expressions read each word as a string and test it again; the scans slice only what they
+ * keep (a compaction reads a hundred messages it has not seen, ~100,000 characters).
+ */
+const EXTENSION_SET: ReadonlySet<string> = new Set(EXTENSIONS.split('|'));
+
+/** Per ASCII code: 1 word character `[A-Za-z0-9_]`, 2 one of `.+-` (both: a file name's run). */
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/\w/.test(ch)) CLASS[c] = 1;
+  else if (ch === '.' || ch === '+' || ch === '-') CLASS[c] = 2;
+}
+const DOT = 46;
+const UNDERSCORE = 95;
+const isWord = (c: number) => c < 128 && CLASS[c] === 1;
+const inRun = (c: number) => c < 128 && CLASS[c] !== 0;
+
+/** Calls `add` with each file name of `text` (see above), in order. */
+function eachFileName(text: string, add: (name: string) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!inRun(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let dots = 0;
+    while (i < n && inRun(text.charCodeAt(i))) if (text.charCodeAt(i++) === DOT) dots++;
+    if (dots === 0 || !isWord(text.charCodeAt(start))) continue;
+    // The rightmost `.` (after the first character) followed by a known extension.
+    for (let d = i - 1; d > start; d--) {
+      if (text.charCodeAt(d) !== DOT) continue;
+      let j = d + 1;
+      while (j < i && isWord(text.charCodeAt(j))) j++;
+      if (j > d + 1 && EXTENSION_SET.has(text.slice(d + 1, j).toLowerCase())) {
+        add(text.slice(start, j));
+        break;
+      }
+    }
+  }
+}
+
+/** Calls `add` with each identifier of `text` (see above), in order. */
+function eachIdentifier(text: string, add: (name: string) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isWord(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let letter = false;
+    let step = false;
+    // The two characters before the current one (0 before the word).
+    let p1 = 0;
+    let p2 = 0;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (!isWord(c)) break;
+      const lower = c >= 97 && c <= 122;
+      const upper = c >= 65 && c <= 90;
+      if (lower || upper) letter = true;
+      if (!step) {
+        // camel: a lower-case letter then an upper-case one; snake: alphanumeric, `_`, alphanumeric.
+        if (upper && p1 >= 97 && p1 <= 122) step = true;
+        else if (c !== UNDERSCORE && p1 === UNDERSCORE && p2 !== 0 && p2 !== UNDERSCORE) step = true;
+      }
+      p2 = p1;
+      p1 = c;
+    }
+    const first = text.charCodeAt(start);
+    if (i - start >= 6 && !(first >= 48 && first <= 57) && letter && step) add(text.slice(start, i));
+  }
+}
 
 export type ReferenceKind = 'path' | 'file' | 'identifier';
 
-function isIdentifier(word: string): boolean {
-  if (/^[0-9_]+$/.test(word)) return false;
-  const snake = /[A-Za-z0-9]_[A-Za-z0-9]/.test(word);
-  const camel = /[a-z][A-Z]/.test(word);
-  return snake || camel;
-}
+/** `/^(https?|ftp):?$/`: a URL's scheme, not a folder. */
+const SCHEMES: ReadonlySet<string> = new Set(['http', 'http:', 'https', 'https:', 'ftp', 'ftp:']);
 
 function cleanPath(p: string): string | undefined {
-  const trimmed = p.replace(/[.,:;]+$/, '');
+  // Trailing `.,:;` off (`/[.,:;]+$/`).
+  let end = p.length;
+  for (let c = p.charCodeAt(end - 1); c === 46 || c === 44 || c === 58 || c === 59; )
+    c = p.charCodeAt(--end - 1);
+  const trimmed = end === p.length ? p : p.slice(0, end);
   if (!trimmed.includes('/')) return undefined;
-  const segments = trimmed.split('/').filter(Boolean);
-  if (segments.length === 0) return undefined;
+  // The non-empty segments between slashes: the first, and whether all are `[0-9.]+`.
+  let first: string | undefined;
+  let numeric = true;
+  for (let k = 0; k < trimmed.length; ) {
+    let e = trimmed.indexOf('/', k);
+    if (e < 0) e = trimmed.length;
+    if (e > k) {
+      first ??= trimmed.slice(k, e);
+      for (let q = k; numeric && q < e; q++) {
+        const c = trimmed.charCodeAt(q);
+        numeric = c === DOT || (c >= 48 && c <= 57);
+      }
+    }
+    k = e + 1;
+  }
+  if (first === undefined) return undefined;
   // URLs' hosts and bare slashes are not paths an agent works with.
-  if (/^(https?|ftp):?$/.test(segments[0]!)) return undefined;
-  if (segments.every((s) => /^[0-9.]+$/.test(s))) return undefined; // dates, versions, fractions
+  if (SCHEMES.has(first)) return undefined;
+  if (numeric) return undefined; // dates, versions, fractions
   return trimmed.length >= 3 ? trimmed : undefined;
 }
 
 /** Every reference in `text`, by kind, in order of first appearance (deduplicated). */
 export function extractReferences(text: string): Map<string, ReferenceKind> {
   const out = new Map<string, ReferenceKind>();
-  for (const m of text.matchAll(PATH_RE)) {
-    const p = cleanPath(m[0]);
-    if (p && !out.has(p)) out.set(p, 'path');
+  if (text.includes('/')) {
+    PATH_RE.lastIndex = 0;
+    for (let m = PATH_RE.exec(text); m !== null; m = PATH_RE.exec(text)) {
+      const p = cleanPath(m[0]);
+      if (p && !out.has(p)) out.set(p, 'path');
+    }
   }
-  for (const m of text.matchAll(FILE_RE)) if (!out.has(m[0])) out.set(m[0], 'file');
-  for (const m of text.matchAll(IDENT_RE))
-    if (isIdentifier(m[0]) && !out.has(m[0])) out.set(m[0], 'identifier');
+  eachFileName(text, (f) => {
+    if (!out.has(f)) out.set(f, 'file');
+  });
+  eachIdentifier(text, (w) => {
+    if (!out.has(w)) out.set(w, 'identifier');
+  });
   return out;
 }
 
