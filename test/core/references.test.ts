@@ -87,7 +87,7 @@ describe('extractReferences', () => {
   it('equals the regular-expression definition on a few given edge cases', () => {
     for (const text of [
       'a.ts-foo.bar a.ts.md.x b.py.md and x.min.JS, .env .. ..ts _1_2345 __init__ a__b __Ab ab_1cd 1abcdE_f',
-      'see //x.com/a, https://h/p and ftp:/x; 1.2/3.4 ~/.config/a.py ../b/c/ ./d @scope/pkg+x',
+      'a/b~/c/d a~b/c/d ~~/x/y see //x.com/a, https://h/p and ftp:/x; 1.2/3.4 ~/.config/a.py ../b/c/ ./d @scope/pkg+x',
       'file.tsx. file.ts5 file.5ts résumé.md naïveFoo helloWorld HELLO_WORLD',
     ])
       expect([...extractReferences(text)], text).toEqual(byRegex(text));

@@ -4,101 +4,7 @@
  * agent uses after a cut survive in the compacted context, and the summarizers list them for that reason.
  */
 
-const EXTENSIONS =
-  'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|pyi|go|rs|rb|ex|exs|eex|heex|erl|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|ps1|sql|yml|yaml|toml|ini|cfg|conf|env|lock|txt|csv|tsv|xml|html|htm|css|scss|sass|less|vue|svelte|proto|graphql|gql|tf|lua|dart|r|jl|pl|pm|zig|nim|ml|mli|hs|elm|clj|cljs|edn|gradle|properties|dockerfile|mk|cmake|ipynb|pdf|png|jpg|svg|wasm|log|patch|diff';
-
-/**
- * Paths with at least one slash: `src/core/index.ts`, `/home/u/x.py`, `lib/spotter/`. A match starts
- * only where a run of path characters starts, so a long run without a slash (base64, hashes) costs one
- * pass, not one attempt per character.
- */
-const PATH_RE = /(?<![A-Za-z0-9_@.+~-])(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
-
-/**
- * File names and identifiers are found by one scan of character codes each, not by a regular
- * expression: the definitions they implement, exactly (the tests compare them on real and random text):
- * - a file name is a match of
- *   `/(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\.(?:<EXTENSIONS>)\b/gi` — at most one per run of
- *   `[A-Za-z0-9_.+-]` (the look-behind), from the run's start, up to the run's last `.` followed by a
- *   known extension that ends a run of word characters;
- * - an identifier is a match of `/\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g` (a whole word of 6+ word characters
- *   that does not start with a digit) holding a letter and a snake (`a_b`) or camel (`aB`) step.
- * The regular expressions read each word as a string and test it again; the scans slice only what they
- * keep (a compaction reads a hundred messages it has not seen, ~100,000 characters).
- */
-const EXTENSION_SET: ReadonlySet<string> = new Set(EXTENSIONS.split('|'));
-
-/** Per ASCII code: 1 word character `[A-Za-z0-9_]`, 2 one of `.+-` (both: a file name's run). */
-const CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  if (/\w/.test(ch)) CLASS[c] = 1;
-  else if (ch === '.' || ch === '+' || ch === '-') CLASS[c] = 2;
-}
-const DOT = 46;
-const UNDERSCORE = 95;
-const isWord = (c: number) => c < 128 && CLASS[c] === 1;
-const inRun = (c: number) => c < 128 && CLASS[c] !== 0;
-
-/** Calls `add` with each file name of `text` (see above), in order. */
-function eachFileName(text: string, add: (name: string) => void): void {
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    if (!inRun(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    const start = i;
-    let dots = 0;
-    while (i < n && inRun(text.charCodeAt(i))) if (text.charCodeAt(i++) === DOT) dots++;
-    if (dots === 0 || !isWord(text.charCodeAt(start))) continue;
-    // The rightmost `.` (after the first character) followed by a known extension.
-    for (let d = i - 1; d > start; d--) {
-      if (text.charCodeAt(d) !== DOT) continue;
-      let j = d + 1;
-      while (j < i && isWord(text.charCodeAt(j))) j++;
-      if (j > d + 1 && EXTENSION_SET.has(text.slice(d + 1, j).toLowerCase())) {
-        add(text.slice(start, j));
-        break;
-      }
-    }
-  }
-}
-
-/** Calls `add` with each identifier of `text` (see above), in order. */
-function eachIdentifier(text: string, add: (name: string) => void): void {
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    if (!isWord(text.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    const start = i;
-    let letter = false;
-    let step = false;
-    // The two characters before the current one (0 before the word).
-    let p1 = 0;
-    let p2 = 0;
-    for (; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (!isWord(c)) break;
-      const lower = c >= 97 && c <= 122;
-      const upper = c >= 65 && c <= 90;
-      if (lower || upper) letter = true;
-      if (!step) {
-        // camel: a lower-case letter then an upper-case one; snake: alphanumeric, `_`, alphanumeric.
-        if (upper && p1 >= 97 && p1 <= 122) step = true;
-        else if (c !== UNDERSCORE && p1 === UNDERSCORE && p2 !== 0 && p2 !== UNDERSCORE) step = true;
-      }
-      p2 = p1;
-      p1 = c;
-    }
-    const first = text.charCodeAt(start);
-    if (i - start >= 6 && !(first >= 48 && first <= 57) && letter && step) add(text.slice(start, i));
-  }
-}
+import { eachFileName, eachIdentifier, eachPath } from './reference-scan.ts';
 
 export type ReferenceKind = 'path' | 'file' | 'identifier';
 
@@ -122,7 +28,7 @@ function cleanPath(p: string): string | undefined {
       first ??= trimmed.slice(k, e);
       for (let q = k; numeric && q < e; q++) {
         const c = trimmed.charCodeAt(q);
-        numeric = c === DOT || (c >= 48 && c <= 57);
+        numeric = c === 46 || (c >= 48 && c <= 57);
       }
     }
     k = e + 1;
@@ -137,13 +43,11 @@ function cleanPath(p: string): string | undefined {
 /** Every reference in `text`, by kind, in order of first appearance (deduplicated). */
 export function extractReferences(text: string): Map<string, ReferenceKind> {
   const out = new Map<string, ReferenceKind>();
-  if (text.includes('/')) {
-    PATH_RE.lastIndex = 0;
-    for (let m = PATH_RE.exec(text); m !== null; m = PATH_RE.exec(text)) {
-      const p = cleanPath(m[0]);
+  if (text.includes('/'))
+    eachPath(text, (m) => {
+      const p = cleanPath(m);
       if (p && !out.has(p)) out.set(p, 'path');
-    }
-  }
+    });
   eachFileName(text, (f) => {
     if (!out.has(f)) out.set(f, 'file');
   });
