@@ -4,12 +4,11 @@
  * its index sections from it, and the `default` compaction tops up any summary with it — an LLM's too —
  * so that the exact names an agent reaches for next survive a paraphrase.
  */
-import { pairToolCalls } from '../invariants/pairing.ts';
 import { isRequest, messageText, outputText } from '../messages/text.ts';
 import type { Message } from '../messages/types.ts';
 import { extractReferences, type ReferenceKind, type ScoredReference } from '../text/references.ts';
 import { createNameIndex, type NameIndex, textPositions, trigram, trigramStep } from './name-index.ts';
-import { type ScoredSource, scoreSources } from './reference-scores.ts';
+import { rankSources, type ScoredSource } from './reference-scores.ts';
 
 /**
  * The index lists references by score per length^this (0: by score alone): a reference's cost in a
@@ -161,13 +160,10 @@ export function rankMessageReferences(
     const { source, refs } = readMessage(m);
     sources.push({ text: source, refs, at, agent: m.role === 'assistant', task });
   }
-  const callIds = new Set(pairToolCalls(messages).pairs.map((p) => p.callId));
-  // Each reference's value computed once, not at each comparison of the sort (same order: stable sort,
-  // same comparisons).
-  const valued = scoreSources(sources)
-    .filter((r) => !callIds.has(r.ref))
-    .map((r) => ({ r, v: r.score / r.ref.length ** REFERENCE_LENGTH_EXPONENT }));
-  return valued.sort((a, b) => b.v - a.v).map((x) => x.r);
+  // Every tool call's id (each call is a pair of `pairToolCalls`, answered or not).
+  const callIds = new Set<string>();
+  for (const m of messages) for (const p of m.parts) if (p.type === 'tool-call') callIds.add(p.id);
+  return rankSources(sources, callIds, REFERENCE_LENGTH_EXPONENT);
 }
 
 /** `referenceLines(refs).length`, without building the text. */

@@ -3,7 +3,8 @@
  * message) without a map of statistics per call: each reference string is numbered once in the
  * process (per references map, memoized), and the statistics of a call live in typed arrays by number,
  * stamped with the call. A compaction ranks the references of what it folds twice (the summarizer, then
- * the index under the summary), thousands each time; the map updates were most of that.
+ * the index under the summary), thousands each time; the map updates were most of that. `rankSources`
+ * orders them by worth per length in one sort of indices (`rankMessageReferences` sorted objects twice).
  *
  * Same answer as `scoreReferences` (`test/core/summarizers/reference-index.test.ts` compares them):
  * the same statistics per reference, the same score expression, the same order before the stable sort
@@ -100,8 +101,26 @@ export interface ScoredSource {
   task: boolean;
 }
 
-/** `scoreReferences(sources, (_, i) => sources[i].refs)`, exactly. */
-export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[] {
+/** The task's code spans' references, for the last task text seen (every compaction asks again). */
+let taskText: string | undefined;
+let taskRefs: ReadonlyMap<string, ReferenceKind> = new Map();
+
+function spelledInTask(text: string): ReadonlyMap<string, ReferenceKind> {
+  if (text !== taskText) {
+    taskRefs = extractReferences(codeSpans(text));
+    taskText = text;
+  }
+  return taskRefs;
+}
+
+/** The statistics of one call, by number (`touched`, in order of first appearance), and its span. */
+interface Tally {
+  touched: number[];
+  first: number;
+  span: number;
+}
+
+function tally(sources: readonly ScoredSource[]): Tally {
   // Numbers first, all in one generation (a new generation mid-way would orphan the earlier ones):
   // when one started, all are numbered again in it, past the bound if this call alone holds more
   // (the next call starts over).
@@ -116,10 +135,11 @@ export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[
   const touched: number[] = [];
   let first = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;
-  for (const [i, s] of sources.entries()) {
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i]!;
     first = Math.min(first, s.at);
     end = Math.max(end, s.at);
-    const spelled = s.task ? new Set(extractReferences(codeSpans(s.text)).keys()) : undefined;
+    const spelled = s.task ? spelledInTask(s.text) : undefined;
     const { ids, kinds } = all[i]!;
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k]!;
@@ -140,19 +160,62 @@ export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[
       if (inTask) task[id] = 1;
     }
   }
-  const span = Math.max(1, end - first);
+  return { touched, first, span: Math.max(1, end - first) };
+}
+
+function scoreOf(id: number, first: number, span: number): number {
+  return (
+    Math.log(1 + count[id]!) +
+    REFERENCE_RECENCY_WEIGHT * ((last[id]! - first) / span) +
+    (agent[id] ? REFERENCE_AGENT_BONUS : 0) +
+    (task[id] ? REFERENCE_TASK_BONUS : 0)
+  );
+}
+
+/** `scoreReferences(sources, (_, i) => sources[i].refs)`, exactly. */
+export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[] {
+  const { touched, first, span } = tally(sources);
   return touched
     .map((id) => ({
       ref: names[id]!,
       kind: kindOf[id]!,
       count: count[id]!,
       last: last[id]!,
-      score:
-        Math.log(1 + count[id]!) +
-        REFERENCE_RECENCY_WEIGHT * ((last[id]! - first) / span) +
-        (agent[id] ? REFERENCE_AGENT_BONUS : 0) +
-        (task[id] ? REFERENCE_TASK_BONUS : 0),
+      score: scoreOf(id, first, span),
     }))
     .sort((a, b) => b.score - a.score || b.last - a.last)
     .map(({ ref, kind, count, score }) => ({ ref, kind, count, score }));
+}
+
+/**
+ * `scoreSources(sources)` without the references in `leave`, ordered by score per
+ * length^`exponent` (ties in the order `scoreSources` gives), in one sort: the two stable sorts
+ * `rankMessageReferences` made, by score then by worth per length, order the references by worth per
+ * length, then score, then recency, then first appearance — the keys of this one.
+ */
+export function rankSources(
+  sources: readonly ScoredSource[],
+  leave: ReadonlySet<string>,
+  exponent: number,
+): ScoredReference[] {
+  const { touched, first, span } = tally(sources);
+  const ids: number[] = [];
+  for (const id of touched) if (!leave.has(names[id]!)) ids.push(id);
+  const n = ids.length;
+  const score = new Float64Array(n);
+  const worth = new Float64Array(n);
+  const recent = new Float64Array(n);
+  const order: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    score[i] = scoreOf(id, first, span);
+    worth[i] = score[i]! / names[id]!.length ** exponent;
+    recent[i] = last[id]!;
+    order[i] = i;
+  }
+  order.sort((a, b) => worth[b]! - worth[a]! || score[b]! - score[a]! || recent[b]! - recent[a]! || a - b);
+  return order.map((i) => {
+    const id = ids[i]!;
+    return { ref: names[id]!, kind: kindOf[id]!, count: count[id]!, score: score[i]! };
+  });
 }

@@ -10,7 +10,7 @@ import {
   referenceLines,
   referenceLinesLength,
 } from '../../../src/core/summarizers/reference-index.ts';
-import { scoreSources } from '../../../src/core/summarizers/reference-scores.ts';
+import { rankSources, scoreSources } from '../../../src/core/summarizers/reference-scores.ts';
 import { extractReferences, scoreReferences } from '../../../src/core/text/references.ts';
 
 /** The definitions as they read, pair by pair: the indexed versions must agree with them exactly. */
@@ -281,6 +281,46 @@ describe('scoreSources (references numbered once, statistics in typed arrays)', 
           expect(scoreSources(sources)).toEqual(scoreReferences(sources, (_, i) => sources[i]!.refs));
         }
       }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('rankSources orders as the two stable sorts it replaces (by score, then by score per length^¼), references left out', () => {
+    // Many ties: few sources, the same positions, references of equal length.
+    const vocab = fc.constantFrom(
+      'src/a.ts',
+      'src/b.ts',
+      'a.ts',
+      'b.ts',
+      'fooBar',
+      'fooBaz',
+      'foo_bar',
+      'call_1',
+    );
+    const source = fc.record({
+      words: fc.array(vocab, { maxLength: 6 }),
+      agent: fc.boolean(),
+      task: fc.boolean(),
+      at: fc.nat(3),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(source, { maxLength: 6 }),
+        fc.subarray(['call_1', 'a.ts', 'fooBar']),
+        (list, left) => {
+          const sources = list.map((s) => {
+            const text = s.words.map((w) => `\`${w}\``).join(' ');
+            return { text, refs: extractReferences(text), at: s.at, agent: s.agent, task: s.task };
+          });
+          const leave = new Set(left);
+          const twoSorts = scoreSources(sources)
+            .filter((r) => !leave.has(r.ref))
+            .map((r) => ({ r, v: r.score / r.ref.length ** 0.25 }))
+            .sort((a, b) => b.v - a.v)
+            .map((x) => x.r);
+          expect(rankSources(sources, leave, 0.25)).toEqual(twoSorts);
+        },
+      ),
       { numRuns: 500 },
     );
   });
