@@ -89,6 +89,18 @@ function renderBlock(s: Sections, k: Key): string {
   return `## ${TITLES[k]}\n${body}`;
 }
 
+/** `renderBlock(s, k).length`, without the text (0 for an empty section, which renders no block). */
+export function blockLength(s: Sections, k: Key): number {
+  const items = s[k];
+  if (items.length === 0) return 0;
+  const title = TITLES[k].length + 4; // `## ${title}\n`
+  if (k === 'files' || k === 'identifiers') return title + referenceLinesLength(items);
+  // One line per item (`- ` before each but the goal's), joined by newlines.
+  let chars = items.length - 1;
+  for (const x of items) chars += k === 'goal' ? x.length : x.length + 2;
+  return title + chars;
+}
+
 export function render(s: Sections): string {
   const blocks: string[] = [];
   for (const k of ORDER) if (s[k].length > 0) blocks.push(renderBlock(s, k));
@@ -128,14 +140,28 @@ export function fitToLength(
   // under `MIN_GOAL_CHARS` of prose it is left out (a fragment of the request says less than references).
   const goalMax = Math.max(40, proseMax - 20);
   prose.goal = proseMax < MIN_GOAL_CHARS ? [] : prose.goal.map((g) => clip(g, goalMax));
-  let text = render(prose);
-  while (text.length > proseMax) {
+  // The prose's rendered length kept per block as items are dropped, the text rendered once: a long
+  // prose loses dozens of items one at a time.
+  const block = new Map<Key, number>();
+  for (const k of ORDER) block.set(k, blockLength(prose, k));
+  const proseLength = () => {
+    let chars = 0;
+    let blocks = 0;
+    for (const n of block.values())
+      if (n > 0) {
+        chars += n;
+        blocks++;
+      }
+    return blocks === 0 ? 0 : chars + 2 * (blocks - 1);
+  };
+  while (proseLength() > proseMax) {
     const worst = DROP_ORDER.find((k) => prose[k].length > 0);
     if (!worst) break;
     // The last step in progress goes first (the first is the last request); elsewhere the oldest.
     prose[worst] = worst === 'inProgress' ? prose[worst].slice(0, -1) : prose[worst].slice(1);
-    text = render(prose);
+    block.set(worst, blockLength(prose, worst));
   }
+  const text = render(prose);
   // A reference the prose already spells out, or inside a better-ranked one, costs tokens and adds nothing.
   const distinct = new Set(
     distinctReferences(
@@ -154,9 +180,9 @@ export function fitToLength(
   // the references' sections are measured, not built.
   let proseChars = 0;
   let proseBlocks = 0;
-  for (const k of ORDER)
-    if (k !== 'files' && k !== 'identifiers' && prose[k].length > 0) {
-      proseChars += renderBlock(prose, k).length;
+  for (const n of block.values())
+    if (n > 0) {
+      proseChars += n;
       proseBlocks++;
     }
   const fileAt = candidates.map((x) => isFile.get(x.r) === true);
@@ -177,6 +203,6 @@ export function fitToLength(
       }
     return blocks === 0 ? 0 : chars + 2 * (blocks - 1);
   };
-  text = fitReferences(listed, max, (top) => render({ ...prose, ...split(top) }), names, length);
-  return text.length > max ? text.slice(0, max) : text;
+  const fitted = fitReferences(listed, max, (top) => render({ ...prose, ...split(top) }), names, length);
+  return fitted.length > max ? fitted.slice(0, max) : fitted;
 }
