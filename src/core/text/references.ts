@@ -4,7 +4,24 @@
  * agent uses after a cut survive in the compacted context, and the summarizers list them for that reason.
  */
 
-import { eachFileName, eachIdentifier, eachPath } from './reference-scan.ts';
+const EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|mdx|py|pyi|go|rs|rb|ex|exs|eex|heex|erl|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|ps1|sql|yml|yaml|toml|ini|cfg|conf|env|lock|txt|csv|tsv|xml|html|htm|css|scss|sass|less|vue|svelte|proto|graphql|gql|tf|lua|dart|r|jl|pl|pm|zig|nim|ml|mli|hs|elm|clj|cljs|edn|gradle|properties|dockerfile|mk|cmake|ipynb|pdf|png|jpg|svg|wasm|log|patch|diff';
+
+/**
+ * Paths with at least one slash: `src/core/index.ts`, `/home/u/x.py`, `lib/spotter/`. A match starts
+ * only where a run of path characters starts, so a long run without a slash (base64, hashes) costs one
+ * pass, not one attempt per character.
+ */
+const PATH_RE = /(?<![A-Za-z0-9_@.+~-])(?:~|\.{1,2})?\/?(?:[A-Za-z0-9_@.+-]+\/)+[A-Za-z0-9_@.+-]*/g;
+/** File names with a known extension: `mix.exs`, `README.md` (from the start of a run, as paths). */
+const FILE_RE = new RegExp(`(?<![A-Za-z0-9_.+-])[A-Za-z0-9_][A-Za-z0-9_.+-]*\\.(?:${EXTENSIONS})\\b`, 'gi');
+/**
+ * snake_case (an inner underscore between alphanumerics) or camelCase/PascalCase (a lower→upper step):
+ * a whole word of 6+ word characters that does not start with a digit and holds such a step. The step
+ * is looked for by the expression itself (a look-ahead within the word), so that a plain word is never
+ * made a string; a word of digits and underscores (`_1_234`) is left out after.
+ */
+const IDENT_RE = /\b(?=[A-Za-z_])(?=\w*?(?:[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]))\w{6,}\b/g;
 
 export type ReferenceKind = 'path' | 'file' | 'identifier';
 
@@ -40,20 +57,23 @@ function cleanPath(p: string): string | undefined {
   return trimmed.length >= 3 ? trimmed : undefined;
 }
 
-/** Every reference in `text`, by kind, in order of first appearance (deduplicated). */
+/**
+ * Every reference in `text`, by kind, in order of first appearance (deduplicated). Regular expressions
+ * rather than loops over characters: they run as native code from the first call, which is when a
+ * compaction needs them most (a process's first compactions run before the JIT has warmed up).
+ */
 export function extractReferences(text: string): Map<string, ReferenceKind> {
   const out = new Map<string, ReferenceKind>();
   if (text.includes('/'))
-    eachPath(text, (m) => {
-      const p = cleanPath(m);
+    for (const m of text.matchAll(PATH_RE)) {
+      const p = cleanPath(m[0]);
       if (p && !out.has(p)) out.set(p, 'path');
-    });
-  eachFileName(text, (f) => {
-    if (!out.has(f)) out.set(f, 'file');
-  });
-  eachIdentifier(text, (w) => {
-    if (!out.has(w)) out.set(w, 'identifier');
-  });
+    }
+  for (const m of text.matchAll(FILE_RE)) if (!out.has(m[0])) out.set(m[0], 'file');
+  for (const m of text.matchAll(IDENT_RE)) {
+    const w = m[0];
+    if ((w.charCodeAt(0) !== 95 || /[A-Za-z]/.test(w)) && !out.has(w)) out.set(w, 'identifier');
+  }
   return out;
 }
 
