@@ -13,18 +13,19 @@ import { safeCuts } from './compaction-support.ts';
  * Start of the kept part: the earliest pairing-safe turn start whose suffix fits `keep` tokens; when
  * none fits (the last turn alone is too big), the earliest safe point before an assistant message
  * inside the turns that fits, else the last such point. Returns `lead` when nothing can be cut or
- * everything fits.
+ * everything fits. `safe`: `safeCuts(messages)`, when the caller has it (these functions take it, so
+ * that a compaction pairs the calls of its input once, not at each question).
  */
 export function keepRecentCut(
   messages: readonly Message[],
   lead: number,
   keep: number,
   count: (m: Message) => number,
+  safe: readonly boolean[] = safeCuts(messages),
 ): number {
   const n = messages.length;
   const suffix = new Array<number>(n + 1).fill(0);
   for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + count(messages[i]!);
-  const safe = safeCuts(messages);
   if (suffix[lead]! <= keep) return lead; // everything fits: nothing to compact
   const turns = segmentTurns(messages.slice(lead)).map((t) => t.start + lead);
   for (const s of turns) if (s > lead && safe[s] && suffix[s]! <= keep) return s;
@@ -43,7 +44,11 @@ export function keepRecentCut(
  * calls and their results come after it), or the end when there is no assistant message after `lead`.
  * Everything from there on stays verbatim.
  */
-export function newestStepStart(messages: readonly Message[], lead: number): number {
+export function newestStepStart(
+  messages: readonly Message[],
+  lead: number,
+  safe?: readonly boolean[],
+): number {
   let last = -1;
   for (let i = messages.length - 1; i >= lead; i--)
     if (messages[i]!.role === 'assistant') {
@@ -56,9 +61,9 @@ export function newestStepStart(messages: readonly Message[], lead: number): num
     while (i > lead && messages[i - 1]!.role === 'user') i--;
     return i;
   }
-  const safe = safeCuts(messages);
+  const cuts = safe ?? safeCuts(messages);
   let i = last;
-  while (i > lead && !safe[i]) i--;
+  while (i > lead && !cuts[i]) i--;
   return i;
 }
 
@@ -80,9 +85,9 @@ export function widenCut(
   spare: number,
   cost: (i: number) => number,
   floor: number,
+  safe: readonly boolean[] = safeCuts(messages),
 ): number {
   if (spare <= 0) return cut;
-  const safe = safeCuts(messages);
   let folded = 0;
   for (let i = lead; i < cut; i++) folded += cost(i);
   let best = cut;

@@ -25,6 +25,7 @@ import {
   parseStageOptions,
   protectedIndices,
   report,
+  safeCuts,
   sumTokens,
   textMessage,
   trySummarize,
@@ -148,7 +149,11 @@ export function compaction(options: CompactionOptions = {}): Stage {
     const keptCost = (m: Message) => (isDigest(m) ? 0 : ctx.counter.countMessage(m));
     // The newest step (the model's last call and the results it is about to answer, and anything
     // after it) is never folded, whatever its size: the model must see what it is answering.
-    const cut = Math.min(keepRecentCut(input, lead, keep, keptCost), newestStepStart(input, lead));
+    const safe = safeCuts(input);
+    const cut = Math.min(
+      keepRecentCut(input, lead, keep, keptCost, safe),
+      newestStepStart(input, lead, safe),
+    );
     if (cut <= lead) return unchanged('noop', 'nothing to compact before the kept part');
     const kept = protectedIndices(input, range(lead, cut), ctx.excludeTools);
     /** What is folded and what is kept when the kept part starts at `at`. */
@@ -257,7 +262,7 @@ export function compaction(options: CompactionOptions = {}): Stage {
       // that the context lands at the fill however short the summary came back.
       const head = [...input.slice(0, lead), ...section, summaryMessage, ...keptBody, ...keptTail];
       const cost = (i: number) => (kept.has(i) ? 0 : keptCost(input[i]!));
-      const at = widenCut(input, lead, cut, target - contextTokens(head, ctx), cost, summaryTokens);
+      const at = widenCut(input, lead, cut, target - contextTokens(head, ctx), cost, summaryTokens, safe);
       if (at < cut) {
         ({ tail, folded, keptOld } = split(at));
         keptBody = unpinned(keptOld);
