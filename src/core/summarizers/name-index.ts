@@ -45,29 +45,105 @@ export interface NameIndex {
   containment(refs: readonly string[]): Containment;
 }
 
+/**
+ * Which names hold each trigram, on typed arrays: an open-addressing table of trigram keys, each with
+ * a count and a chain of entries (name number, next entry), newest first. A compaction posts a few
+ * thousand names of twenty-odd trigrams each; a map of arrays made an array per trigram and cost
+ * ~120 ns per posting.
+ */
+class Postings {
+  private bits = 12;
+  private keys = new Int32Array(1 << this.bits).fill(-1);
+  /** Per slot: the newest entry + 1 (0: none), and the number of entries. */
+  head = new Int32Array(1 << this.bits);
+  count = new Int32Array(1 << this.bits);
+  private used = 0;
+  /** Per entry: the name's number and the next (older) entry + 1. */
+  name = new Int32Array(4096);
+  next = new Int32Array(4096);
+  private entries = 0;
+
+  /** The slot of `key`, or -1 when it has no entry. */
+  find(key: number): number {
+    const mask = (1 << this.bits) - 1;
+    for (let s = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits); ; s = (s + 1) & mask) {
+      const k = this.keys[s]!;
+      if (k === key) return s;
+      if (k === -1) return -1;
+    }
+  }
+
+  /** Posts name `id` under `key`, unless its newest entry there is `id` already. */
+  add(key: number, id: number): void {
+    let s = this.find(key);
+    if (s < 0) {
+      if ((this.used + 1) * 2 > this.keys.length) this.grow();
+      const mask = (1 << this.bits) - 1;
+      s = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits);
+      while (this.keys[s] !== -1) s = (s + 1) & mask;
+      this.keys[s] = key;
+      this.used++;
+    } else if (this.name[this.head[s]! - 1] === id) return;
+    if (this.entries === this.name.length) {
+      this.name = copyGrown(this.name);
+      this.next = copyGrown(this.next);
+    }
+    this.name[this.entries] = id;
+    this.next[this.entries] = this.head[s]!;
+    this.head[s] = ++this.entries;
+    this.count[s]!++;
+  }
+
+  private grow(): void {
+    const old = { keys: this.keys, head: this.head, count: this.count };
+    this.bits++;
+    const size = 1 << this.bits;
+    this.keys = new Int32Array(size).fill(-1);
+    this.head = new Int32Array(size);
+    this.count = new Int32Array(size);
+    const mask = size - 1;
+    for (let o = 0; o < old.keys.length; o++) {
+      const key = old.keys[o]!;
+      if (key === -1) continue;
+      let s = Math.imul(key, 0x9e3779b1) >>> (32 - this.bits);
+      while (this.keys[s] !== -1) s = (s + 1) & mask;
+      this.keys[s] = key;
+      this.head[s] = old.head[o]!;
+      this.count[s] = old.count[o]!;
+    }
+  }
+}
+
+function copyGrown(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 /** A name index that keeps every name it is given (up to its bound), for the lists to come. */
 export function createNameIndex(): NameIndex {
   let numbers = new Map<string, number>();
   let names: string[] = [];
-  let postings = new Map<number, number[]>();
+  let postings = new Postings();
   let chars = 0;
   // Per name number: the list being asked about (`listOf === list`) and its first position there.
   let listOf = new Float64Array(1024);
   let firstAt = new Int32Array(1024);
   // Numbers the lists asked about; never reset, so a stale list cannot match a new one.
   let list = 0;
-  // Per name number: the postings of its rarest trigram when first asked about. They only grow, and
-  // every name holding it holds that trigram, so they stay a valid list of candidates.
-  let rarest: (number[] | undefined)[] = [];
+  // Per name number: the key of its rarest trigram when first asked about (-1: not yet). Its entries
+  // only grow, and every name holding the name holds that trigram, so they stay a valid list of
+  // candidates.
+  let rarest = new Int32Array(1024).fill(-1);
 
   const clear = () => {
     numbers = new Map();
     names = [];
-    postings = new Map();
+    postings = new Postings();
     chars = 0;
     listOf = new Float64Array(1024);
     firstAt = new Int32Array(1024);
-    rarest = [];
+    rarest = new Int32Array(1024).fill(-1);
   };
 
   const numberOf = (name: string): number => {
@@ -75,22 +151,17 @@ export function createNameIndex(): NameIndex {
     if (known !== undefined) return known;
     const id = names.length;
     names.push(name);
-    rarest.push(undefined); // dense, by number
     numbers.set(name, id);
     chars += name.length;
-    for (let p = 0; p + 3 <= name.length; p++) {
-      const key = trigram(name, p);
-      const ids = postings.get(key);
-      if (!ids) postings.set(key, [id]);
-      else if (ids[ids.length - 1] !== id) ids.push(id);
-    }
+    for (let p = 0; p + 3 <= name.length; p++) postings.add(trigram(name, p), id);
     if (id >= listOf.length) {
       const a = new Float64Array(listOf.length * 2);
       a.set(listOf);
       listOf = a;
-      const b = new Int32Array(firstAt.length * 2);
-      b.set(firstAt);
-      firstAt = b;
+      firstAt = copyGrown(firstAt);
+      const r = new Int32Array(rarest.length * 2).fill(-1);
+      r.set(rarest);
+      rarest = r;
     }
     return id;
   };
@@ -131,16 +202,21 @@ export function createNameIndex(): NameIndex {
         }
         prepare();
         const self = idAt[i]!;
-        let best = rarest[self];
-        if (!best) {
+        // Slots move when the table grows: the rarest trigram is kept as its key.
+        let best = rarest[self]! < 0 ? -1 : postings.find(rarest[self]!);
+        if (best < 0) {
           for (let p = 0, step = trigramStep(x); p + 3 <= x.length; p += step) {
-            const ids = postings.get(trigram(x, p))!; // x itself is posted
-            if (!best || ids.length < best.length) best = ids;
+            const key = trigram(x, p);
+            const slot = postings.find(key); // x itself is posted
+            if (best < 0 || postings.count[slot]! < postings.count[best]!) {
+              best = slot;
+              rarest[self] = key;
+            }
           }
-          rarest[self] = best;
         }
         let at = n;
-        for (const id of best!) {
+        for (let e = postings.head[best]!; e !== 0; e = postings.next[e - 1]!) {
+          const id = postings.name[e - 1]!;
           if (listOf[id] !== mine) continue;
           const j = firstAt[id]!;
           if (j >= at) continue;

@@ -133,6 +133,19 @@ describe('a name index kept between lists', () => {
     expect([a.firstLonger(2), b.firstLonger(2)]).toEqual([3, 3]);
   });
 
+  it('answers a list exactly again after later lists grew its trigram table', () => {
+    const names = createNameIndex();
+    const a = ['astropy/table/table.py', 'table.py', 'lib/x/table.py', 'x/table', 'able.p', 'pytable'];
+    expect(distinctReferences(a, '', names)).toEqual(distinctByPairs(a, ''));
+    // Thousands of names of new trigrams: the table of trigrams grows (and its slots move).
+    const many = Array.from({ length: 4000 }, (_, i) => `n${i.toString(36)}_${(i * 7919).toString(36)}.zq`);
+    expect(distinctReferences(many, '', names)).toEqual(distinctByPairs(many, ''));
+    for (const list of [a, [...a].reverse(), ['table.py', 'pytable', 'astropy/table/table.py']]) {
+      expect(distinctReferences(list, '', names)).toEqual(distinctByPairs(list, ''));
+      expect(fitReferences(list, 60, referenceLines, names)).toBe(fitByPairs(list, 60, referenceLines));
+    }
+  });
+
   it('starts over past its bound and still answers exactly', () => {
     const names = createNameIndex();
     // 60 lists of 1,000 distinct names: past the 25,000 names (500,000 characters) the index keeps.
