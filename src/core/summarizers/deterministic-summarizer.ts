@@ -18,7 +18,7 @@ import type { ExtractedMemory, SummarizeRequest, SummarizeResult, Summarizer } f
 
 import { clip, decisionSentences, harnessNotice, oneLine } from './extract.ts';
 import { flushLabels, memoryFlushFallback } from './flush-fallback.ts';
-import { createNameIndex } from './name-index.ts';
+import { sharedNameIndex } from './name-index.ts';
 import { rankMessageReferences } from './reference-index.ts';
 import { createSentenceMemo, type SentenceMemo } from './sentence-memo.ts';
 import { empty, fitToLength, type Key, OLD_TITLES, type Sections, TITLES } from './summary-sections.ts';
@@ -223,8 +223,9 @@ export function createDeterministicSummarizer(options: DeterministicSummarizerOp
   // Messages read ahead, with the parts they were read from (a message edited in place is read again;
   // the memo itself checks the text, so this only saves the lookups).
   const readAhead = new WeakMap<Message, Message['parts']>();
-  // The names this summarizer lists, indexed once (the next compaction lists most of them again).
-  const names = createNameIndex();
+  // The names this summarizer lists, indexed once (the next compaction lists most of them again): the
+  // process's index, which the compaction stage lists its own names in too.
+  const names = sharedNameIndex();
   // What it reads of each message's text (request lines, constraint and decision sentences), once.
   const memo = createSentenceMemo();
   return {

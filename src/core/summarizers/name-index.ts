@@ -233,6 +233,19 @@ export function createNameIndex(): NameIndex {
   };
 }
 
+let shared: NameIndex | undefined;
+
+/**
+ * The process's name index, which the compaction stage and the deterministic summarizer share: a
+ * compaction lists the summary's references, then the index's under it, mostly the same names, and
+ * each is posted once instead of once per owner. Bounded as every index (it starts over past its
+ * bound); what it holds never changes an answer.
+ */
+export function sharedNameIndex(): NameIndex {
+  shared ??= createNameIndex();
+  return shared;
+}
+
 /**
  * Where each trigram of `text` starts, on typed arrays (a long summary's index is built at every
  * compaction): `find(key)` gives the key's number `d`, whose positions are `positions[start[d]]` up to

@@ -1,6 +1,6 @@
 import { isPinned } from '../../messages/text.ts';
 import type { Message } from '../../messages/types.ts';
-import { createNameIndex } from '../../summarizers/name-index.ts';
+import { sharedNameIndex } from '../../summarizers/name-index.ts';
 import { appendReferenceIndex, readReferences } from '../../summarizers/reference-index.ts';
 import type {
   JournalEntry,
@@ -76,8 +76,9 @@ function withoutMark(state: PipelineState): PipelineState {
 
 export function compaction(options: CompactionOptions = {}): Stage {
   const o = parseStageOptions(compactionOptionsSchema, options, NAME);
-  // The names the index under each summary lists, indexed once (the next compaction lists most again).
-  const names = createNameIndex();
+  // The names the index under each summary lists, indexed once (the next compaction lists most again;
+  // the summarizer lists most of them too: one index for both).
+  const names = sharedNameIndex();
   return {
     name: NAME,
     ahead(messages, ctx) {
