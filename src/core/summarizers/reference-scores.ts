@@ -4,7 +4,8 @@
  * process (per references map, memoized), and the statistics of a call live in typed arrays by number,
  * stamped with the call. A compaction ranks the references of what it folds twice (the summarizer, then
  * the index under the summary), thousands each time; the map updates were most of that. `rankSources`
- * orders them by worth per length in one sort of indices (`rankMessageReferences` sorted objects twice).
+ * orders them by worth per length with a native sort of the worths (`rankMessageReferences` sorted
+ * objects twice with comparators).
  *
  * Same answer as `scoreReferences` (`test/core/summarizers/reference-index.test.ts` compares them):
  * the same statistics per reference, the same score expression, the same order before the stable sort
@@ -189,9 +190,9 @@ export function scoreSources(sources: readonly ScoredSource[]): ScoredReference[
 
 /**
  * `scoreSources(sources)` without the references in `leave`, ordered by score per
- * length^`exponent` (ties in the order `scoreSources` gives), in one sort: the two stable sorts
+ * length^`exponent` (ties in the order `scoreSources` gives): the two stable sorts
  * `rankMessageReferences` made, by score then by worth per length, order the references by worth per
- * length, then score, then recency, then first appearance — the keys of this one.
+ * length, then score, then recency, then first appearance — the keys of this order.
  */
 export function rankSources(
   sources: readonly ScoredSource[],
@@ -205,15 +206,27 @@ export function rankSources(
   const score = new Float64Array(n);
   const worth = new Float64Array(n);
   const recent = new Float64Array(n);
-  const order: number[] = new Array(n);
+  // Per worth, its references in order of first appearance.
+  const byWorth = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     score[i] = scoreOf(id, first, span);
     worth[i] = score[i]! / names[id]!.length ** exponent;
     recent[i] = last[id]!;
-    order[i] = i;
+    const same = byWorth.get(worth[i]!);
+    if (same) same.push(i);
+    else byWorth.set(worth[i]!, [i]);
   }
-  order.sort((a, b) => worth[b]! - worth[a]! || score[b]! - score[a]! || recent[b]! - recent[a]! || a - b);
+  // The worths sorted natively (a comparator called n log n times was most of the ranking), best first;
+  // only references of equal worth are compared, by score, recency and first appearance.
+  const values = Float64Array.from(worth).sort();
+  const order: number[] = [];
+  for (let k = n - 1; k >= 0; k--) {
+    if (k < n - 1 && values[k] === values[k + 1]) continue;
+    const same = byWorth.get(values[k]!)!;
+    if (same.length > 1) same.sort((a, b) => score[b]! - score[a]! || recent[b]! - recent[a]! || a - b);
+    for (const i of same) order.push(i);
+  }
   return order.map((i) => {
     const id = ids[i]!;
     return { ref: names[id]!, kind: kindOf[id]!, count: count[id]!, score: score[i]! };
