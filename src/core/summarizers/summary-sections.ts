@@ -101,6 +101,18 @@ export function blockLength(s: Sections, k: Key): number {
   return title + chars;
 }
 
+/** The characters and the number of the non-empty blocks among `lengths`. */
+function sumBlocks(lengths: Iterable<number>): { chars: number; blocks: number } {
+  let chars = 0;
+  let blocks = 0;
+  for (const n of lengths)
+    if (n > 0) {
+      chars += n;
+      blocks++;
+    }
+  return { chars, blocks };
+}
+
 export function render(s: Sections): string {
   const blocks: string[] = [];
   for (const k of ORDER) if (s[k].length > 0) blocks.push(renderBlock(s, k));
@@ -145,13 +157,7 @@ export function fitToLength(
   const block = new Map<Key, number>();
   for (const k of ORDER) block.set(k, blockLength(prose, k));
   const proseLength = () => {
-    let chars = 0;
-    let blocks = 0;
-    for (const n of block.values())
-      if (n > 0) {
-        chars += n;
-        blocks++;
-      }
+    const { chars, blocks } = sumBlocks(block.values());
     return blocks === 0 ? 0 : chars + 2 * (blocks - 1);
   };
   while (proseLength() > proseMax) {
@@ -178,13 +184,7 @@ export function fitToLength(
   });
   // The search measures the rendering of a dozen prefixes: the prose blocks' lengths are fixed, and
   // the references' sections are measured, not built.
-  let proseChars = 0;
-  let proseBlocks = 0;
-  for (const n of block.values())
-    if (n > 0) {
-      proseChars += n;
-      proseBlocks++;
-    }
+  const { chars: proseChars, blocks: proseBlocks } = sumBlocks(block.values());
   const fileAt = candidates.map((x) => isFile.get(x.r) === true);
   const listed = candidates.map((x) => x.r);
   const length = (picked: readonly number[]) => {
