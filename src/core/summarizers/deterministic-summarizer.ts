@@ -172,7 +172,9 @@ function extract(
   now.errors = now.errors.slice(-o.maxErrors);
   now.constraints = now.constraints.slice(-o.maxConstraints);
   now.accomplished = now.accomplished.slice(-o.maxAccomplished);
-  return { now, earlier, rank: new Map(ranked.map((r, i) => [r.ref, i])) };
+  const rank = new Map<string, number>();
+  for (let i = 0; i < ranked.length; i++) rank.set(ranked[i]!.ref, i);
+  return { now, earlier, rank };
 }
 
 function merge(previous: Sections[], now: Sections, o: Required<DeterministicSummarizerOptions>): Sections {

@@ -64,16 +64,14 @@ function cleanPath(p: string): string | undefined {
  */
 export function extractReferences(text: string): Map<string, ReferenceKind> {
   const out = new Map<string, ReferenceKind>();
-  if (text.includes('/'))
-    for (const m of text.matchAll(PATH_RE)) {
-      const p = cleanPath(m[0]);
-      if (p && !out.has(p)) out.set(p, 'path');
-    }
-  for (const m of text.matchAll(FILE_RE)) if (!out.has(m[0])) out.set(m[0], 'file');
-  for (const m of text.matchAll(IDENT_RE)) {
-    const w = m[0];
-    if ((w.charCodeAt(0) !== 95 || /[A-Za-z]/.test(w)) && !out.has(w)) out.set(w, 'identifier');
+  // `match` with the global flag: the matched strings only, not a match object per match.
+  for (const m of (text.includes('/') && text.match(PATH_RE)) || []) {
+    const p = cleanPath(m);
+    if (p && !out.has(p)) out.set(p, 'path');
   }
+  for (const m of text.match(FILE_RE) ?? []) if (!out.has(m)) out.set(m, 'file');
+  for (const w of text.match(IDENT_RE) ?? [])
+    if ((w.charCodeAt(0) !== 95 || /[A-Za-z]/.test(w)) && !out.has(w)) out.set(w, 'identifier');
   return out;
 }
 
