@@ -35,6 +35,8 @@ export function trigramStep(s: string): number {
 export interface Containment {
   first(i: number): number;
   firstLonger(i: number): number;
+  /** `first(i) < i`: a reference before `refs[i]` holds it (candidates from `i` on are not checked). */
+  heldBefore(i: number): boolean;
 }
 
 export interface NameIndex {
@@ -189,16 +191,16 @@ export function createNameIndex(): NameIndex {
           }
         }
       };
-      // The smallest position in `refs` of a name holding x (a longer one when `longer`), or n.
-      const scan = (i: number, longer: boolean): number => {
+      // The smallest position below `bound` of a name holding x (a longer one when `longer`), or `bound`.
+      const scan = (i: number, longer: boolean, bound = n): number => {
         const x = refs[i]!;
         const min = longer ? x.length + 1 : 0;
         if (x.length < 3) {
-          for (let j = 0; j < n; j++) {
+          for (let j = 0; j < bound; j++) {
             const y = refs[j]!;
             if (y.length >= min && y.includes(x)) return j;
           }
-          return n;
+          return bound;
         }
         prepare();
         const self = idAt[i]!;
@@ -214,7 +216,7 @@ export function createNameIndex(): NameIndex {
             }
           }
         }
-        let at = n;
+        let at = bound;
         for (let e = postings.head[best]!; e !== 0; e = postings.next[e - 1]!) {
           const id = postings.name[e - 1]!;
           if (listOf[id] !== mine) continue;
@@ -228,6 +230,7 @@ export function createNameIndex(): NameIndex {
       return {
         first: (i) => scan(i, false),
         firstLonger: (i) => scan(i, true),
+        heldBefore: (i) => scan(i, false, i) < i,
       };
     },
   };

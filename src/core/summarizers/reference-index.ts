@@ -215,8 +215,8 @@ export function distinctReferences(
   // A reference inside one the text spells out is spelled out too: only the rest need comparing.
   const spelled = inText(text, ranked.length);
   const rest = ranked.filter((r) => !spelled(r));
-  const { first } = names.containment(rest);
-  return rest.filter((_, i) => first(i) >= i);
+  const { heldBefore } = names.containment(rest);
+  return rest.filter((_, i) => !heldBefore(i));
 }
 
 /**
@@ -260,12 +260,17 @@ export function fitReferences(
   /** The length of the rendering of the references at `picked` (indices into `refs`, in order). */
   length: (picked: readonly number[]) => number = (picked) => render(picked.map((i) => refs[i]!)).length,
 ): string {
-  // refs[i] leaves the first k exactly when its first longer container is among them.
+  // refs[i] leaves the first k exactly when its first longer container is among them. Asked only of
+  // the references a measured prefix holds (the search's first prefix is half the list, and a summary's
+  // room takes a fraction of it), once each.
   const { firstLonger } = names.containment(refs);
-  const container = refs.map((_, i) => firstLonger(i));
+  const container = new Int32Array(refs.length).fill(-1);
   const pick = (k: number) => {
     const head: number[] = [];
-    for (let i = 0; i < k; i++) if (container[i]! >= k) head.push(i);
+    for (let i = 0; i < k; i++) {
+      if (container[i]! < 0) container[i] = firstLonger(i);
+      if (container[i]! >= k) head.push(i);
+    }
     return head;
   };
   let lo = 0;

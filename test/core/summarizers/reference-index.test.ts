@@ -124,6 +124,19 @@ describe('a name index kept between lists', () => {
     );
   });
 
+  it('says a reference is held before it exactly when the first reference holding it is earlier', () => {
+    fc.assert(
+      fc.property(refs, (list) => {
+        const names = createNameIndex();
+        const { first, heldBefore } = names.containment(list);
+        for (let i = 0; i < list.length; i++)
+          expect(heldBefore(i)).toBe(list.slice(0, i).some((y) => y.includes(list[i]!)));
+        expect(list.map((_, i) => heldBefore(i))).toEqual(list.map((_, i) => first(i) < i));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('answers for the list asked about when two lists are asked in turn', () => {
     const names = createNameIndex();
     const a = names.containment(['src/a.ts', 'a.ts', 'b.ts']);
