@@ -84,6 +84,22 @@ describe('extractReferences', () => {
     );
   });
 
+  it('finds the same references in a text with newlines around it (the source of a message of one text)', () => {
+    const unit = fc.constantFrom(...'aZ_9 .+-/~@:\n'.split(''), 'ts', 'src/', 'fooBar', 'a_b1', '```', '`');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), (units) => {
+        const text = units.join('');
+        const refs = [...extractReferences(text)];
+        expect([...extractReferences(`\n${text}`)]).toEqual(refs);
+        expect([...extractReferences(`${text}\n`)]).toEqual(refs);
+        expect([...extractReferences(codeSpans(`\n${text}\n`))]).toEqual([
+          ...extractReferences(codeSpans(text)),
+        ]);
+      }),
+      { numRuns: 2000, seed: 41 },
+    );
+  });
+
   it('equals the regular-expression definition on a few given edge cases', () => {
     for (const text of [
       'a.ts-foo.bar a.ts.md.x b.py.md and x.min.JS, .env .. ..ts _1_2345 __init__ a__b __Ab ab_1cd 1abcdE_f',

@@ -84,14 +84,25 @@ function same(hit: Read, m: Message): boolean {
   return true;
 }
 
-/** The text `m` gives the index: its text, then each tool call's argument strings and tool output. */
+/**
+ * The text `m` gives the index: its text, then each tool call's argument strings and tool output,
+ * joined by newlines. When only one of them holds text (a tool result, a plain reply), that text
+ * itself, not a copy with newlines around it: a newline starts or ends no reference, as the start and
+ * end of a text do not, so the references are the same (`extractReferences` is tested for it).
+ */
 function sourceOf(m: Message): string {
   const seen = [messageText(m)];
   for (const p of m.parts) {
     if (p.type === 'tool-call') seen.push(argStrings(p.args).join('\n'));
     else if (p.type === 'tool-result') seen.push(outputText(p.output).slice(0, 20_000));
   }
-  return seen.join('\n');
+  let only: string | undefined;
+  for (const x of seen) {
+    if (x === '') continue;
+    if (only !== undefined) return seen.join('\n');
+    only = x;
+  }
+  return only ?? seen.join('\n');
 }
 
 /**
