@@ -15,6 +15,8 @@
  * compaction and the steps that waited for an LLM summary, outside the blocking level and at it.
  *
  * Env: BENCH_CLOCK=cpu (CPU time instead of elapsed; the LLM rows stay elapsed), BENCH_DATA, BENCH_WINDOWS (default 32000,128000), BENCH_IDLE_MS, BENCH_LLM_MS, BENCH_NO_LLM=1,
+ * BENCH_WARMUP=cold (the untimed warm-up without the generated session that compacts: the measured
+ * sessions' first compactions are then the process's first),
  * BENCH_AHEAD_LIMIT (the pipeline's `aheadLimit`; default: the pipeline's own — unlimited offline, 3 with the LLM),
  * BENCH_PASSES=n (1–20: n measured passes of the offline rows, each on its own parse; every step keeps
  * its cheapest, as `npm run bench:pipeline` does), BENCH_STEPS_OVER=ms (list the offline rows' steps
@@ -32,6 +34,7 @@ import { fixedClock, type Summarizer, sequentialIds } from '../src/core/ports.ts
 import { createDeterministicSummarizer } from '../src/core/summarizers/deterministic-summarizer.ts';
 import { createOpenAISummarizer } from '../src/providers/openai-summarizer.ts';
 import { loadReplaySessions, type ReplaySession } from './replay-sessions.ts';
+import { warmSession } from './support/warm-session.ts';
 
 const DATA = process.env.BENCH_DATA ?? '../shared/data/trajectories';
 const WINDOWS = (process.env.BENCH_WINDOWS ?? '32000,128000').split(',').map(Number);
@@ -224,9 +227,21 @@ if (sessions.length === 0) {
   process.exit(0);
 }
 const defaultSummarizer = (): Summarizer => createDeterministicSummarizer();
-// Warm-up (JIT), untimed.
+// Warm-up (JIT), untimed: three small Claude Code sessions, then (unless BENCH_WARMUP=cold) a
+// generated coding session (support/warm-session.ts) that compacts at every window, so that the
+// measured pass meets the pre-flight compiled, as a process that has run sessions before does. The
+// Claude Code sessions' first compactions are otherwise the process's first: BENCH_WARMUP=cold
+// measures that.
+const COLD = process.env.BENCH_WARMUP === 'cold';
 for (const s of sessions.slice(0, 3))
   for (const w of WINDOWS) await replay(s, w, 'back to back', defaultSummarizer);
+const warmers = COLD ? [] : [warmSession()];
+let warmCompactions = 0;
+for (const s of warmers)
+  for (const w of WINDOWS)
+    warmCompactions += (await replay(s, w, 'back to back', defaultSummarizer)).filter(
+      (x) => x.compacted,
+    ).length;
 
 listing = true;
 console.log(
@@ -331,5 +346,7 @@ for (const [g, v, ok] of goals) console.log(`| ${g} | ${v} | ${ok ? 'yes' : 'NO'
 console.log(
   `\n${CLOCK === 'cpu' ? 'CPU time (user + system) of this process' : 'Elapsed time'}${PASSES > 1 ? `, each step's cheapest of ${PASSES} passes (offline rows)` : ''}; Node ${process.version}; load average ${loadavg()
     .map((x) => x.toFixed(1))
-    .join(' ')} on ${availableParallelism()} CPUs; \`npm run bench:pipeline:idle\``,
+    .join(
+      ' ',
+    )} on ${availableParallelism()} CPUs; warm-up ${COLD ? 'cold (no compaction before the measured pass)' : `with a generated session (${warmCompactions} compactions)`}; \`npm run bench:pipeline:idle\``,
 );
