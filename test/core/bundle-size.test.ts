@@ -24,7 +24,8 @@ describe('bundle size', () => {
     // bundle because `createPipeline` takes a preset by name. 75 KB until #41's prompt cache (the cost
     // model, the rewrite gate, `run.cache`, Anthropic breakpoints, arrival truncation in the pre-flight,
     // ~3.6 KB gzip): 77,110 B. The recall tools' refs in the stubs (the tools themselves come with
-    // `createRecall`, outside createPipeline): 77,925 B. The guard is 78 KB; the goal in
+    // `createRecall`, outside createPipeline): 77,925 B. The paid-summary cap, the cached-prefix prompt
+    // and the name index on typed arrays: 79,539 B (333 B under the guard). The guard is 78 KB; the goal in
     // docs/packaging.md moves with it, and a change that grows the bundle further fails here.
     expect(gzip).toBeLessThanOrEqual(78 * 1024);
   });
