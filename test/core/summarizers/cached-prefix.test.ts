@@ -5,6 +5,7 @@ import { assistant, toolCall, user } from '../../../src/core/messages/builders.t
 import type { Message, ToolDefinition } from '../../../src/core/messages/types.ts';
 import { createPipeline } from '../../../src/core/pipeline/pipeline.ts';
 import { PAID_SUMMARY_TOKENS } from '../../../src/core/pipeline/presets/default/preset.ts';
+import { countMargin } from '../../../src/core/pipeline/presets/presets.ts';
 import {
   fixedClock,
   type SummarizeRequest,
@@ -18,6 +19,7 @@ import {
 } from '../../../src/core/summarizers/prompts/cached-prefix.ts';
 import { KOSMOKRATOR_SYSTEM_PROMPT } from '../../../src/core/summarizers/prompts/kosmokrator.ts';
 import { type SummarizerCall, summarizerFrom } from '../../../src/core/summarizers/summarizer-from.ts';
+import { createCalibratedCounter } from '../../../src/core/tokens/calibrated/calibrated-counter.ts';
 import { createChars4Counter } from '../../../src/core/tokens/estimators.ts';
 import { withFallback } from '../../../src/providers/with-fallback.ts';
 import { clockedContext, code, codingSession, sendPoints } from '../pipeline/prompt-cache-helpers.ts';
@@ -194,6 +196,30 @@ describe('default compaction with a paid summarizer', () => {
 });
 
 describe('the pipeline passes the summarizer through', () => {
+  it("reads ahead once the estimate's upper bound nears warning, before a compaction is due (default counter)", async () => {
+    const seen: number[] = [];
+    const inner = createDeterministicSummarizer();
+    const summarizer: Summarizer = {
+      name: 'reading',
+      summarize: (r) => inner.summarize(r),
+      ahead: (messages) => seen.push(messages.length),
+    };
+    const pipeline = createPipeline({ budget: { contextWindow: 32_000 }, summarizer });
+    const { budget } = pipeline;
+    const margin = countMargin(createCalibratedCounter({ preset: 'o200k' }));
+    // With the calibrated counter's margin, a compaction is due before the estimate reaches warning:
+    // the read-ahead must start on the upper bound, or it never runs.
+    expect(budget.autoCompact / margin).toBeLessThan(budget.warning);
+    const history: Message[] = [user('Refactor the store module.', { id: 'u0' })];
+    for (let k = 0; pipeline.estimate({ messages: history }).tokens * margin < budget.warning; k++) {
+      history.push(assistant(`Reading part ${k}.`, [], { id: `a${k}` }));
+      history.push(user(code(`part${k}`, 2), { id: `u${k + 1}` }));
+    }
+    const run = await pipeline.prepare({ messages: history });
+    expect(run.reports.find((r) => r.stage === 'compaction')?.status).toBe('skipped');
+    expect(seen).toEqual([history.length]);
+  });
+
   it("reads ahead with the summarizer's own ahead above warning", async () => {
     const seen: number[] = [];
     const inner = createDeterministicSummarizer();

@@ -170,7 +170,7 @@ export const defaultFlow: Flow = async (r, s, g) => {
     if (s.pruning) await runAtLevel(r, s.pruning, 'warn');
     if (s.archiving) await runAtLevel(r, s.archiving, 'warn');
   }
-  const escalation = await guardedCompaction(r, s, due);
+  const escalation = await guardedCompaction(r, s, due, g);
   if (escalation) {
     const target = Math.round(g.loopGuardRatio * r.context.budget.autoCompact);
     const masking = s.masking?.(Math.max(1, r.measure.tokens - target));
@@ -192,13 +192,20 @@ export const defaultFlow: Flow = async (r, s, g) => {
  * (SEED-RULES §4.8; DESIGN.md): when it reports `escalated` or `breaker-open`, or fails at the blocking
  * level, the flow masks and trims instead of summarising again. Returns that reason, or undefined.
  */
-async function guardedCompaction(r: Recorder, s: PresetStages, due: boolean): Promise<string | undefined> {
+async function guardedCompaction(
+  r: Recorder,
+  s: PresetStages,
+  due: boolean,
+  g: GuardOptions,
+): Promise<string | undefined> {
   if (!s.compaction) return undefined;
   if (!due && !atLeast(r.measure, 'compact')) {
-    // Above warning a compaction is coming: the stage reads the messages that arrived since (their
+    // Near warning a compaction is coming: the stage reads the messages that arrived since (their
     // references, the summarizer's sentences), so that the compaction itself reads only what it has
-    // not seen.
-    if (atLeast(r.measure, 'warn')) s.compaction.ahead?.(r.messages, r.context);
+    // not seen. "Near" is the estimate's p95 upper bound, as for the compaction itself: with a
+    // calibrated counter's margin the compaction is due before the estimate reaches warning.
+    if (atLeast(r.measure, 'warn') || r.measure.tokens * g.countMargin >= r.context.budget.warning)
+      s.compaction.ahead?.(r.messages, r.context);
     r.skip(s.compaction.name, `level ${r.measure.level} below compact`);
     return undefined;
   }
