@@ -195,15 +195,21 @@ describe('default compaction with a paid summarizer', () => {
   });
 });
 
+/** The deterministic summarizer, noting the length of every history it is given to read ahead. */
+function reading() {
+  const seen: number[] = [];
+  const inner = createDeterministicSummarizer();
+  const summarizer: Summarizer = {
+    name: 'reading',
+    summarize: (r) => inner.summarize(r),
+    ahead: (messages) => seen.push(messages.length),
+  };
+  return { seen, summarizer };
+}
+
 describe('the pipeline passes the summarizer through', () => {
   it("reads ahead once the estimate's upper bound nears warning, before a compaction is due (default counter)", async () => {
-    const seen: number[] = [];
-    const inner = createDeterministicSummarizer();
-    const summarizer: Summarizer = {
-      name: 'reading',
-      summarize: (r) => inner.summarize(r),
-      ahead: (messages) => seen.push(messages.length),
-    };
+    const { seen, summarizer } = reading();
     const pipeline = createPipeline({ budget: { contextWindow: 32_000 }, summarizer });
     const { budget } = pipeline;
     const margin = countMargin(createCalibratedCounter({ preset: 'o200k' }));
@@ -221,13 +227,7 @@ describe('the pipeline passes the summarizer through', () => {
   });
 
   it("reads ahead with the summarizer's own ahead above warning", async () => {
-    const seen: number[] = [];
-    const inner = createDeterministicSummarizer();
-    const summarizer: Summarizer = {
-      name: 'reading',
-      summarize: (r) => inner.summarize(r),
-      ahead: (messages) => seen.push(messages.length),
-    };
+    const { seen, summarizer } = reading();
     // A counter without a margin: with the calibrated one's, a compaction is due before warning.
     const pipeline = createPipeline({
       budget: { contextWindow: 16_000 },
