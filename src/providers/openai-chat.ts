@@ -10,7 +10,13 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { CtxError, createChars4Counter, type PromptPlan, stripThinking } from '../core/index.ts';
+import {
+  CtxError,
+  createChars4Counter,
+  type PromptPlan,
+  stripThinking,
+  type ToolDefinition,
+} from '../core/index.ts';
 import { loadOpenAI, type OpenAIModule } from './openai-sdk.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { withRetries } from './retry.ts';
@@ -72,7 +78,15 @@ class Call {
 }
 
 /** What one call sends: the messages (system first), and optionally the temperature and output cap. */
-export type ChatPlan = Pick<PromptPlan, 'messages' | 'temperature' | 'maxTokens'>;
+export type ChatPlan = Pick<PromptPlan, 'messages' | 'temperature' | 'maxTokens'> & {
+  /**
+   * Tool schemas in Chat Completions form, sent with tool choice `none`: the agent's own, so that a
+   * summary asked on its last send starts with the prefix the provider cached.
+   */
+  tools?: readonly ToolDefinition[];
+  /** OpenAI's `prompt_cache_key`: routes the call to the cache the agent's calls with that key filled. */
+  promptCacheKey?: string;
+};
 
 export interface OpenAIChat {
   /** The options, validated, with their defaults. */
@@ -195,7 +209,7 @@ export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'cr
 
   /** One Chat Completions call with retries; the answer text (thinking removed) is never empty. */
   async function complete(
-    plan: PromptPlan,
+    plan: ChatPlan,
     model: string,
     signal: AbortSignal | undefined,
   ): Promise<ChatAnswer> {
@@ -204,6 +218,11 @@ export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'cr
     const body: ChatCompletionCreateParamsNonStreaming = { model, messages };
     if (plan.temperature !== undefined) body.temperature = plan.temperature;
     if (plan.maxTokens !== undefined) body[o.maxTokensParam] = plan.maxTokens;
+    if (plan.tools !== undefined && plan.tools.length > 0) {
+      body.tools = plan.tools as NonNullable<ChatCompletionCreateParamsNonStreaming['tools']>;
+      body.tool_choice = 'none';
+    }
+    if (plan.promptCacheKey !== undefined) body.prompt_cache_key = plan.promptCacheKey;
     let retries = 0;
     let answer: ChatAnswer;
     try {

@@ -36,6 +36,15 @@ export interface OpenAISummarizerOptions {
   maxRetryDelayMs?: number;
   /** Name of the summarizer in reports. @default 'openai' */
   name?: string;
+  /**
+   * `cached`: a compaction's summary is asked on the agent's last send — its system prompt, messages
+   * and tool schemas (tool choice `none`), then one instruction — so the provider serves that send
+   * from its prompt cache, as Claude Code does. The call then goes to `model`, the agent's own (a cache
+   * belongs to one model), not to `summarizationModel`. @default transcript
+   */
+  prefix?: 'cached';
+  /** OpenAI's `prompt_cache_key` for those calls: the key the agent's own calls carry, if it sets one (at most 64 characters). */
+  promptCacheKey?: string;
   /** `fetch` handed to the SDK (Workers, tests). */
   fetch?: typeof fetch;
   /** Builds the SDK client. @default (o) => new OpenAI(o) */
@@ -81,6 +90,8 @@ const dataSchema = z.object({
   initialRetryDelayMs: z.number().min(0).optional(),
   maxRetryDelayMs: z.number().min(0).optional(),
   name: nonEmpty.optional(),
+  prefix: z.literal('cached', { message: "must be 'cached' or left out" }).optional(),
+  promptCacheKey: nonEmpty.max(64, 'must be at most 64 characters (OpenAI refuses longer keys)').optional(),
 });
 
 /** Validates with zod; the first issue becomes a `CtxError('invalid_config')` naming the field. */
@@ -91,10 +102,16 @@ export function parseConfig<T>(schema: z.ZodType<T>, input: unknown, base: reado
   throw new CtxError('invalid_config', issue.message, { path: formatPath([...base, ...issue.path]) });
 }
 
-export type ResolvedOptions = Required<
-  Omit<OpenAISummarizerOptions, 'summarizationModel' | 'fetch' | 'clientFactory' | 'counter' | 'onRetry'>
-> &
-  Pick<OpenAISummarizerOptions, 'summarizationModel' | 'fetch' | 'clientFactory' | 'counter' | 'onRetry'>;
+type Unset =
+  | 'summarizationModel'
+  | 'fetch'
+  | 'clientFactory'
+  | 'counter'
+  | 'onRetry'
+  | 'prefix'
+  | 'promptCacheKey';
+export type ResolvedOptions = Required<Omit<OpenAISummarizerOptions, Unset>> &
+  Pick<OpenAISummarizerOptions, Unset>;
 
 export function resolveOptions(options: OpenAISummarizerOptions): ResolvedOptions {
   const { fetch, clientFactory, sleep, random, now, counter, onRetry, ...data } = options;

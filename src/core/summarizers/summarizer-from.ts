@@ -18,7 +18,7 @@ import type {
   TokenCounter,
 } from '../ports.ts';
 import { createChars4Counter } from '../tokens/estimators.ts';
-import { cachedPrefixInstruction } from './prompts/cached-prefix.ts';
+import { CACHED_PREFIX_FAMILY, cachedPrefixInstruction } from './prompts/cached-prefix.ts';
 import { buildPrompt } from './prompts/index.ts';
 import { stripThinking } from './prompts/parse-answer.ts';
 import { planText } from './prompts/plan-text.ts';
@@ -150,7 +150,7 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
     };
     if (plan.temperature !== undefined) call.temperature = plan.temperature;
     if (request.signal) call.signal = request.signal;
-    if (plan.family === CACHED_FAMILY && request.sent) {
+    if (plan.family === CACHED_PREFIX_FAMILY && request.sent) {
       call.sent = request.sent;
       call.instruction = cachedPrefixInstruction(request.sent, request.instructions);
       if (request.sent.tools) call.tools = request.sent.tools;
@@ -201,9 +201,6 @@ export function summarizerFrom(fn: SummarizerFn, options: SummarizerFromOptions 
   };
   return options.prefix === 'cached' ? { ...summarizer, prefix: 'cached' } : summarizer;
 }
-
-/** The prompt family of a summary asked on the agent's last send. */
-const CACHED_FAMILY = 'kosmokrator-cached';
 
 function withoutSent(request: SummarizeRequest): SummarizeRequest {
   if (request.sent === undefined) return request;

@@ -14,6 +14,9 @@ import { parseKosmokratorAnswer } from './parse-answer.ts';
 import type { PromptPlan } from './types.ts';
 import { updateBlock } from './update.ts';
 
+/** The prompt family of a summary asked on the agent's last send. */
+export const CACHED_PREFIX_FAMILY = 'kosmokrator-cached';
+
 /** How the instruction names the last message the summary stands for. */
 function describe(m: Message | undefined): string {
   if (!m) return 'the first message';
@@ -50,7 +53,7 @@ export function cachedPrefixPrompt(request: SummarizeRequest & { sent: SentPrefi
   const { sent } = request;
   const options = sent.system !== undefined ? { system: sent.system } : {};
   return {
-    family: 'kosmokrator-cached',
+    family: CACHED_PREFIX_FAMILY,
     messages: [
       ...(toOpenAI(sent.messages, options) as unknown as PromptPlan['messages']),
       { role: 'user', content: cachedPrefixInstruction(sent, request.instructions) },

@@ -5,6 +5,9 @@
  */
 import type { SummarizeRequest } from '../../ports.ts';
 import { cachedPrefixPrompt } from './cached-prefix.ts';
+
+export { CACHED_PREFIX_FAMILY } from './cached-prefix.ts';
+
 import { coCliPrompt } from './co-cli.ts';
 import { cowagentPrompt } from './cowagent.ts';
 import { kosmokratorPrompt, kosmokratorTwoCallPrompt } from './kosmokrator.ts';
