@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromAnthropic, toAnthropic } from '../../src/core/adapters/anthropic.ts';
-import { usageFromRecord } from '../../src/core/adapters/openai.ts';
+import { fromOpenAI, toOpenAI, usageFromRecord } from '../../src/core/adapters/openai.ts';
 import { assistant, toolCall, toolResult, user } from '../../src/core/messages/builders.ts';
 import type { Message } from '../../src/core/messages/types.ts';
 
@@ -117,6 +117,41 @@ describe('usageFromRecord (cached tokens)', () => {
         input_tokens_details: { cached_tokens: 2048 },
       }),
     ).toMatchObject({ inputTokens: 952, cacheReadTokens: 2048 });
+  });
+
+  it('reads the cache writes GPT-5.6 counts inside the prompt, Chat Completions and Responses', () => {
+    expect(
+      usageFromRecord({
+        prompt_tokens: 5000,
+        completion_tokens: 20,
+        prompt_tokens_details: { cached_tokens: 3000, cache_write_tokens: 1800 },
+      }),
+    ).toMatchObject({ inputTokens: 200, cacheReadTokens: 3000, cacheWriteTokens: 1800 });
+    expect(
+      usageFromRecord({
+        input_tokens: 3000,
+        output_tokens: 5,
+        input_tokens_details: { cached_tokens: 0, cache_write_tokens: 2900 },
+      }),
+    ).toMatchObject({ inputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 2900 });
+    // More written than the prompt left: not a reading of this call.
+    expect(
+      usageFromRecord({
+        prompt_tokens: 500,
+        completion_tokens: 2,
+        prompt_tokens_details: { cached_tokens: 400, cache_write_tokens: 200 },
+      }),
+    ).toEqual({ inputTokens: 100, outputTokens: 2, cacheReadTokens: 400 });
+  });
+
+  it('keeps the cache reads and writes through a trajectory written and read back', () => {
+    const usage = { inputTokens: 100, outputTokens: 5, cacheReadTokens: 9000, cacheWriteTokens: 50 };
+    const m: Message = { ...assistant('done', [], { id: 'a1' }), usage };
+    const written = toOpenAI([m], { trajectory: true });
+    expect(written[0]).toMatchObject({
+      usage: { prompt_tokens: 9150, prompt_tokens_details: { cached_tokens: 9000, cache_write_tokens: 50 } },
+    });
+    expect(fromOpenAI(JSON.parse(JSON.stringify(written)))[0]!.usage).toEqual(usage);
   });
 
   it('keeps Anthropic’s reads and writes beside its uncached input', () => {

@@ -23,7 +23,8 @@ export type ProviderReply =
       toolCalls?: FakeToolCall[];
       /**
        * `cacheRead` / `cacheWrite`: prompt-cache tokens as each provider reports them (OpenAI counts
-       * the cached ones inside the prompt, `prompt_tokens_details.cached_tokens`; Anthropic beside
+       * both inside the prompt, `prompt_tokens_details.cached_tokens` and, from GPT-5.6 on,
+       * `cache_write_tokens` — `input_tokens_details` in the Responses API; Anthropic beside
        * `input_tokens`, `cache_read_input_tokens` and `cache_creation_input_tokens`).
        */
       usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
@@ -168,6 +169,15 @@ const DEFAULT_USAGE: { input: number; output: number; cacheRead?: number; cacheW
   output: 10,
 };
 
+/** OpenAI's cache counts, inside the prompt: `{ [key]: { cached_tokens, cache_write_tokens } }` with those reported. */
+function openAICacheDetails(key: string, usage: { cacheRead?: number; cacheWrite?: number }) {
+  if (usage.cacheRead === undefined && usage.cacheWrite === undefined) return {};
+  const details: Record<string, number> = {};
+  if (usage.cacheRead !== undefined) details.cached_tokens = usage.cacheRead;
+  if (usage.cacheWrite !== undefined) details.cache_write_tokens = usage.cacheWrite;
+  return { [key]: details };
+}
+
 /** Anthropic's input side of a usage: uncached input, and the cache's reads and writes beside it. */
 function anthropicInput(usage: { input: number; cacheRead?: number; cacheWrite?: number }) {
   return {
@@ -221,12 +231,12 @@ async function openai(res: ServerResponse, body: Record<string, unknown>, reply:
     return;
   }
   const usage = reply.usage ?? DEFAULT_USAGE;
-  const prompt = usage.input + (usage.cacheRead ?? 0);
+  const prompt = usage.input + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0);
   const u = {
     prompt_tokens: prompt,
     completion_tokens: usage.output,
     total_tokens: prompt + usage.output,
-    ...(usage.cacheRead !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
+    ...openAICacheDetails('prompt_tokens_details', usage),
   };
   const calls = (reply.toolCalls ?? []).map((c) => ({
     id: c.id,
@@ -463,10 +473,10 @@ async function responses(res: ServerResponse, body: Record<string, unknown>, rep
     model,
     output,
     usage: {
-      input_tokens: usage.input + (usage.cacheRead ?? 0),
+      input_tokens: usage.input + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0),
       output_tokens: usage.output,
-      total_tokens: usage.input + (usage.cacheRead ?? 0) + usage.output,
-      ...(usage.cacheRead !== undefined ? { input_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
+      total_tokens: usage.input + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) + usage.output,
+      ...openAICacheDetails('input_tokens_details', usage),
     },
   };
   if (!body.stream) {

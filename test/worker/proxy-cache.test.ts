@@ -11,6 +11,7 @@ import { useProxyWorker } from './support/proxy-worker.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
+const RESPONSES = '/v1/proxy/openai/responses';
 const EPHEMERAL = { type: 'ephemeral' };
 
 let w: RunningWorker;
@@ -149,5 +150,39 @@ describe('the proxy (cached tokens reported by the upstream)', () => {
       (c) => c.upstream?.usage !== undefined,
     );
     expect(call.upstream.usage).toMatchObject({ inputTokens: 904, cacheReadTokens: 4096 });
+  });
+
+  it('records the cache writes GPT-5.6 reports inside the prompt, Chat Completions and Responses', async () => {
+    const calls: Array<[string, unknown]> = [
+      [OPENAI, { model: 'gpt-5.6', messages: [{ role: 'user', content: 'hi' }] }],
+      [RESPONSES, { model: 'gpt-5.6', input: 'hi' }],
+    ];
+    for (const [path, body] of calls) {
+      const before = (await client(w, key).get('/v1/usage')).body.tokens as Loose;
+      fake.script({
+        kind: 'answer',
+        text: 'ok',
+        usage: { input: 300, output: 10, cacheRead: 2048, cacheWrite: 1200 },
+      });
+      const res = await post(path, body, `cache-w-${path.length}`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      const link = res.headers.get('x-ctxkit-journal')!;
+      const call = await until(
+        async () => (await client(w, key).get(link)).body.call as Loose,
+        (c) => c.upstream?.usage !== undefined,
+      );
+      expect(call.upstream.usage).toMatchObject({
+        inputTokens: 300,
+        cacheReadTokens: 2048,
+        cacheWriteTokens: 1200,
+      });
+      const after = await until(
+        async () => (await client(w, key).get('/v1/usage')).body.tokens as Loose,
+        (t) => t.calls > before.calls,
+      );
+      expect(after.cacheWrite - before.cacheWrite).toBe(1200);
+      expect(after.input - before.input).toBe(300);
+    }
   });
 });

@@ -294,11 +294,21 @@ function argumentsText(call: ToolCallPart): string {
   }
 }
 
+/** OpenAI's own form: the prompt counts every input token, the cache's reads and writes among them. */
 function usageToRecord(u: Usage): Record<string, JsonValue> {
-  const r: Record<string, JsonValue> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens };
+  const read = u.cacheReadTokens;
+  const write = u.cacheWriteTokens;
+  const r: Record<string, JsonValue> = {
+    prompt_tokens: u.inputTokens + (read ?? 0) + (write ?? 0),
+    completion_tokens: u.outputTokens,
+  };
   if (u.totalTokens !== undefined) r.total_tokens = u.totalTokens;
   if (u.reasoningTokens !== undefined) r.reasoning_tokens = u.reasoningTokens;
-  if (u.cacheReadTokens !== undefined) r.cache_read_input_tokens = u.cacheReadTokens;
-  if (u.cacheWriteTokens !== undefined) r.cache_creation_input_tokens = u.cacheWriteTokens;
+  if (read !== undefined || write !== undefined) {
+    const details: Record<string, JsonValue> = {};
+    if (read !== undefined) details.cached_tokens = read;
+    if (write !== undefined) details.cache_write_tokens = write;
+    r.prompt_tokens_details = details;
+  }
   return r;
 }

@@ -9,10 +9,10 @@ function countOf(n: JsonValue | undefined): number | undefined {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-/** `cached_tokens` of an OpenAI usage details object, when it is a count. */
-function cachedOf(details: JsonValue | undefined): number | undefined {
+/** A count of an OpenAI usage details object (`prompt_tokens_details`, `input_tokens_details`), when it is one. */
+function detailOf(details: JsonValue | undefined, key: string): number | undefined {
   if (details === null || typeof details !== 'object' || Array.isArray(details)) return undefined;
-  return countOf(details.cached_tokens);
+  return countOf(details[key]);
 }
 
 /** Maps an OpenAI/trajectory usage record (or an Anthropic one, as Claude Code trajectories carry). */
@@ -29,9 +29,13 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
       : undefined);
   let usage: Usage | undefined;
   // OpenAI counts its cached tokens inside the prompt (`prompt_tokens_details.cached_tokens`, the
-  // Responses API's `input_tokens_details`); Anthropic beside it. `inputTokens` is what was not read
-  // from the cache, either way.
-  const cached = cachedOf(raw.prompt_tokens_details) ?? cachedOf(raw.input_tokens_details);
+  // Responses API's `input_tokens_details`), and from GPT-5.6 on the tokens it wrote to the cache
+  // (`cache_write_tokens`, billed 1.25×) too; Anthropic counts both beside it. `inputTokens` is what
+  // was neither read from the cache nor written to it, either way.
+  const detail = (key: string) =>
+    detailOf(raw.prompt_tokens_details, key) ?? detailOf(raw.input_tokens_details, key);
+  const cached = detail('cached_tokens');
+  const written = detail('cache_write_tokens');
   if (num('prompt_tokens') !== undefined || num('completion_tokens') !== undefined) {
     usage = { inputTokens: num('prompt_tokens') ?? 0, outputTokens: num('completion_tokens') ?? 0 };
     const total = num('total_tokens');
@@ -47,6 +51,15 @@ export function usageFromRecord(raw: Record<string, JsonValue>): Usage | undefin
   if (usage && cached !== undefined && cached <= usage.inputTokens) {
     usage.cacheReadTokens = cached;
     usage.inputTokens = Math.max(0, usage.inputTokens - cached);
+  }
+  if (
+    usage &&
+    written !== undefined &&
+    usage.cacheWriteTokens === undefined &&
+    written <= usage.inputTokens
+  ) {
+    usage.cacheWriteTokens = written;
+    usage.inputTokens -= written;
   }
   if (usage && reasoning !== undefined) usage.reasoningTokens = reasoning;
   if (usage && typeof raw.stop_reason === 'string') usage.stopReason = raw.stop_reason;
