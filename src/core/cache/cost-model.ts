@@ -9,8 +9,9 @@
  * - `anthropic`: reads 0.1×, writes 1.25× (5-minute cache), 5-minute TTL refreshed on every hit,
  *   1,024-token minimum prefix (Sonnet/Opus; Haiku needs 2,048 — override `minPrefix`).
  * - `openai`, `responses`: automatic caching from 1,024 tokens in 128-token steps; reads 0.1× on
- *   current models (0.25×–0.5× on older ones — override `read`), no write premium; kept 5–10 minutes
- *   idle (the shorter end is assumed).
+ *   current models (0.25×–0.5× on older ones — override `read`), no write premium before GPT-5.6
+ *   (GPT-5.6 and later write at 1.25× — override `write`); kept 5–10 minutes idle (the shorter end is
+ *   assumed).
  * - `gemini`: implicit caching, reads 0.1× on current models (0.25× on 2.5), no write premium, a
  *   1,024-token minimum (Flash; Pro needs 4,096).
  * A pipeline without a dialect uses Anthropic's rules: the write premium makes them the strictest.
