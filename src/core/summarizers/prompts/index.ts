@@ -5,15 +5,13 @@
  */
 import type { SummarizeRequest } from '../../ports.ts';
 import { cachedPrefixPrompt } from './cached-prefix.ts';
-
-export { CACHED_PREFIX_FAMILY } from './cached-prefix.ts';
-
 import { coCliPrompt } from './co-cli.ts';
 import { cowagentPrompt } from './cowagent.ts';
 import { kosmokratorPrompt, kosmokratorTwoCallPrompt } from './kosmokrator.ts';
 import { tiancaiBatchPrompt, tiancaiCheckpointPrompt, tiancaiToolPrompt } from './tiancai.ts';
 import type { PromptOptions, PromptPlan } from './types.ts';
 
+export { CACHED_PREFIX_FAMILY } from './cached-prefix.ts';
 export type { ParsedAnswer, PromptOptions, PromptPlan } from './types.ts';
 
 export function buildPrompt(request: SummarizeRequest, options: PromptOptions = {}): PromptPlan {
