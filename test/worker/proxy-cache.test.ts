@@ -4,7 +4,7 @@
  * own passed untouched, and the cached tokens the upstream reports recorded per call and per tenant.
  */
 import { describe, expect, it } from 'vitest';
-import type { FakeProvider } from '../support/fake-provider-server.ts';
+import type { FakeProvider, ProviderReply } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { useProxyWorker } from './support/proxy-worker.ts';
@@ -107,49 +107,52 @@ describe('the proxy (prompt-cache hints)', () => {
 });
 
 describe('the proxy (cached tokens reported by the upstream)', () => {
-  it('records Anthropic’s cache reads and writes in the call journal and the tenant’s usage', async () => {
+  /** Posts `body` in `session` with the upstream reporting `usage`: the call's journaled usage and the tally's change. */
+  async function recorded(
+    path: string,
+    body: unknown,
+    session: string,
+    usage: NonNullable<Extract<ProviderReply, { kind: 'answer' }>['usage']>,
+  ) {
     const before = (await client(w, key).get('/v1/usage')).body.tokens as Loose;
-    fake.script({
-      kind: 'answer',
-      text: 'ok',
-      usage: { input: 200, output: 10, cacheRead: 4000, cacheWrite: 300 },
-    });
-    const res = await post(ANTHROPIC, anthropicTurn(), 'cache-u1');
+    fake.script({ kind: 'answer', text: 'ok', usage });
+    const res = await post(path, body, session);
+    expect(res.status).toBe(200);
     await res.arrayBuffer();
     const link = res.headers.get('x-ctxkit-journal')!;
     const call = await until(
       async () => (await client(w, key).get(link)).body.call as Loose,
       (c) => c.upstream?.usage !== undefined,
     );
-    expect(call.upstream.usage).toMatchObject({
-      inputTokens: 200,
-      cacheReadTokens: 4000,
-      cacheWriteTokens: 300,
-    });
     const after = await until(
       async () => (await client(w, key).get('/v1/usage')).body.tokens as Loose,
       (t) => t.calls > before.calls,
     );
-    expect(after.cacheRead - before.cacheRead).toBe(4000);
-    expect(after.cacheWrite - before.cacheWrite).toBe(300);
-    expect(after.input - before.input).toBe(200);
-    expect(after.cacheHitRate).toBeGreaterThan(0);
+    const tally = {
+      input: after.input - before.input,
+      cacheRead: after.cacheRead - before.cacheRead,
+      cacheWrite: after.cacheWrite - before.cacheWrite,
+    };
+    return { usage: call.upstream.usage as Loose, tally, after };
+  }
+
+  it('records Anthropic’s cache reads and writes in the call journal and the tenant’s usage', async () => {
+    const r = await recorded(ANTHROPIC, anthropicTurn(), 'cache-u1', {
+      input: 200,
+      output: 10,
+      cacheRead: 4000,
+      cacheWrite: 300,
+    });
+    expect(r.usage).toMatchObject({ inputTokens: 200, cacheReadTokens: 4000, cacheWriteTokens: 300 });
+    expect(r.tally).toEqual({ input: 200, cacheRead: 4000, cacheWrite: 300 });
+    expect(r.after.cacheHitRate).toBeGreaterThan(0);
   });
 
   it('records OpenAI’s cached prompt tokens as cache reads, the rest as input', async () => {
-    fake.script({ kind: 'answer', text: 'ok', usage: { input: 904, output: 10, cacheRead: 4096 } });
-    const res = await post(
-      OPENAI,
-      { model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] },
-      'cache-u2',
-    );
-    await res.arrayBuffer();
-    const link = res.headers.get('x-ctxkit-journal')!;
-    const call = await until(
-      async () => (await client(w, key).get(link)).body.call as Loose,
-      (c) => c.upstream?.usage !== undefined,
-    );
-    expect(call.upstream.usage).toMatchObject({ inputTokens: 904, cacheReadTokens: 4096 });
+    const body = { model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] };
+    const r = await recorded(OPENAI, body, 'cache-u2', { input: 904, output: 10, cacheRead: 4096 });
+    expect(r.usage).toMatchObject({ inputTokens: 904, cacheReadTokens: 4096 });
+    expect(r.tally).toEqual({ input: 904, cacheRead: 4096, cacheWrite: 0 });
   });
 
   it('records the cache writes GPT-5.6 reports inside the prompt, Chat Completions and Responses', async () => {
@@ -158,31 +161,10 @@ describe('the proxy (cached tokens reported by the upstream)', () => {
       [RESPONSES, { model: 'gpt-5.6', input: 'hi' }],
     ];
     for (const [path, body] of calls) {
-      const before = (await client(w, key).get('/v1/usage')).body.tokens as Loose;
-      fake.script({
-        kind: 'answer',
-        text: 'ok',
-        usage: { input: 300, output: 10, cacheRead: 2048, cacheWrite: 1200 },
-      });
-      const res = await post(path, body, `cache-w-${path.length}`);
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-      const link = res.headers.get('x-ctxkit-journal')!;
-      const call = await until(
-        async () => (await client(w, key).get(link)).body.call as Loose,
-        (c) => c.upstream?.usage !== undefined,
-      );
-      expect(call.upstream.usage).toMatchObject({
-        inputTokens: 300,
-        cacheReadTokens: 2048,
-        cacheWriteTokens: 1200,
-      });
-      const after = await until(
-        async () => (await client(w, key).get('/v1/usage')).body.tokens as Loose,
-        (t) => t.calls > before.calls,
-      );
-      expect(after.cacheWrite - before.cacheWrite).toBe(1200);
-      expect(after.input - before.input).toBe(300);
+      const usage = { input: 300, output: 10, cacheRead: 2048, cacheWrite: 1200 };
+      const r = await recorded(path, body, `cache-w-${path.length}`, usage);
+      expect(r.usage).toMatchObject({ inputTokens: 300, cacheReadTokens: 2048, cacheWriteTokens: 1200 });
+      expect(r.tally).toEqual({ input: 300, cacheRead: 2048, cacheWrite: 1200 });
     }
   });
 });
