@@ -120,8 +120,10 @@ describe('bad requests', () => {
   });
 
   it('answers 413 when a streamed body without length grows over the limit', async () => {
+    // 50 times the limit: the client is still sending when the limit is crossed, and gets the 413
+    // all the same (the rest is read and discarded), not a connection closed under its feet.
     const chunk = new TextEncoder().encode(
-      JSON.stringify({ messages: [neutralUser('big', 'y'.repeat(5000))] }),
+      JSON.stringify({ messages: [neutralUser('big', 'y'.repeat(200_000))] }),
     );
     const body = new ReadableStream({
       start(controller) {
@@ -138,6 +140,28 @@ describe('bad requests', () => {
     } as RequestInit);
     const e = await errorOf(res);
     expect([e.status, e.code]).toEqual([413, 'payload_too_large']);
+  });
+
+  it('answers 413 soon, not at the read timeout, when a body over the limit then stalls', async () => {
+    const start = Date.now();
+    let stop!: () => void;
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`{"messages":[${'"z",'.repeat(2000)}`));
+        stop = () => controller.close();
+      },
+    });
+    const res = await w.request('/v1/sessions/s/messages', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const e = await errorOf(res);
+    stop();
+    expect([e.status, e.code]).toEqual([413, 'payload_too_large']);
+    expect(Date.now() - start).toBeLessThan(10_000);
   });
 
   it('answers 400 naming the parameter when a session id is malformed', async () => {

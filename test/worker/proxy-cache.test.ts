@@ -8,6 +8,7 @@ import type { FakeProvider, ProviderReply } from '../support/fake-provider-serve
 import { client, type Loose } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { useProxyWorker } from './support/proxy-worker.ts';
+import { until } from './support/until.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
@@ -28,15 +29,6 @@ useProxyWorker(
 
 const post = (path: string, json: unknown, session: string) =>
   w.request(path, { method: 'POST', key, headers: { 'x-ctxkit-session': session }, json });
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const v = await fn();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in 5 s');
-}
 
 /** Where `cache_control` sits in a request body: `system[j]`, `messages[i][j]`, `tools[k]`. */
 function breakpoints(body: Loose): string[] {

@@ -18,6 +18,7 @@ import {
   responsesHistory,
   TOOLS,
 } from './support/proxy-history.ts';
+import { until } from './support/until.ts';
 
 const ENV_OPENAI_KEY = 'sk-env-secret-0123456789abcdef';
 const OPENAI = '/v1/proxy/openai/chat/completions';
@@ -87,15 +88,6 @@ function withoutBreakpoints(messages: Loose[]): Loose[] {
 /** An Anthropic `system` as text (the proxy sends blocks, the last one a cache breakpoint). */
 function systemText(system: unknown): string {
   return Array.isArray(system) ? system.map((b: Loose) => b.text).join('\n\n') : String(system);
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const v = await fn();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in 5 s');
 }
 
 /**
@@ -216,7 +208,11 @@ describe('POST /v1/proxy/openai/chat/completions', () => {
     await res.arrayBuffer();
     const link = res.headers.get('x-ctxkit-journal');
     expect(link).toMatch(/^\/v1\/proxy\/sessions\/j-1\/calls\/[0-9a-f-]{36}$/);
-    const r = await client(w, key).get(link!);
+    // The upstream's outcome is journaled by a waitUntil after the answer is relayed: read until it is there.
+    const r = await until(
+      () => client(w, key).get(link!),
+      (v) => v.status !== 200 || v.body.call?.upstream !== undefined,
+    );
     expect(r.status).toBe(200);
     expect(r.body.call).toMatchObject({ provider: 'openai', model: 'gpt-4o', appended: 1, stream: false });
     expect(r.body.call.upstream).toMatchObject({ status: 200, logged: true, usage: { inputTokens: 100 } });

@@ -292,8 +292,14 @@ describe('a client that leaves mid-stream, with a lease of 900 s', () => {
     expect(fake.streams.reduce((n, st) => n + st.written, 0)).toBeLessThan(400);
     // Each call journaled as ended by its client (499); what had streamed is logged, marked partial
     // (the 4 parallel answers of one turn keep one place in the log).
-    for (const link of journals)
+    // Each journal entry is written by a waitUntil of its own: read until it is there.
+    for (const link of journals) {
+      await until(
+        async () => (await client(long, key).get(link)).body.call?.upstream !== undefined,
+        'the call journaled',
+      );
       expect((await client(long, key).get(link)).body.call.upstream).toMatchObject({ status: 499 });
+    }
     const rows = (await client(long, key).get('/v1/sessions/busy/messages')).body.messages as Loose[];
     expect(rows.some((r) => r.message.role === 'assistant' && r.message.meta?.partial)).toBe(true);
   });

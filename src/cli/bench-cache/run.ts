@@ -23,7 +23,7 @@ import {
   transcriptTokens,
 } from './paid-summarizer.ts';
 import { PRICE_TABLES, type PriceTable } from './prices.ts';
-import { appendThenCompact, noManagement, type Sizing, slidingWindow } from './references.ts';
+import { appendThenCompact, noManagement, slidingWindow } from './references.ts';
 import type { CacheSession } from './sessions.ts';
 
 /** The system prompt every manager sends (its tokens are the same for all). */

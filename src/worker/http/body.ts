@@ -60,9 +60,9 @@ async function readUnbounded(request: Request, max: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      // Stop reading; the runtime discards the rest. (Cancelling resets the connection while the
-      // client may still be sending, and it would see a network error instead of the 413.)
-      reader.releaseLock();
+      // Read on and discard what the client is still sending, a bounded amount for a bounded time, so
+      // that it gets the 413 rather than a connection closed under its feet (a network error).
+      await drain(reader);
       throw tooLarge(max);
     }
     chunks.push(value);
@@ -74,6 +74,27 @@ async function readUnbounded(request: Request, max: number): Promise<string> {
     offset += c.byteLength;
   }
   return decodeUtf8(bytes);
+}
+
+/** What is read and discarded of a streamed body past the limit before the 413: at most 4 MiB… */
+export const DRAIN_MAX_BYTES = 4 * 1_048_576;
+/** …in at most 2 s of the client's silence. Past either, the rest is left to the runtime (a reset). */
+export const DRAIN_MS = 2_000;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const rest = async () => {
+    for (let drained = 0; drained <= DRAIN_MAX_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      drained += value.byteLength;
+    }
+  };
+  const ended = await withinSilence(
+    rest().catch(() => undefined),
+    DRAIN_MS,
+  );
+  if (ended === SILENT) reader.cancel().catch(() => undefined);
+  else reader.releaseLock();
 }
 
 const lenient = new TextDecoder('utf-8');
