@@ -56,6 +56,7 @@ const CONTEXT_KEYS = [
   'aheadLimit',
   'recall',
   'dialect',
+  'model',
   'state',
   'checkpoints',
 ] as const satisfies readonly (keyof ContextOptions)[];

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
 
 describe('bundle size', () => {
-  it('keeps createPipeline + every adapter within 78 KB gzip when bundled from src', async () => {
+  it('keeps createPipeline + every adapter within 78.5 KB gzip when bundled from src', async () => {
     const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
     // 62 KB until #25: the send fingerprint (content digests, sent.ts) added ~0.2 KB. 63 KB until #26
     // item 3: opaque pass-through parts in every adapter, multi-part results, approvals and the reasoning
@@ -25,9 +25,11 @@ describe('bundle size', () => {
     // model, the rewrite gate, `run.cache`, Anthropic breakpoints, arrival truncation in the pre-flight,
     // ~3.6 KB gzip): 77,110 B. The recall tools' refs in the stubs (the tools themselves come with
     // `createRecall`, outside createPipeline): 77,925 B. The paid-summary cap, the cached-prefix prompt
-    // and the name index on typed arrays: 79,539 B (333 B under the guard). The guard is 78 KB; the goal in
-    // docs/packaging.md moves with it, and a change that grows the bundle further fails here.
-    expect(gzip).toBeLessThanOrEqual(78 * 1024);
+    // and the name index on typed arrays: 79,539 B (333 B under the guard). 78 KB until the prompt-cache
+    // rules by model family (the table, ~170 B, and `model` checked and carried, ~185 B): 79,905 B. The guard
+    // is 78.5 KB; the goal in docs/packaging.md moves with it, and a change that grows the bundle further
+    // fails here.
+    expect(gzip).toBeLessThanOrEqual(78.5 * 1024);
   });
 
   it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {

@@ -61,6 +61,31 @@ describe('ctxkitMiddleware', () => {
     expect(prompts[1]!).toBeLessThan(prompts[0]!);
   });
 
+  it('prices each send with the prompt-cache rules of the model it goes to', async () => {
+    const runs: PipelineRun[] = [];
+    for (const [provider, modelId] of [
+      ['openai.chat', 'gpt-5.6'],
+      ['openai.chat', 'gpt-5'],
+      ['anthropic.messages', 'claude-haiku-4-5'],
+    ] as const) {
+      const model = new MockLanguageModelV3({ provider, modelId, doGenerate: async () => done });
+      await generateText({
+        model: wrapLanguageModel({
+          model,
+          middleware: ctxkitMiddleware({ contextWindow: 200_000, onRun: (r) => runs.push(r) }),
+        }),
+        prompt: 'hi',
+      });
+    }
+    expect(
+      runs.map((r) => [r.cache.rules.write, r.cache.rules.granularity, r.cache.rules.minPrefix]),
+    ).toEqual([
+      [1.25, 1, 1024],
+      [1, 128, 1024],
+      [1.25, 1, 4096],
+    ]);
+  });
+
   it.skipIf(!HAVE_DATA)(
     'sends every prompt within the provider rules over a long real turn at 32K, one summary',
     async () => {

@@ -851,6 +851,8 @@ describe('proxy boundaries', () => {
         400,
         'headers.x-ctxkit-preset',
       ],
+      [await post(OPENAI, { model: 'g'.repeat(257), messages: hi }), 400, 'model'],
+      [await post(RESPONSES, { model: '', input: 'hi' }), 400, 'model'],
       [
         await post(
           ANTHROPIC,

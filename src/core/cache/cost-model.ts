@@ -45,6 +45,28 @@ export const CACHE_RULES: Readonly<Record<Dialect, Readonly<CacheRules>>> = {
   gemini: { ...OPENAI, granularity: 1 },
 };
 
+/**
+ * Model families whose rules differ from their dialect's (provider pricing and caching pages, 2026-11);
+ * the first match wins. A name may carry a router's or a cloud's prefix (`openai/gpt-5.6`,
+ * `us.anthropic.claude-haiku-4-5`).
+ */
+const MODEL_RULES: ReadonlyArray<readonly [RegExp, Partial<CacheRules>]> = [
+  // GPT-5.6 and later: writes at 1.25×, any prefix length (no 128-token steps), kept 30 minutes.
+  [/(?:^|[/.:])gpt-(?:5\.(?:[6-9]|\d\d)|[6-9])/, { write: 1.25, granularity: 1, ttlMs: 1_800_000 }],
+  [/(?:^|[/.:])(?:gpt-4o|o1|o3-mini)/, { read: 0.5 }],
+  [/(?:^|[/.:])(?:gpt-4\.1|o3|o4-mini)/, { read: 0.25 }],
+  [/claude-(?:opus-4[-.][56]|haiku-4[-.]5)/, { minPrefix: 4096 }],
+  [/claude-(?:sonnet-4[-.]6|3-haiku|3-5-haiku)/, { minPrefix: 2048 }],
+  [/gemini-2\.5-pro/, { read: 0.25, minPrefix: 4096 }],
+  [/gemini-2\.5/, { read: 0.25 }],
+];
+
+/** The rules `model` departs from its dialect's defaults with (none for a model not listed). */
+export function modelCacheRules(model: string | undefined): Partial<CacheRules> {
+  const name = model?.toLowerCase() ?? '';
+  return MODEL_RULES.find(([re]) => re.test(name))?.[1] ?? {};
+}
+
 /** A week: no provider keeps a prefix longer. */
 const MAX_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -64,9 +86,13 @@ export function parseCacheRules(options: unknown): CacheRulesOptions {
   return parseOptions(cacheRulesSchema, options, 'cache');
 }
 
-/** The dialect's rules with the (already validated) overrides on top. */
-export function cacheRulesFor(dialect: Dialect | undefined, overrides: CacheRulesOptions = {}): CacheRules {
-  const base: CacheRules = CACHE_RULES[dialect ?? 'anthropic'];
+/** The dialect's rules, with the model's (`modelCacheRules`) and then the (validated) overrides on top. */
+export function cacheRulesFor(
+  dialect: Dialect | undefined,
+  overrides: CacheRulesOptions = {},
+  model?: string,
+): CacheRules {
+  const base: CacheRules = { ...CACHE_RULES[dialect ?? 'anthropic'], ...modelCacheRules(model) };
   return {
     read: overrides.read ?? base.read,
     write: overrides.write ?? base.write,

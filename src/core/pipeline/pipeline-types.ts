@@ -69,6 +69,12 @@ export interface PrepareInput {
   state?: PipelineState;
   /** Provider rules applied to `send`. @default neutral pairing rules only */
   dialect?: Dialect;
+  /**
+   * The model the send goes to: where its family's prompt cache differs from the dialect's (GPT-5.6's
+   * write premium, Claude Haiku 4.5's 4,096-token minimum, …), its rules are the ones priced; `cache`
+   * overrides still win (docs/cache.md).
+   */
+  model?: string;
   signal?: AbortSignal;
 }
 

@@ -11,7 +11,7 @@ import { conservativeCounter } from '../tokens/conservative.ts';
 import { toolsJson } from '../tokens/context.ts';
 import { memoizeCounter } from '../tokens/estimators.ts';
 import { captureCompactionInput, createAheadRunner } from './engine/ahead.ts';
-import { isCacheState } from './engine/cache-state.ts';
+import { checkModel, isCacheState } from './engine/cache-state.ts';
 import { createEstimator } from './engine/estimate.ts';
 import { FLOWS } from './engine/flows.ts';
 import { runOverflow } from './engine/overflow-flow.ts';
@@ -93,7 +93,8 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const ids = new Map<string, number>();
   const repair = createRepairMemo();
 
-  const checkInput = (input: { messages: readonly Message[]; state?: PipelineState }) => {
+  const checkInput = (input: { messages: readonly Message[]; state?: PipelineState; model?: unknown }) => {
+    checkModel(input.model, 'invalid_input');
     if (!Array.isArray(input.messages))
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'messages' });
     const messages = input.messages;
@@ -188,7 +189,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       estimator,
       observe: options.observe,
       repair,
-      cacheRules: cacheRulesFor(input.dialect, cacheOverrides),
+      cacheRules: cacheRulesFor(input.dialect, cacheOverrides, input.model),
     });
   };
 

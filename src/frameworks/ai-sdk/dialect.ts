@@ -17,6 +17,18 @@ export function dialectOf(model: string | { readonly provider: string } | undefi
   return undefined;
 }
 
+/**
+ * What a call to `model` is prepared with: its dialect and its id (`modelId`, or a gateway id string
+ * as given), which picks the prompt-cache rules priced (`PrepareInput.model`).
+ */
+export function callOf(
+  model: string | { readonly provider: string; readonly modelId?: string } | undefined,
+): { dialect?: Dialect; model?: string } {
+  const dialect = dialectOf(model);
+  const id = typeof model === 'string' ? model : model?.modelId;
+  return { ...(dialect ? { dialect } : {}), ...(typeof id === 'string' && id !== '' ? { model: id } : {}) };
+}
+
 /** The text of AI SDK `instructions` (a string, a system message, or a list of them). */
 export function instructionsText(
   instructions: string | { content: string } | readonly { content: string }[] | undefined,

@@ -19,7 +19,7 @@ import {
   type JsonValue,
 } from '../../core/index.ts';
 import { Conversations, conversationId, conversationOption, firstMessageKey } from '../conversations.ts';
-import { dialectOf } from './dialect.ts';
+import { callOf } from './dialect.ts';
 import { DigestBridge } from './digest-bridge.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { type CtxkitAiSdkOptions, resolveAiSdkOptions } from './prepare-step.ts';
@@ -91,13 +91,12 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
       const { systems, system, rest } = split(params.prompt);
       const conversation = conversationFor({ params, model }, rest);
       const { messages, back } = conversation.bridge.neutral(rest);
-      const dialect = dialectOf(model);
       const tools = (params.tools ?? []).map((t) => JSON.parse(JSON.stringify(t)) as JsonValue);
       const instructions = system || ownSystem;
       const run = await conversation.context.prepare(messages, {
         ...(instructions ? { system: instructions } : {}),
         tools: tools.length > 0 ? tools : ((await ownTools) ?? []),
-        ...(dialect ? { dialect } : {}),
+        ...callOf(model),
         ...(params.abortSignal ? { signal: params.abortSignal } : {}),
       });
       onRun?.(run);
@@ -112,8 +111,7 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): LanguageMode
         if (!isContextOverflowError(error)) throw error;
         const { systems, rest } = split(params.prompt);
         const conversation = byPrompt.get(params.prompt) ?? conversationFor({ params, model }, rest);
-        const dialect = dialectOf(model);
-        const run = await conversation.context.recoverOverflow(error, dialect ? { dialect } : {});
+        const run = await conversation.context.recoverOverflow(error, callOf(model));
         onRun?.(run);
         if (!run.retry) throw error;
         const prompt = [...systems, ...conversation.bridge.model(run.send, new Map())] as unknown as Prompt;

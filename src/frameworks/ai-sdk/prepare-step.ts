@@ -19,7 +19,7 @@ import {
 } from '../../core/index.ts';
 import { Conversations, conversationId, conversationOption, firstMessageKey } from '../conversations.ts';
 import { type CtxkitOptions, type ResolvedOptions, resolveOptions } from '../options.ts';
-import { dialectOf, instructionsText } from './dialect.ts';
+import { callOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { toModelMessage } from './to-model-messages.ts';
 import { type ToolLike, toolDefinitions } from './tool-definitions.ts';
@@ -133,11 +133,10 @@ export function ctxkitPrepareStep(
     const conversation = conversations.get(id ?? keyOf(messages));
     const { context: ctx, bridge } = conversation;
     const system = instructionsText(instructions) ?? ownSystem;
-    const dialect = dialectOf(model);
     const run = await ctx.prepare(bridge.neutral(messages), {
       ...(system !== undefined ? { system } : {}),
       tools: (await tools) ?? [],
-      ...(dialect ? { dialect } : {}),
+      ...callOf(model),
     });
     onRun?.(run);
     const sent = bridge.model(run.send);

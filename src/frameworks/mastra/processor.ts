@@ -30,7 +30,7 @@ import {
   isCtxError,
   type JsonValue,
 } from '../../core/index.ts';
-import { dialectOf } from '../ai-sdk/dialect.ts';
+import { callOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { fromModelMessage } from '../ai-sdk/from-model-messages.ts';
 import { type CtxkitAiSdkOptions, resolveAiSdkOptions } from '../ai-sdk/prepare-step.ts';
@@ -51,11 +51,11 @@ export interface CtxkitMastraOptions extends CtxkitAiSdkOptions {
 /** The thread metadata key the processor's state is saved under. */
 export const THREAD_STATE_KEY = 'ctxkit';
 
-function providerOf(model: unknown): { readonly provider: string } | undefined {
+function providerOf(model: unknown): { readonly provider: string; readonly modelId?: string } | undefined {
   return typeof model === 'object' &&
     model !== null &&
     typeof (model as { provider?: unknown }).provider === 'string'
-    ? (model as { provider: string })
+    ? (model as { provider: string; modelId?: string })
     : undefined;
 }
 
@@ -95,7 +95,7 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
     }
     return d;
   };
-  let dialect: ReturnType<typeof dialectOf>;
+  let call: ReturnType<typeof callOf> = {};
   let last: ThreadFeed | undefined;
 
   const fresh = (state?: ContextState): IncrementalContext => {
@@ -181,13 +181,13 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
       const rest = all.filter((m) => m.role !== 'system');
       const { feed, thread } = await feedFor(args, rest);
       last = feed;
-      dialect = dialectOf(providerOf(model));
+      call = callOf(providerOf(model));
       const system = systems.map((m) => m.content as string).join('\n\n') || ownSystem;
       const { messages, back } = feed.bridge.neutral(rest);
       const run = await feed.context.prepare(messages, {
         ...(system ? { system } : {}),
         tools,
-        ...(dialect ? { dialect } : {}),
+        ...call,
       });
       onRun?.(run);
       await save(feed, thread);
@@ -198,7 +198,7 @@ export function ctxkitProcessor(options: CtxkitMastraOptions): CtxkitProcessor {
       const thread = threadOf(args);
       const feed = (thread !== undefined ? feeds.peek(`thread:${thread}`) : undefined) ?? last;
       if (!feed) return undefined;
-      const run = await feed.context.recoverOverflow(args.error, dialect ? { dialect } : {});
+      const run = await feed.context.recoverOverflow(args.error, call);
       onRun?.(run);
       await save(feed, thread);
       return { retry: run.retry };

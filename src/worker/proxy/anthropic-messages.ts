@@ -14,12 +14,12 @@ import {
   type ProxyRequest,
   usageOf,
 } from './protocol.ts';
-import { requestToolsSchema } from './request-tools.ts';
+import { requestModelSchema, requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const textBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const requestSchema = z.looseObject({
-  model: z.string().min(1, 'must name a model'),
+  model: requestModelSchema,
   messages: z.array(z.unknown()).min(1, 'at least one message'),
   system: z.union([z.string(), z.array(textBlock)]).optional(),
   stream: z.boolean().nullish(),

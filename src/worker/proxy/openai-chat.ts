@@ -19,11 +19,11 @@ import {
   type ProxyRequest,
   usageOf,
 } from './protocol.ts';
-import { requestToolsSchema } from './request-tools.ts';
+import { requestModelSchema, requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const requestSchema = z.looseObject({
-  model: z.string().min(1, 'must name a model'),
+  model: requestModelSchema,
   messages: z.array(z.unknown()).min(1, 'at least one message'),
   stream: z.boolean().nullish(),
   tools: requestToolsSchema.nullish(),

@@ -23,11 +23,11 @@ import {
   type Protocol,
   type ProxyRequest,
 } from './protocol.ts';
-import { requestToolsSchema } from './request-tools.ts';
+import { requestModelSchema, requestToolsSchema } from './request-tools.ts';
 import { eventJson } from './sse.ts';
 
 const requestSchema = z.looseObject({
-  model: z.string().min(1, 'must name a model'),
+  model: requestModelSchema,
   input: z.union([z.string().min(1, 'must not be empty'), z.array(z.unknown()).min(1, 'at least one item')]),
   instructions: z.string().nullish(),
   stream: z.boolean().nullish(),

@@ -63,6 +63,7 @@ export async function prepareAtWindow(
     system: request.systemText,
     ...(request.tools ? { tools: request.tools } : {}),
     dialect: protocol.dialect,
+    model: request.model,
   });
   return { send: run.send, memory: '', estimate: run.estimate, retry: run.estimate.after < sentEstimate };
 }

@@ -163,6 +163,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
       system: request.systemText,
       ...(request.tools ? { tools: request.tools } : {}),
       dialect: protocol.dialect,
+      model: request.model,
     });
     stateless = { pipeline, state };
     timer.mark('prepare');

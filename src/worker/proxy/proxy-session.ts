@@ -196,6 +196,7 @@ export async function proxyTurn(
     ...(input.tools ? { tools: input.tools } : {}),
     state: state.pipeline,
     dialect: input.dialect,
+    model: input.call.model,
   });
   timer.mark('prepare');
   const next = stateAfterRun(loaded, state, run);
@@ -276,6 +277,8 @@ export interface ProxyRecoverInput {
   system: string;
   tools?: JsonValue[] | undefined;
   dialect: ProxyDialect;
+  /** The model the call went to (its prompt-cache rules). */
+  model?: string | undefined;
   /** The window the provider's error stated, in ctxkit's estimate (the session object may adopt it). */
   window?: number | undefined;
   /** Set by the session object: the session now works in `window`. */
@@ -301,6 +304,7 @@ export async function proxyRecover(
     ...(input.tools ? { tools: input.tools } : {}),
     state: loaded.state.pipeline,
     dialect: input.dialect,
+    ...(input.model ? { model: input.model } : {}),
   };
   const run = input.learned
     ? { ...(await deps.pipeline.prepare(common)), retry: true }

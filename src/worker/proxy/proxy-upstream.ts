@@ -133,6 +133,7 @@ export async function afterFailure(
         system: request.systemText,
         tools: request.tools,
         dialect: protocol.dialect,
+        model: request.model,
         ...(window !== undefined ? { window } : {}),
       }),
     );
@@ -149,6 +150,7 @@ export async function afterFailure(
         state: state.state,
         error: new Error(overflow),
         dialect: protocol.dialect,
+        model: request.model,
       });
       recovered = { send: run.send, memory: '', estimate: run.estimate, retry: run.retry };
     }

@@ -8,3 +8,9 @@ import * as z from 'zod';
 import type { JsonValue } from '../../core/index.ts';
 
 export const requestToolsSchema = z.array(z.unknown()) as unknown as z.ZodType<JsonValue[], unknown[]>;
+
+/** The `model` field: a name, bounded (the pipeline prices the model's prompt cache by it). */
+export const requestModelSchema = z
+  .string()
+  .min(1, 'must name a model')
+  .max(256, 'must be at most 256 characters');

@@ -3,6 +3,7 @@ import {
   CACHE_RULES,
   cachedTokens,
   cacheRulesFor,
+  modelCacheRules,
   parseCacheRules,
   quoteRewrite,
   sendCost,
@@ -40,6 +41,56 @@ describe('cacheRulesFor', () => {
       read: 0.5,
       write: 1,
       ttlMs: 3_600_000,
+    });
+  });
+});
+
+describe('the rules of a model family', () => {
+  it.each([
+    ['gpt-5.6', { write: 1.25, granularity: 1, ttlMs: 1_800_000 }],
+    ['openai/gpt-5.6-sol', { write: 1.25, granularity: 1 }],
+    ['gpt-5.10-mini', { write: 1.25 }],
+    ['gpt-6', { write: 1.25 }],
+    ['gpt-4o-mini-2024-07-18', { read: 0.5 }],
+    ['o3-mini', { read: 0.5 }],
+    ['o3', { read: 0.25 }],
+    ['gpt-4.1-nano', { read: 0.25 }],
+    ['claude-haiku-4-5-20251001', { minPrefix: 4096 }],
+    ['us.anthropic.claude-opus-4-5-20251101-v1:0', { minPrefix: 4096 }],
+    ['anthropic/claude-opus-4.6', { minPrefix: 4096 }],
+    ['claude-sonnet-4-6', { minPrefix: 2048 }],
+    ['claude-3-5-haiku-latest', { minPrefix: 2048 }],
+    ['gemini-2.5-pro', { read: 0.25, minPrefix: 4096 }],
+    ['gemini-2.5-flash', { read: 0.25 }],
+  ])('%s departs from its dialect by %j', (model, rules) => {
+    expect(modelCacheRules(model)).toMatchObject(rules);
+  });
+
+  it.each([
+    'gpt-5',
+    'gpt-5.5',
+    'gpt-5.4-mini',
+    'claude-sonnet-4-5',
+    'claude-opus-4-1',
+    'gemini-3-pro',
+    'my-o3-finetune',
+    'fo1',
+  ])('%s keeps its dialect’s rules', (model) => {
+    expect(modelCacheRules(model)).toEqual({});
+  });
+
+  it('lies between the dialect’s defaults and the overrides', () => {
+    expect(cacheRulesFor('openai', {}, 'gpt-5.6')).toEqual({
+      read: 0.1,
+      write: 1.25,
+      ttlMs: 1_800_000,
+      minPrefix: 1024,
+      granularity: 1,
+    });
+    expect(cacheRulesFor('openai', { write: 1 }, 'gpt-5.6')).toMatchObject({ write: 1, granularity: 1 });
+    expect(cacheRulesFor('anthropic', {}, 'claude-haiku-4-5')).toMatchObject({
+      write: 1.25,
+      minPrefix: 4096,
     });
   });
 });

@@ -9,7 +9,9 @@
  * previous send's digests from the start. Nothing is cached on the first send, after the TTL, or when
  * the system prompt or tools changed.
  */
+
 import type { CacheRules } from '../../cache/cost-model.ts';
+import { CtxError } from '../../errors.ts';
 import { messageDigest } from '../../messages/digest.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
 import { chainDigest, overheadDigest, type SentRecord } from './sent.ts';
@@ -135,4 +137,10 @@ function matched(input: readonly Message[], cache: CacheState): number {
     j++;
   }
   return i;
+}
+
+/** Throws `code` naming `model` unless `model` is absent or a name of at most 256 characters. */
+export function checkModel(model: unknown, code: 'invalid_input' | 'invalid_config'): void {
+  if (model !== undefined && (typeof model !== 'string' || model.length > 256))
+    throw new CtxError(code, 'expected a model name of at most 256 characters', { path: 'model' });
 }

@@ -12,6 +12,8 @@ export interface ContextCall {
   tools?: readonly ToolDefinition[];
   /** @default the context's dialect */
   dialect?: Dialect;
+  /** @default the context's model */
+  model?: string;
   signal?: AbortSignal;
 }
 
@@ -37,6 +39,8 @@ export interface ContextState {
 export interface ContextOptions extends PipelineOptions {
   /** Provider rules `send` is repaired for. @default neutral pairing rules */
   dialect?: Dialect;
+  /** The model the sends go to: its prompt-cache rules are priced (`PrepareInput.model`). */
+  model?: string;
   /** A state from `toJSON()`, to resume a conversation. */
   state?: ContextState;
   /**

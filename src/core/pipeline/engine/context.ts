@@ -17,12 +17,14 @@
  * No message is fed twice and none is skipped: the working context plus what is fed always stands for
  * exactly the caller's history.
  */
+
 import { CtxError } from '../../errors.ts';
 import { messageDigest, sameContent } from '../../messages/digest.ts';
 import { messageSchema, parseWith } from '../../messages/schema.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
 import { createPipeline, type PrepareInput } from '../pipeline.ts';
 import { INITIAL_STATE, type PipelineState } from '../types.ts';
+import { checkModel } from './cache-state.ts';
 import type {
   ContextCall,
   ContextOptions,
@@ -55,7 +57,13 @@ const sameTools = (a: readonly ToolDefinition[] | undefined, b: readonly ToolDef
   a === b || (a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 
 function sameCall(a: ContextCall | undefined, b: ContextCall): boolean {
-  return a !== undefined && a.system === b.system && a.dialect === b.dialect && sameTools(a.tools, b.tools);
+  return (
+    a !== undefined &&
+    a.system === b.system &&
+    a.dialect === b.dialect &&
+    a.model === b.model &&
+    sameTools(a.tools, b.tools)
+  );
 }
 
 function checkState(s: unknown): ContextState {
@@ -81,9 +89,10 @@ function checkState(s: unknown): ContextState {
 }
 
 export function createContext(options: ContextOptions = {}): IncrementalContext {
-  const { dialect, state: restored, checkpoints: keep = 8, ...pipelineOptions } = options;
+  const { dialect, model, state: restored, checkpoints: keep = 8, ...pipelineOptions } = options;
   if (!Number.isInteger(keep) || keep < 1 || keep > 64)
     throw new CtxError('invalid_config', 'must be an integer from 1 to 64', { path: 'checkpoints' });
+  checkModel(model, 'invalid_config');
   const pipeline = createPipeline(pipelineOptions);
   const initial: Checkpoint = { length: 0, working: [], state: INITIAL_STATE };
 
@@ -245,10 +254,12 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
   /** The pipeline input for one call (absent options stay absent). */
   function input(call: ContextCall, messages: Message[], state: PipelineState): PrepareInput {
     const d = call.dialect ?? dialect;
+    const m = call.model ?? model;
     return {
       messages,
       state,
       ...(d !== undefined ? { dialect: d } : {}),
+      ...(m !== undefined ? { model: m } : {}),
       ...(call.system !== undefined ? { system: call.system } : {}),
       ...(call.tools !== undefined ? { tools: call.tools } : {}),
       ...(call.signal !== undefined ? { signal: call.signal } : {}),
