@@ -277,6 +277,66 @@ export const cases: AttackCase[] = [
     },
   },
   {
+    name: 'body streamed past the limit',
+    promise:
+      'a careless client streaming 3 MB without a length gets the 413 as JSON, not a reset; one streaming 64 MB is cut after a bounded read, and the service answers the next request',
+    fast: true,
+    async run(env) {
+      const url = `${env.service.base}/v1/sessions/${env.id('big')}/messages`;
+      /** Streams `total` bytes of one JSON string in 64 KiB chunks, counting what the service pulled. */
+      const send = async (total: number) => {
+        const chunk = new TextEncoder().encode('x'.repeat(65_536));
+        let pulled = 0;
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('{"messages":[{"role":"user","content":"'));
+          },
+          pull(c) {
+            if (pulled >= total) return c.close();
+            pulled += chunk.length;
+            c.enqueue(chunk);
+          },
+        });
+        const started = Date.now();
+        try {
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: env.headers(),
+            body,
+            duplex: 'half',
+          } as RequestInit);
+          const answer = await json(res);
+          return {
+            status: res.status,
+            code: answer?.error?.code as string | undefined,
+            pulled,
+            ms: Date.now() - started,
+          };
+        } catch (e) {
+          return {
+            status: 0,
+            code: (e as Error).cause ? String(((e as Error).cause as Error).message) : 'network error',
+            pulled,
+            ms: Date.now() - started,
+          };
+        }
+      };
+      const careless = await send(3_000_000);
+      const hostile = await send(64_000_000);
+      const after = await fetch(`${env.service.base}/health`);
+      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+      return {
+        held:
+          careless.status === 413 &&
+          careless.code === 'payload_too_large' &&
+          hostile.pulled < 16_000_000 &&
+          hostile.ms < 10_000 &&
+          after.status === 200,
+        detail: `3 MB: ${careless.status} ${careless.code} in ${careless.ms} ms; 64 MB: ${hostile.status || hostile.code} after ${mb(hostile.pulled)} pulled in ${hostile.ms} ms; /health ${after.status}`,
+      };
+    },
+  },
+  {
     name: 'chunked and proxied writes over the cap',
     promise: 'writes stop within 5% of the stored-bytes cap, whatever their Content-Length says',
     async run(env) {
