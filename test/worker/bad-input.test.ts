@@ -119,6 +119,16 @@ describe('bad requests', () => {
     expect([e.status, e.code]).toEqual([413, 'payload_too_large']);
   });
 
+  /** An append whose body is `body`, streamed without a length. */
+  const streamed = (body: ReadableStream<Uint8Array>) =>
+    w.request('/v1/sessions/s/messages', {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+
   it('answers 413 when a streamed body without length grows over the limit', async () => {
     // 50 times the limit: the client is still sending when the limit is crossed, and gets the 413
     // all the same (the rest is read and discarded), not a connection closed under its feet.
@@ -131,14 +141,7 @@ describe('bad requests', () => {
         controller.close();
       },
     });
-    const res = await w.request('/v1/sessions/s/messages', {
-      method: 'POST',
-      key,
-      headers: { 'content-type': 'application/json' },
-      body,
-      duplex: 'half',
-    } as RequestInit);
-    const e = await errorOf(res);
+    const e = await errorOf(await streamed(body));
     expect([e.status, e.code]).toEqual([413, 'payload_too_large']);
   });
 
@@ -151,14 +154,7 @@ describe('bad requests', () => {
         stop = () => controller.close();
       },
     });
-    const res = await w.request('/v1/sessions/s/messages', {
-      method: 'POST',
-      key,
-      headers: { 'content-type': 'application/json' },
-      body,
-      duplex: 'half',
-    } as RequestInit);
-    const e = await errorOf(res);
+    const e = await errorOf(await streamed(body));
     stop();
     expect([e.status, e.code]).toEqual([413, 'payload_too_large']);
     expect(Date.now() - start).toBeLessThan(10_000);
