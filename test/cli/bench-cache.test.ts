@@ -111,10 +111,14 @@ describe('slidingWindow', () => {
 });
 
 describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () => {
-  it('costs no more than append-then-compact, with both price tables, and rewrites the history at most 29 times per 1,000 steps', async () => {
+  it('costs no more than append-then-compact, with each price table, and rewrites the history at most 29 times per 1,000 steps', async () => {
     const sessions = loadCacheSessions(DATA, '8463c716').filter((s) => s.name === '8463c716');
     expect(sessions).toHaveLength(1);
-    const rows = await runCacheBench({ sessions, windows: [32_000], tables: ['anthropic', 'openai'] });
+    const rows = await runCacheBench({
+      sessions,
+      windows: [32_000],
+      tables: ['anthropic', 'openai', 'gpt-5.6'],
+    });
     const [row] = rows;
     expect(row!.steps).toBeGreaterThan(100);
     for (const id of ['anthropic', 'openai'] as const) {
@@ -133,6 +137,11 @@ describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () =>
       expect(row!.ctxkit[id]!.summaries[id]!).toBe(0);
       expect(row!.append.summaryCalls).toBe(row!.append.compactions);
     }
+    // Told the model is GPT-5.6, ctxkit prices its 1.25× writes, and the gate holds back the one rewrite
+    // it lets through at GPT-5's 1× (a GPT-5.6 send is also priced in single tokens, not 128-token steps).
+    expect(row!.ctxkit.openai!.rewrites).toBe(1);
+    expect(row!.ctxkit['gpt-5.6']!.rewrites).toBe(0);
+    expect(row!.ctxkit['gpt-5.6']!.cost['gpt-5.6']!).toBeLessThanOrEqual(row!.append.cost['gpt-5.6']!);
   });
 
   it('costs no more than append-then-compact at 128K when large outputs arrive (cut at 10 KiB on arrival)', async () => {

@@ -110,6 +110,7 @@ async function runCtxkit(
   const ctx = createContext({
     budget: { contextWindow: window },
     dialect: table.dialect,
+    ...(table.modelId ? { model: table.modelId } : {}),
     clock,
     ids: sequentialIds(),
     ...(paid ? { summarizer: paidSummarizer(paid, sizing, calls, () => last) } : {}),

@@ -1,5 +1,5 @@
 /**
- * `ctxcheck bench cache [--data dir] [--windows 32000,128000] [--tables anthropic,openai] [--filter s] [--json] [--check]`:
+ * `ctxcheck bench cache [--data dir] [--windows 32000,128000] [--tables anthropic,openai[,gpt-5.6]] [--filter s] [--json] [--check]`:
  * real agent sessions replayed step by step through ctxkit's incremental context, every send counted
  * exactly (o200k) and priced in dollars with the provider's prompt cache (cache writes included),
  * beside append-then-compact, a sliding window and no management, in the same run. `--check` exits 1
@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { TABLE_IDS } from '../bench-cache/prices.ts';
+import { DEFAULT_TABLES, TABLE_IDS } from '../bench-cache/prices.ts';
 import { GOAL_RATIO, GOAL_REWRITES_PER_1000, renderCacheBench } from '../bench-cache/render.ts';
 import { cacheGoals, runCacheBench } from '../bench-cache/run.ts';
 import { loadCacheSessions } from '../bench-cache/sessions.ts';
@@ -49,7 +49,11 @@ export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
           describe: 'folder of trajectories (one JSON session each)',
         })
         .option('windows', { type: 'string', default: '32000,128000', describe: 'context windows (tokens)' })
-        .option('tables', { type: 'string', default: TABLE_IDS.join(','), describe: 'price tables' })
+        .option('tables', {
+          type: 'string',
+          default: DEFAULT_TABLES.join(','),
+          describe: `price tables (${TABLE_IDS.join(', ')})`,
+        })
         .option('filter', { type: 'string', describe: 'only sessions whose name contains this' })
         .option('json', { type: 'boolean', default: false })
         .option('check', {
