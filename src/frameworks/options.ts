@@ -146,3 +146,14 @@ export function resolveOptions(
     onRun: onRun as ((run: ContextRun) => void) | undefined,
   };
 }
+
+/**
+ * The name of the model a hook is about to call, where the framework hands it over: a name, or an
+ * object's `modelId` (AI SDK), `model` or `modelName` (LangChain chat models); `{}` when there is none.
+ * It picks the prompt-cache rules priced (`PrepareInput.model`).
+ */
+export function modelCall(model: unknown): { model?: string } {
+  const o = typeof model === 'object' && model !== null ? (model as Record<string, unknown>) : undefined;
+  const name = typeof model === 'string' ? model : (o?.modelId ?? o?.model ?? o?.modelName);
+  return typeof name === 'string' && name !== '' && name.length <= 256 ? { model: name } : {};
+}

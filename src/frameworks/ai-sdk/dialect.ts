@@ -5,6 +5,7 @@
  * Unknown providers get the neutral pairing rules only.
  */
 import type { Dialect } from '../../core/index.ts';
+import { modelCall } from '../options.ts';
 
 export function dialectOf(model: string | { readonly provider: string } | undefined): Dialect | undefined {
   if (model === undefined) return undefined;
@@ -25,8 +26,7 @@ export function callOf(
   model: string | { readonly provider: string; readonly modelId?: string } | undefined,
 ): { dialect?: Dialect; model?: string } {
   const dialect = dialectOf(model);
-  const id = typeof model === 'string' ? model : model?.modelId;
-  return { ...(dialect ? { dialect } : {}), ...(typeof id === 'string' && id !== '' ? { model: id } : {}) };
+  return { ...(dialect ? { dialect } : {}), ...modelCall(model) };
 }
 
 /** The text of AI SDK `instructions` (a string, a system message, or a list of them). */

@@ -23,7 +23,7 @@ import {
   isCtxError,
 } from '../../core/index.ts';
 import { Conversations, firstMessageKey } from '../conversations.ts';
-import { type CtxkitOptions, resolveOptions } from '../options.ts';
+import { type CtxkitOptions, modelCall, resolveOptions } from '../options.ts';
 import { fromLangChainMessages } from './from-langchain.ts';
 import { toLangChainMessages } from './to-langchain.ts';
 import { langChainToolDefinitions } from './tools.ts';
@@ -107,6 +107,7 @@ export function ctxkitMiddleware(middlewareOptions: CtxkitLangChainOptions): Ctx
       const run = await feedFor(key, saved).prepare(history, {
         ...(system ? { system } : {}),
         tools: toolsOf(request.tools as readonly unknown[] | undefined),
+        ...modelCall(request.model),
       });
       onRun?.(run);
       return handler({ ...request, messages: toLangChainMessages(run.send) });

@@ -13,7 +13,7 @@
 import type { CallModelInputFilter } from '@openai/agents';
 import { createContext, type IncrementalContext } from '../../core/index.ts';
 import { Conversations, conversationId, conversationOption, firstMessageKey } from '../conversations.ts';
-import { type CtxkitOptions, resolveOptions } from '../options.ts';
+import { type CtxkitOptions, modelCall, resolveOptions } from '../options.ts';
 import { fromAgentInputItems } from './from-agent-items.ts';
 import { toAgentInputItems } from './to-agent-items.ts';
 import { agentToolDefinitions } from './tools.ts';
@@ -63,9 +63,11 @@ export function ctxkitInputFilter(filterOptions: CtxkitInputFilterOptions): Call
     const id = conversationId(conversationOf?.(args));
     const system = modelData.instructions ?? ownSystem;
     const tools = toolsOf((agent as { tools?: readonly unknown[] } | undefined)?.tools);
-    const run = await conversations
-      .get(id ?? firstMessageKey(history))
-      .prepare(history, { ...(system !== undefined ? { system } : {}), tools });
+    const run = await conversations.get(id ?? firstMessageKey(history)).prepare(history, {
+      ...(system !== undefined ? { system } : {}),
+      tools,
+      ...modelCall((agent as { model?: unknown } | undefined)?.model),
+    });
     onRun?.(run);
     return { ...modelData, input: toAgentInputItems(run.send) };
   };
