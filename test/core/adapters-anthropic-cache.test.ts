@@ -119,29 +119,35 @@ describe('usageFromRecord (cached tokens)', () => {
     ).toMatchObject({ inputTokens: 952, cacheReadTokens: 2048 });
   });
 
-  it('reads the cache writes GPT-5.6 counts inside the prompt, Chat Completions and Responses', () => {
-    expect(
-      usageFromRecord({
+  // GPT-5.6 counts its cache writes inside the prompt: Chat Completions, Responses, and a count larger
+  // than what the prompt leaves (not a reading of this call: dropped).
+  it.each([
+    [
+      {
         prompt_tokens: 5000,
         completion_tokens: 20,
         prompt_tokens_details: { cached_tokens: 3000, cache_write_tokens: 1800 },
-      }),
-    ).toMatchObject({ inputTokens: 200, cacheReadTokens: 3000, cacheWriteTokens: 1800 });
-    expect(
-      usageFromRecord({
+      },
+      { inputTokens: 200, outputTokens: 20, cacheReadTokens: 3000, cacheWriteTokens: 1800 },
+    ],
+    [
+      {
         input_tokens: 3000,
         output_tokens: 5,
         input_tokens_details: { cached_tokens: 0, cache_write_tokens: 2900 },
-      }),
-    ).toMatchObject({ inputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 2900 });
-    // More written than the prompt left: not a reading of this call.
-    expect(
-      usageFromRecord({
+      },
+      { inputTokens: 100, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 2900 },
+    ],
+    [
+      {
         prompt_tokens: 500,
         completion_tokens: 2,
         prompt_tokens_details: { cached_tokens: 400, cache_write_tokens: 200 },
-      }),
-    ).toEqual({ inputTokens: 100, outputTokens: 2, cacheReadTokens: 400 });
+      },
+      { inputTokens: 100, outputTokens: 2, cacheReadTokens: 400 },
+    ],
+  ])('reads the cache writes GPT-5.6 reports in %j', (record, usage) => {
+    expect(usageFromRecord(record)).toEqual(usage);
   });
 
   it('keeps the cache reads and writes through a trajectory written and read back', () => {

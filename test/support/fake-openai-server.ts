@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 export type FakeReply =
   /** A normal answer; streamed as SSE when the request asks for `stream: true`. */
@@ -206,5 +207,34 @@ export async function startFakeOpenAIServer(
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One server for the whole test file, started before its tests and closed after them, its request log
+ * emptied before each test: `const server = useFakeOpenAIServer();` at the top of the file.
+ */
+export function useFakeOpenAIServer(): FakeOpenAIServer {
+  let running: FakeOpenAIServer | undefined;
+  const started = () => {
+    if (!running) throw new Error('the fake OpenAI server starts in beforeAll');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await startFakeOpenAIServer();
+  });
+  afterAll(() => running?.close());
+  beforeEach(() => {
+    if (running) running.requests.length = 0;
+  });
+  return {
+    get baseURL() {
+      return started().baseURL;
+    },
+    get requests() {
+      return started().requests;
+    },
+    script: (...replies) => started().script(...replies),
+    close: () => started().close(),
   };
 }

@@ -3,7 +3,7 @@
  * compaction's summary is asked on the agent's last send (its messages, tool schemas with tool choice
  * `none`, the agent's model and cache key), so the provider serves that send from its prompt cache.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   assistant,
   isCtxError,
@@ -16,7 +16,7 @@ import {
 import { KOSMOKRATOR_SYSTEM_PROMPT } from '../../../src/core/summarizers/prompts/kosmokrator.ts';
 import { createOpenAISummarizer, type OpenAISummarizerOptions } from '../../../src/providers/index.ts';
 import { clockedContext, codingSession, sendPoints } from '../../core/pipeline/prompt-cache-helpers.ts';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../support/fake-openai-server.ts';
+import { useFakeOpenAIServer } from '../../support/fake-openai-server.ts';
 
 const SYSTEM = 'You are a coding agent.';
 const CHAT_TOOLS: ToolDefinition[] = [
@@ -31,14 +31,7 @@ const CHAT_TOOLS: ToolDefinition[] = [
 ];
 const ANSWER = '{"summary": "## Goal\\nFix the tokenizer bug", "memories": []}';
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useFakeOpenAIServer();
 
 function make(options: Partial<OpenAISummarizerOptions> = {}): Summarizer {
   return createOpenAISummarizer({

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   assistant,
   isCtxError,
@@ -8,17 +8,12 @@ import {
   user,
 } from '../../../src/core/index.ts';
 import { createOpenAISummarizer, type OpenAISummarizerOptions } from '../../../src/providers/index.ts';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../support/fake-openai-server.ts';
+import { useFakeOpenAIServer } from '../../support/fake-openai-server.ts';
 
-let server: FakeOpenAIServer;
+const server = useFakeOpenAIServer();
 let sleeps: number[];
 
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
 beforeEach(() => {
-  server.requests.length = 0;
   sleeps = [];
 });
 

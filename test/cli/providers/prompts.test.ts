@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   assistant,
   type Message,
@@ -16,16 +16,9 @@ import {
   TRANSCRIPT_TRUNCATED_LINE,
   tiancaiTranscript,
 } from '../../../src/providers/index.ts';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../support/fake-openai-server.ts';
+import { useFakeOpenAIServer } from '../../support/fake-openai-server.ts';
 
-let server: FakeOpenAIServer;
-beforeAll(async () => {
-  server = await startFakeOpenAIServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useFakeOpenAIServer();
 
 const summarizer = () =>
   createOpenAISummarizer({
