@@ -78,7 +78,7 @@ async function readUnbounded(request: Request, max: number): Promise<string> {
 
 /** What is read and discarded of a streamed body past the limit before the 413: at most 4 MiB… */
 export const DRAIN_MAX_BYTES = 4 * 1_048_576;
-/** …in at most 2 s of the client's silence. Past either, the rest is left to the runtime (a reset). */
+/** …for at most 2 s (this isolate's running time, not a busy gap). Past either, the runtime resets the rest. */
 export const DRAIN_MS = 2_000;
 
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
