@@ -31,6 +31,19 @@ const VERSION: string = pkg.version;
 /** A usage error found by yargs (exit 2). */
 class UsageError extends Error {}
 
+/** The first option named twice in `argv` (`--x 1 --x 2`, `--x=1 --no-x`), up to a bare `--`. */
+function repeatedOption(argv: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const a of argv) {
+    if (a === '--') break;
+    if (!a.startsWith('--')) continue;
+    const name = a.slice(2).split('=')[0]!.replace(/^no-/, '');
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
+}
+
 /**
  * The bench subcommands, each loaded only when `bench` is asked for (they pull in tokenizers and
  * SQLite). The imports are literal so that the bundled CLI carries them as lazy chunks.
@@ -236,6 +249,11 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
       );
       for (const c of commands) program = program.command(c);
       program = program
+        // Every option takes one value: one given twice would reach its command as an array.
+        .middleware(() => {
+          const twice = repeatedOption(argv);
+          if (twice !== undefined) throw new UsageError(`--${twice} given more than once`);
+        }, true)
         .demandCommand(1, 'choose a command')
         .strict()
         .help()

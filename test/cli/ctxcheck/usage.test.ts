@@ -45,6 +45,15 @@ describe('ctxcheck usage errors', () => {
     // A mistyped option before the positional takes it as its value: still the option is named.
     [['inspect', '--jsno', 'chat.json'], 'ctxcheck: unknown option --jsno; did you mean --json?'],
     [['compact', '--windw', '1000', 'chat.json'], 'ctxcheck: unknown option --windw; did you mean --window?'],
+    // An option given twice reached its command as an array (`value.split is not a function`).
+    [
+      ['compact', 'chat.json', '--window', '1000', '--window', '2000'],
+      'ctxcheck: --window given more than once',
+    ],
+    [
+      ['bench', 'cache', '--windows', '32000', '--windows', '64000'],
+      'ctxcheck: --windows given more than once',
+    ],
   ])('%j exits 2 with one line and no command output', async (args, line) => {
     const r = await ctxcheck(args, dir);
     expect(r.code).toBe(2);
