@@ -9,11 +9,12 @@ import {
   REFERENCE_SUMMARY_TOKENS,
   slidingWindow,
 } from '../../src/cli/bench-cache/references.ts';
-import { cacheGoals, runCacheBench } from '../../src/cli/bench-cache/run.ts';
+import { renderCacheBench } from '../../src/cli/bench-cache/render.ts';
+import { benchBudget, cacheGoals, runCacheBench } from '../../src/cli/bench-cache/run.ts';
 import { loadCacheSessions } from '../../src/cli/bench-cache/sessions.ts';
 import { createCli } from '../../src/cli/cli.ts';
 import { bufferIo } from '../../src/cli/io.ts';
-import { assistant, type Message, user } from '../../src/core/index.ts';
+import { assistant, createPipeline, type Message, user } from '../../src/core/index.ts';
 
 const DATA = resolve(import.meta.dirname, '../../../shared/data/trajectories/claude-code');
 const HAVE_DATA = existsSync(DATA);
@@ -155,7 +156,52 @@ describe.skipIf(!HAVE_DATA)('runCacheBench on a real Claude Code session', () =>
   });
 });
 
+describe.skipIf(!HAVE_DATA)('runCacheBench with --level', () => {
+  it("compacts ctxkit earlier, and no other manager, when the level is lower than the budget's", async () => {
+    const sessions = loadCacheSessions(DATA, '258c7280').filter((s) => s.name === '258c7280');
+    const options = { sessions, windows: [32_000], tables: ['anthropic'] as const };
+    const [base] = await runCacheBench(options);
+    const [early] = await runCacheBench({ ...options, level: 0.75 });
+    expect(base!.ctxkitLevel).toBe(base!.compactAt);
+    expect(early!.ctxkitLevel).toBe(Math.round(0.75 * early!.usable));
+    expect(early!.compactAt).toBe(base!.compactAt);
+    expect(early!.append).toEqual(base!.append);
+    expect(early!.ctxkit.anthropic!.compactions).toBeGreaterThan(base!.ctxkit.anthropic!.compactions);
+    // On this session, compacting at 75% of usable input is the cheaper side of the trade.
+    expect(early!.ctxkit.anthropic!.cost.anthropic!).toBeLessThan(base!.ctxkit.anthropic!.cost.anthropic!);
+    expect(renderCacheBench([early!], ['anthropic'])).toContain('ctxkit compacts at 22,080 (75%) @32K');
+  });
+});
+
+describe('benchBudget', () => {
+  it('moves the auto-compact level to the share asked, with the warning level at or below it', () => {
+    for (const [window, level] of [
+      [32_000, 0.75],
+      [128_000, 0.5],
+      [200_000, 1],
+    ] as const) {
+      const b = createPipeline({ budget: benchBudget(window, level) }).budget;
+      expect(b.autoCompact).toBe(Math.round(level * b.usable));
+      expect(b.warning).toBeLessThanOrEqual(b.autoCompact);
+      expect(b.blocking).toBeGreaterThanOrEqual(b.autoCompact);
+    }
+    expect(benchBudget(32_000)).toEqual({ contextWindow: 32_000 });
+  });
+});
+
 describe('ctxcheck bench cache', () => {
+  it.each(['0.2', '1.5', 'abc', '0.8x', ''])(
+    'exits 2 with one line naming --level when it is %j',
+    async (level) => {
+      const io = bufferIo();
+      const code = await createCli(['bench', 'cache', '--data', tmpdir(), '--level', level], io).run();
+      expect(code).toBe(2);
+      expect(io.stderr().trim()).toBe(
+        `ctxcheck: --level: expected a share of usable input from 0.4 to 1, got '${level}'`,
+      );
+    },
+  );
+
   it('exits 2 with one line naming the option when a window is not a number', async () => {
     const io = bufferIo();
     const code = await createCli(['bench', 'cache', '--data', tmpdir(), '--windows', '32k'], io).run();

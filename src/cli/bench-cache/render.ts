@@ -35,7 +35,7 @@ export function renderCacheBench(
   rows: readonly CacheBenchRow[],
   tables: ReadonlyArray<PriceTable['id']>,
 ): string {
-  const lines: string[] = [];
+  const lines: string[] = levelLines(rows);
   for (const id of tables) {
     const t = PRICE_TABLES[id];
     lines.push(
@@ -66,6 +66,18 @@ export function renderCacheBench(
     );
   lines.push('', '### Goals', '', ...goalLines(cacheGoals(rows)), ...withCallsLines(rows, tables));
   return lines.join('\n');
+}
+
+/** Where ctxkit compacts, when `--level` moved it from where the references do. */
+function levelLines(rows: readonly CacheBenchRow[]): string[] {
+  const moved = rows.filter((r) => r.ctxkitLevel !== r.compactAt);
+  if (moved.length === 0) return [];
+  const windows = [...new Map(moved.map((r) => [r.window, r])).values()];
+  const at = (n: number, r: CacheBenchRow) => `${int(n)} (${pct(n / r.usable)})`;
+  return [
+    '',
+    `ctxkit compacts at ${windows.map((r) => `${at(r.ctxkitLevel, r)} @${r.window / 1000}K`).join(', ')} of usable input (\`--level\`); append-then-compact at the default level, ${windows.map((r) => `${at(r.compactAt, r)} @${r.window / 1000}K`).join(', ')}.`,
+  ];
 }
 
 /** A manager's sends and summarizer calls, in dollars. */

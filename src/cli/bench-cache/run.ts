@@ -5,6 +5,7 @@
  * Returns rows; rendering is the command's job.
  */
 import {
+  type BudgetConfig,
   createContext,
   createPipeline,
   createTiktokenCounter,
@@ -41,6 +42,10 @@ export interface CacheBenchRow {
   session: string;
   window: number;
   usable: number;
+  /** Where ctxkit compacts, in tokens: the budget's auto-compact level, or `--level`'s. */
+  ctxkitLevel: number;
+  /** Where the references compact: the default budget's auto-compact level. */
+  compactAt: number;
   steps: number;
   /** ctxkit, one run per price table (with that table's dialect and cache rules). */
   ctxkit: Partial<Record<PriceTable['id'], Tally>>;
@@ -61,6 +66,11 @@ export interface CacheBenchOptions {
   sessions: readonly CacheSession[];
   windows: readonly number[];
   tables: ReadonlyArray<PriceTable['id']>;
+  /**
+   * ctxkit's auto-compact level as a share of usable input, to price compacting earlier or later than
+   * the default; the references keep the default level. @default the budget's
+   */
+  level?: number;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -96,9 +106,26 @@ function timing(ms: number[]): Timing {
   return { p50: at(0.5), p99: at(0.99), worst: s.at(-1) ?? 0 };
 }
 
+/**
+ * The budget ctxkit runs with at `window`: the default, or with its auto-compact level at `level` ×
+ * usable input (the warning level moved below it where it would lie above).
+ */
+export function benchBudget(window: number, level?: number): Partial<BudgetConfig> {
+  if (level === undefined) return { contextWindow: window };
+  const b = createPipeline({ budget: { contextWindow: window } }).budget;
+  const autoCompactBuffer = Math.round(b.usable * (1 - level));
+  return {
+    contextWindow: window,
+    reserveOutput: b.reserveOutput,
+    warningBuffer: Math.max(b.warningBuffer, autoCompactBuffer),
+    autoCompactBuffer,
+    blockingBuffer: Math.min(b.blockingBuffer, autoCompactBuffer),
+  };
+}
+
 async function runCtxkit(
   session: CacheSession,
-  window: number,
+  budget: Partial<BudgetConfig>,
   table: PriceTable,
   sizing: ExactSizing,
   times: number[],
@@ -108,7 +135,7 @@ async function runCtxkit(
   const calls: SummaryCall[] = [];
   let last: LastSend | undefined;
   const ctx = createContext({
-    budget: { contextWindow: window },
+    budget,
     dialect: table.dialect,
     ...(table.modelId ? { model: table.modelId } : {}),
     clock,
@@ -167,17 +194,20 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<CacheBe
         if (whole > budget.usable) fits = false;
       }
       const times: number[] = [];
+      const own = benchBudget(window, options.level);
       const ctxkit: CacheBenchRow['ctxkit'] = {};
       const paid: CacheBenchRow['paid'] = { transcript: {}, cached: {} };
       for (const table of tables) {
-        ctxkit[table.id] = await runCtxkit(session, window, table, sizing, times);
+        ctxkit[table.id] = await runCtxkit(session, own, table, sizing, times);
         for (const mode of ['transcript', 'cached'] as const)
-          paid[mode][table.id] = await runCtxkit(session, window, table, sizing, times, mode);
+          paid[mode][table.id] = await runCtxkit(session, own, table, sizing, times, mode);
       }
       const row: CacheBenchRow = {
         session: session.name,
         window,
         usable: budget.usable,
+        ctxkitLevel: createPipeline({ budget: own }).budget.autoCompact,
+        compactAt: budget.autoCompact,
         steps: session.steps.length,
         ctxkit,
         paid,

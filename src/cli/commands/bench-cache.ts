@@ -1,9 +1,10 @@
 /**
- * `ctxcheck bench cache [--data dir] [--windows 32000,128000] [--tables anthropic,openai[,gpt-5.6]] [--filter s] [--json] [--check]`:
+ * `ctxcheck bench cache [--data dir] [--windows 32000,128000] [--tables anthropic,openai[,gpt-5.6]] [--level share] [--filter s] [--json] [--check]`:
  * real agent sessions replayed step by step through ctxkit's incremental context, every send counted
  * exactly (o200k) and priced in dollars with the provider's prompt cache (cache writes included),
  * beside append-then-compact, a sliding window and no management, in the same run. `--check` exits 1
- * when a goal is missed.
+ * when a goal is missed. `--level` prices ctxkit compacting at another share of usable input (the
+ * references keep the default level): the trade between money and context kept verbatim.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -18,9 +19,25 @@ interface Args {
   data: string;
   windows: string;
   tables: string;
+  level?: string;
   filter?: string;
   json: boolean;
   check: boolean;
+}
+
+/**
+ * `--level` bounds: above the fill `default` compacts down to (30% of usable input) with room for a
+ * cycle, and no higher than usable input itself.
+ */
+const LEVEL = { min: 0.4, max: 1 } as const;
+
+function share(raw: string): number {
+  const n = /^\d*\.?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!(n >= LEVEL.min && n <= LEVEL.max))
+    throw new CliError(
+      `--level: expected a share of usable input from ${LEVEL.min} to ${LEVEL.max}, got '${raw}'`,
+    );
+  return n;
 }
 
 function list<T>(value: string, what: string, parse: (s: string) => T | undefined): T[] {
@@ -54,6 +71,10 @@ export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
           default: DEFAULT_TABLES.join(','),
           describe: `price tables (${TABLE_IDS.join(', ')})`,
         })
+        .option('level', {
+          type: 'string',
+          describe: `ctxkit's auto-compact level, a share of usable input from ${LEVEL.min} to ${LEVEL.max} (default: the budget's; the references keep it)`,
+        })
         .option('filter', { type: 'string', describe: 'only sessions whose name contains this' })
         .option('json', { type: 'boolean', default: false })
         .option('check', {
@@ -68,6 +89,7 @@ export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
         /^\d+$/.test(s) && Number(s) >= 8000 && Number(s) <= 10_000_000 ? Number(s) : undefined,
       );
       const tables = list(args.tables, 'tables', (s) => TABLE_IDS.find((t) => t === s));
+      const level = args.level === undefined ? undefined : share(args.level);
       const sessions = loadCacheSessions(dir, args.filter);
       if (sessions.length === 0) throw new CliError(`no session with two steps or more in ${dir}`);
       const tty = !args.json && process.stderr.isTTY === true;
@@ -75,6 +97,7 @@ export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
         sessions,
         windows,
         tables,
+        ...(level !== undefined ? { level } : {}),
         onProgress: (done, total, label) => {
           if (tty)
             process.stderr.write(`\r${done}/${total} ${label.padEnd(40)}${done === total ? '\n' : ''}`);
