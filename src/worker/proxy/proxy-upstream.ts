@@ -14,10 +14,10 @@ import { overflowText, prepareAtWindow, statedWindow } from './overflow-retry.ts
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import type { ProxyOptions } from './proxy-options.ts';
 import type { Prepared } from './proxy-session.ts';
-import { fetchUpstream, readBody, UpstreamFault } from './relay.ts';
+import { fetchUpstream, readBody, redirected, UpstreamFault } from './relay.ts';
 import type { UpstreamTimeouts } from './timeouts.ts';
 import type { PhaseTimer } from './timing.ts';
-import type { Upstream } from './upstreams.ts';
+import { type Upstream, upstreamBaseVariable } from './upstreams.ts';
 
 /** The upstream leg's bounds, and the abort of its latest fetch. */
 export interface Leg {
@@ -78,6 +78,11 @@ export async function forward(
       leg.replaced,
     );
     timer?.mark('upstream');
+    if (res.status >= 300 && res.status < 400) {
+      // Not followed (relay.ts): a 502 in the provider's shape, naming no host of the redirect's.
+      res.body?.cancel().catch(() => undefined);
+      throw redirected(res.status, upstreamBaseVariable(leg.upstream.provider));
+    }
     return scrubResponse(res, leg.secrets);
   } catch (error) {
     if (error instanceof UpstreamFault) throw error;

@@ -90,8 +90,16 @@ export function isLastEvent(dialect: Dialect, e: SseEvent): boolean {
   }
 }
 
+/** The fault of an upstream that answered with a redirect (3xx), which the proxy does not follow. */
+export function redirected(status: number, baseVariable: string): UpstreamFault {
+  return new UpstreamFault(
+    'bad-answer',
+    `the upstream answered with a redirect (${status}), which the proxy does not follow: set ${baseVariable} to the address the provider answers at`,
+  );
+}
+
 /**
- * The upstream's answer, aborted at the first-byte timeout, when `client` aborts, or when `replaced()`
+ * The upstream's answer (a redirect is returned as it came, never followed), aborted at the first-byte timeout, when `client` aborts, or when `replaced()`
  * says a retry of the same request took this call's place (retries.ts).
  */
 export async function fetchUpstream(
@@ -105,7 +113,9 @@ export async function fetchUpstream(
   const gone = () => abort.abort(new UpstreamFault('client-gone', 'the client went away'));
   if (client?.aborted) gone();
   client?.addEventListener('abort', gone, { once: true });
-  const answer = fetch(url, { ...init, signal: abort.signal });
+  // Never follow a redirect: the upstream comes only from configuration, and fetch would resend the
+  // body (a 307/308) and every header but `authorization` (an Anthropic `x-api-key` included) to it.
+  const answer = fetch(url, { ...init, redirect: 'manual', signal: abort.signal });
   answer.catch(() => undefined);
   try {
     const res = await withinSilence(answer, timeouts.firstByteMs, replaced);

@@ -18,6 +18,11 @@ const VARS = {
   anthropic: { base: 'UPSTREAM_ANTHROPIC_BASE_URL', key: 'UPSTREAM_ANTHROPIC_API_KEY' },
 } as const;
 
+/** The variable that configures `provider`'s upstream (`UPSTREAM_OPENAI_BASE_URL`, …). */
+export function upstreamBaseVariable(provider: ProviderId): string {
+  return VARS[provider].base;
+}
+
 /** Request headers that would choose an upstream; refused so that nobody thinks they work. */
 export const REFUSED_UPSTREAM_HEADERS = [
   'x-upstream-base-url',
