@@ -32,6 +32,13 @@ export const MAX_SUMMARIES = 1000;
 export const MAX_REFS = 2000;
 
 /**
+ * Bytes (as JSON) of the journal entries one record keeps, its overflow retry's included: a compaction
+ * journals every message it folds (~260 bytes each), and a record must fit one Durable Object value
+ * (2 MB; past it the write fails with SQLITE_TOOBIG). @default 512 KiB, some 2,000 entries
+ */
+export const MAX_JOURNAL_BYTES = 512 * 1024;
+
+/**
  * One message of a call's list: `[a, b]` the log rows a..b as the log holds them; `{ seq }` log row
  * `seq` rewritten (truncated, repaired…; same id, other content); `{ id }` a message ctxkit made
  * (a summary, a digest) that is in no log row.
@@ -150,6 +157,38 @@ export interface CallRecord extends CallTexts {
   messages?: MessageRefs;
   /** What ctxkit added to the client's system prompt (absent: nothing, or a record older than it). */
   added?: { memory: AddedMemory };
+  /**
+   * Journal entries left out of `journal` and `overflow.journal` (the last ones) to keep the record
+   * within `MAX_JOURNAL_BYTES`, and their actions counted; the run's own answer had them all. Absent:
+   * none left out.
+   */
+  journalCut?: { entries: number; changes: Record<string, number> };
+}
+
+/** `record` with its journals cut (the first entries kept) to `maxBytes` of JSON together. */
+export function boundedJournal(record: CallRecord, maxBytes = MAX_JOURNAL_BYTES): CallRecord {
+  let room = maxBytes;
+  const cut = { entries: record.journalCut?.entries ?? 0, changes: { ...record.journalCut?.changes } };
+  let cutting = false;
+  const keep = (entries: JournalEntry[]) => {
+    const kept: JournalEntry[] = [];
+    for (const e of entries) {
+      const size = JSON.stringify(e).length + 1;
+      cutting ||= size > room;
+      if (!cutting) {
+        kept.push(e);
+        room -= size;
+        continue;
+      }
+      cut.entries++;
+      cut.changes[e.action] = (cut.changes[e.action] ?? 0) + 1;
+    }
+    return kept;
+  };
+  const journal = keep(record.journal);
+  const overflow = record.overflow && { ...record.overflow, journal: keep(record.overflow.journal) };
+  if (!cutting) return record;
+  return { ...record, journal, ...(overflow ? { overflow } : {}), journalCut: cut };
 }
 
 /** The part of Durable Object storage the log uses. */
@@ -166,7 +205,8 @@ const summaryKey = (id: string) => `proxy:summary:${id}`;
 
 /** A record as the timeline shows it: without the journal, its actions counted. */
 export function summarize(r: CallRecord): TimelineCall {
-  const changes: Record<string, number> = {};
+  // The entries a bounded record left out count too (`boundedJournal`).
+  const changes: Record<string, number> = { ...r.journalCut?.changes };
   for (const j of [...r.journal, ...(r.overflow?.journal ?? [])])
     changes[j.action] = (changes[j.action] ?? 0) + 1;
   return {
@@ -247,7 +287,8 @@ const COUNT = 'proxy:count';
 
 export function createCallLog(storage: CallStorage, max = MAX_CALLS, maxSummaries = MAX_SUMMARIES): CallLog {
   const texts = createTextStore(storage);
-  const save = async (record: CallRecord) => {
+  const save = async (whole: CallRecord) => {
+    const record = boundedJournal(whole);
     await storage.put(callKey(record.id), record);
     await storage.put(summaryKey(record.id), summarize(record));
   };

@@ -129,6 +129,7 @@ export async function callView(
   return {
     call: summarize(record),
     journal: [...record.journal, ...(record.overflow?.journal ?? [])],
+    ...(record.journalCut ? { journalCut: record.journalCut } : {}),
     rows: logRows,
     logIds,
     ...(lists
