@@ -324,7 +324,7 @@ export const cases: AttackCase[] = [
   {
     name: 'compaction of 9,000 messages in one turn',
     promise:
-      "a turn whose compaction journals every one of 9,000 messages is stored and recorded: no warning, its answer logged, its journal cut at the record's bound, /compact 200",
+      "a turn whose compaction journals every one of 9,000 messages is stored and recorded: no warning, its answer logged, its journal cut at the record's bound; a keyed /compact of 9,000 answers 200 and its retry is replayed",
     async run(env) {
       const session = env.id('many');
       const turns = Array.from({ length: 9_000 }, (_, i) => ({
@@ -358,14 +358,26 @@ export const cases: AttackCase[] = [
             .slice(at, at + 500)
             .map((m) => ({ role: m.role, parts: [{ type: 'text', text: m.content }] })),
         });
-      const compact = await post(env, `/v1/sessions/${routes}/compact`, {});
+      // Keyed, then retried: the stored answer (over 2 MB) is replayed, nothing compacted twice.
+      const keyed = { 'idempotency-key': `${routes}-compact` };
+      const compact = await post(env, `/v1/sessions/${routes}/compact`, {}, keyed);
+      const first = await compact.text();
+      const retry = await post(env, `/v1/sessions/${routes}/compact`, {}, keyed);
+      const replayed = retry.headers.get('idempotent-replayed') === 'true' && (await retry.text()) === first;
       const compacted =
-        compact.status === 200 ? ((await compact.json()) as { journal: unknown[] }).journal.length : 0;
+        compact.status === 200 ? (JSON.parse(first) as { journal: unknown[] }).journal.length : 0;
       const kept = call.call?.journal.length ?? 0;
       const cut = call.call?.journalCut?.entries ?? 0;
       return {
-        held: res.status === 200 && warning === null && logged === 9_001 && cut > 0 && compact.status === 200,
-        detail: `proxied: ${res.status}, warning ${warning === null ? 'none' : `"${warning}"`}, ${logged} rows logged, record journal ${kept} kept + ${cut} cut; /compact ${compact.status} (${compacted} journal entries)`,
+        held:
+          res.status === 200 &&
+          warning === null &&
+          logged === 9_001 &&
+          cut > 0 &&
+          compact.status === 200 &&
+          retry.status === 200 &&
+          replayed,
+        detail: `proxied: ${res.status}, warning ${warning === null ? 'none' : `"${warning}"`}, ${logged} rows logged, record journal ${kept} kept + ${cut} cut; keyed /compact ${compact.status} (${compacted} journal entries, ${(first.length / 1e6).toFixed(1)} MB), its retry ${retry.status}${replayed ? ' replayed' : ' not replayed'}`,
       };
     },
   },

@@ -1,8 +1,10 @@
 /**
- * A call record (the journal of a run, kept in the session object's storage for the call page) stays
+ * Large answers in a session object's storage. A call record (the journal of a run, kept in the session object's storage for the call page) stays
  * within what one Durable Object value may hold: a compaction over thousands of messages journals one
  * entry per message, and a record over the value limit (2 MB) failed its write — a 500 on `compact`,
- * and a proxied turn reported unstored (its answer left unlogged) although its rows were in D1.
+ * and a proxied turn reported unstored (its answer left unlogged) although its rows were in D1. The
+ * stored answer of a keyed write is kept in pieces past 512 KiB: a keyed `compact` whose answer was
+ * over 2 MB answered 500 after compacting, and its retry compacted again.
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeProvider } from '../support/fake-provider-server.ts';
@@ -67,17 +69,8 @@ describe('createCallLog', () => {
   });
 
   it('answers POST /compact over 9,000 messages with its whole journal and records it cut', async () => {
+    await manyMessages('routes');
     const api = client(w, key);
-    expect((await api.post('/v1/sessions', { id: 'routes', budget: { contextWindow: 2000 } })).status).toBe(
-      201,
-    );
-    for (let at = 0; at < MESSAGES; at += 500) {
-      const messages = Array.from({ length: 500 }, (_, i) => ({
-        role: (at + i) % 2 ? 'assistant' : 'user',
-        parts: [{ type: 'text', text: `turn ${at + i}` }],
-      }));
-      expect((await api.post('/v1/sessions/routes/messages', { messages })).status).toBe(201);
-    }
     const compacted = await api.post('/v1/sessions/routes/compact', {});
     expect(compacted.status).toBe(200);
     const journal = compacted.body.journal as Loose[];
@@ -91,5 +84,41 @@ describe('createCallLog', () => {
     expect(call.journal.length + call.journalCut.entries).toBe(journal.length);
     // The timeline counts every entry, those left out of the record included.
     expect(last.changes.summarized).toBe(summarized);
+  });
+});
+
+/** A session of 9,000 short messages (18 appends of 500) with a 2,000-token window. */
+async function manyMessages(id: string) {
+  const api = client(w, key);
+  expect((await api.post('/v1/sessions', { id, budget: { contextWindow: 2000 } })).status).toBe(201);
+  for (let at = 0; at < MESSAGES; at += 500) {
+    const messages = Array.from({ length: 500 }, (_, i) => ({
+      role: (at + i) % 2 ? 'assistant' : 'user',
+      parts: [{ type: 'text', text: `turn ${at + i}` }],
+    }));
+    expect((await api.post(`/v1/sessions/${id}/messages`, { messages })).status).toBe(201);
+  }
+}
+
+describe('idempotentWrites', () => {
+  it('replays a keyed compaction whose answer is over 2 MB, compacting once', async () => {
+    await manyMessages('keyed');
+    const compact = () =>
+      w.request('/v1/sessions/keyed/compact', {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': 'big-1' },
+        json: {},
+      });
+    const first = await compact();
+    expect(first.status).toBe(200);
+    const text = await first.text();
+    expect(text.length).toBeGreaterThan(2 * 1024 * 1024);
+    const again = await compact();
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(text);
+    const { calls } = (await client(w, key).get('/v1/sessions/keyed/view')).body as Loose;
+    expect(calls.filter((c: Loose) => c.kind === 'compact')).toHaveLength(1);
   });
 });

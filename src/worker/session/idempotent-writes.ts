@@ -67,26 +67,57 @@ async function written(store: SqlSessionStore, key: SessionKey, check: WriteChec
 
 interface Pending extends IdempotencyRecord {
   check?: WriteCheck;
+  /** The answer is kept in this many pieces beside the record (`value` absent). */
+  pieces?: number;
 }
+
+/**
+ * Characters of JSON one stored answer keeps in the record itself; a larger one (a compaction's
+ * answer: its context and a journal entry per message it folded) goes in pieces of this size, since
+ * one Durable Object value holds at most 2 MB.
+ */
+export const ANSWER_PIECE_CHARS = 512 * 1024;
+const pieceKey = (name: string, i: number) => `idem-piece:${name}:${i}`;
 
 export function idempotentWrites(
   storage: DurableObjectStorage,
   store: (key: SessionKey) => SqlSessionStore,
 ): IdempotentWrites {
   let writes = 0;
-  /** Every 64 stored answers, those older than the TTL are dropped. */
+  /** Every 64 stored answers, those older than the TTL are dropped, with their pieces. */
   const sweep = async (now: number) => {
     if (++writes % 64 !== 0) return;
-    const all = await storage.list<IdempotencyRecord>({ prefix: IDEMPOTENCY_PREFIX });
-    const old = [...all].filter(([, r]) => now - r.at >= IDEMPOTENCY_TTL_MS).map(([k]) => k);
+    const all = await storage.list<Pending>({ prefix: IDEMPOTENCY_PREFIX });
+    const old = [...all]
+      .filter(([, r]) => now - r.at >= IDEMPOTENCY_TTL_MS)
+      .flatMap(([k, r]) => [k, ...Array.from({ length: r.pieces ?? 0 }, (_, i) => pieceKey(k, i))]);
     for (let i = 0; i < old.length; i += 128) await storage.delete(old.slice(i, i + 128));
   };
-  /** A fresh record for `idem`, checked against its hash (a mismatch is a 409). */
+  /** Stores `record` under `name`, its answer in pieces beside it when it is large (pieces first). */
+  const save = async (name: string, record: Pending) => {
+    const text = JSON.stringify(record.value ?? null);
+    if (text.length <= ANSWER_PIECE_CHARS) return storage.put(name, record);
+    const pieces = Math.ceil(text.length / ANSWER_PIECE_CHARS);
+    for (let i = 0; i < pieces; i++)
+      await storage.put(pieceKey(name, i), text.slice(i * ANSWER_PIECE_CHARS, (i + 1) * ANSWER_PIECE_CHARS));
+    const { value: _, ...rest } = record;
+    await storage.put(name, { ...rest, pieces } as Pending);
+  };
+  /** A fresh record for `idem`, checked against its hash (a mismatch is a 409), its answer whole. */
   const find = async (idem: Idempotency, now: number) => {
-    const stored = await storage.get<Pending>(IDEMPOTENCY_PREFIX + idem.key);
+    const name = IDEMPOTENCY_PREFIX + idem.key;
+    const stored = await storage.get<Pending>(name);
     if (!stored || now - stored.at >= IDEMPOTENCY_TTL_MS) return undefined;
     if (stored.hash !== idem.hash) throw mismatch();
-    return stored;
+    if (stored.pieces === undefined) return stored;
+    const keys = Array.from({ length: stored.pieces }, (_, i) => pieceKey(name, i));
+    const texts: string[] = [];
+    for (let i = 0; i < keys.length; i += 128) {
+      const got = await storage.get<string>(keys.slice(i, i + 128));
+      for (const k of keys.slice(i, i + 128)) texts.push(got.get(k) ?? '');
+    }
+    const { pieces: _, ...whole } = stored;
+    return { ...whole, value: JSON.parse(texts.join('')) as unknown };
   };
   return {
     async once(idem, run) {
@@ -95,11 +126,7 @@ export function idempotentWrites(
       const stored = await find(idem, now);
       if (stored) return { value: stored.value as never, replayed: true };
       const value = await run();
-      await storage.put(IDEMPOTENCY_PREFIX + idem.key, {
-        hash: idem.hash,
-        at: now,
-        value,
-      } satisfies IdempotencyRecord);
+      await save(IDEMPOTENCY_PREFIX + idem.key, { hash: idem.hash, at: now, value });
       await sweep(now);
       return { value, replayed: false };
     },
@@ -111,20 +138,15 @@ export function idempotentWrites(
       if (stored && (!stored.check || (await written(store(key), key, stored.check)))) {
         // A create's answer, written ahead without it, is the session as D1 holds it.
         const value = stored.value ?? (await store(key).get(key.tenant, key.session));
-        if (stored.check) await storage.put(name, { hash: stored.hash, at: stored.at, value });
+        if (stored.check) await save(name, { hash: stored.hash, at: stored.at, value });
         return { value: value as never, replayed: true };
       }
       const staged = await stage();
-      await storage.put(name, {
-        hash: idem.hash,
-        at: now,
-        value: staged.value ?? null,
-        check: staged.check,
-      } satisfies Pending);
+      await save(name, { hash: idem.hash, at: now, value: staged.value ?? null, check: staged.check });
       await faultPoint(fault, 'append:before-d1-write');
       const value = await staged.commit();
       await faultPoint(fault, 'append:after-d1-write');
-      await storage.put(name, { hash: idem.hash, at: now, value } satisfies IdempotencyRecord);
+      await save(name, { hash: idem.hash, at: now, value });
       await sweep(now);
       return { value, replayed: false };
     },
