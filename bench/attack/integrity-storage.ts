@@ -322,66 +322,6 @@ export const cases: AttackCase[] = [
     },
   },
   {
-    name: 'compaction of 9,000 messages in one turn',
-    promise:
-      "a turn whose compaction journals every one of 9,000 messages is stored and recorded: no warning, its answer logged, its journal cut at the record's bound; a keyed /compact of 9,000 answers 200 and its retry is replayed",
-    async run(env) {
-      const session = env.id('many');
-      const turns = Array.from({ length: 9_000 }, (_, i) => ({
-        role: i % 2 ? 'assistant' : 'user',
-        content: `turn ${i}`,
-      }));
-      env.fake.reset();
-      const res = await post(
-        env,
-        OPENAI,
-        { model: 'gpt-4o', messages: turns },
-        {
-          'x-ctxkit-session': session,
-          'x-ctxkit-window': '1024',
-        },
-      );
-      await res.text();
-      const warning = res.headers.get('x-ctxkit-warning');
-      const link = res.headers.get('x-ctxkit-journal') ?? '';
-      const rows = async () => ((await logRows(env, session)).length === 9_001 ? 9_001 : undefined);
-      const logged = (await eventually(5_000, rows)) ?? (await logRows(env, session)).length;
-      const call = (await (await fetch(env.service.base + link, { headers: env.headers() })).json()) as {
-        call?: { journal: unknown[]; journalCut?: { entries: number } };
-      };
-      // The routes: 18 appends of 500, then a manual compaction over them.
-      const routes = env.id('many-routes');
-      await post(env, '/v1/sessions', { id: routes, budget: { contextWindow: 2000 } });
-      for (let at = 0; at < 9_000; at += 500)
-        await post(env, `/v1/sessions/${routes}/messages`, {
-          messages: turns
-            .slice(at, at + 500)
-            .map((m) => ({ role: m.role, parts: [{ type: 'text', text: m.content }] })),
-        });
-      // Keyed, then retried: the stored answer (over 2 MB) is replayed, nothing compacted twice.
-      const keyed = { 'idempotency-key': `${routes}-compact` };
-      const compact = await post(env, `/v1/sessions/${routes}/compact`, {}, keyed);
-      const first = await compact.text();
-      const retry = await post(env, `/v1/sessions/${routes}/compact`, {}, keyed);
-      const replayed = retry.headers.get('idempotent-replayed') === 'true' && (await retry.text()) === first;
-      const compacted =
-        compact.status === 200 ? (JSON.parse(first) as { journal: unknown[] }).journal.length : 0;
-      const kept = call.call?.journal.length ?? 0;
-      const cut = call.call?.journalCut?.entries ?? 0;
-      return {
-        held:
-          res.status === 200 &&
-          warning === null &&
-          logged === 9_001 &&
-          cut > 0 &&
-          compact.status === 200 &&
-          retry.status === 200 &&
-          replayed,
-        detail: `proxied: ${res.status}, warning ${warning === null ? 'none' : `"${warning}"`}, ${logged} rows logged, record journal ${kept} kept + ${cut} cut; keyed /compact ${compact.status} (${compacted} journal entries, ${(first.length / 1e6).toFixed(1)} MB), its retry ${retry.status}${replayed ? ' replayed' : ' not replayed'}`,
-      };
-    },
-  },
-  {
     name: 'every list and log pages',
     promise: 'the session log and the session lists answer a limit and a cursor to the next page',
     fast: true,

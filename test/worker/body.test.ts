@@ -37,6 +37,25 @@ describe('readText', () => {
     expect(await readText(streamed('é'.repeat(25), {}), 50)).toBe('é'.repeat(25));
   });
 
+  it('refuses a body whose stream breaks (malformed chunked framing, a connection closed mid-body) as bad input', async () => {
+    for (const headers of [{}, { 'content-length': '20' }]) {
+      const body = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"messages":'));
+          c.error(new Error('internal error; reference = 3ngnsdhqaa3gfmqp4jcfnivs'));
+        },
+      });
+      const req = new Request('http://127.0.0.1/', {
+        method: 'POST',
+        body,
+        headers,
+        duplex: 'half',
+      } as RequestInit);
+      const error = await readText(req, 50).catch((e: unknown) => e);
+      expect(isCtxError(error) && [error.code, error.path]).toEqual(['invalid_input', 'body']);
+    }
+  });
+
   it('refuses bytes that are not UTF-8', async () => {
     const req = new Request('http://127.0.0.1/', { method: 'POST', body: new Uint8Array([0xff, 0xfe]) });
     expect(await codeOf(readText(req, 50))).toBe('invalid_input');

@@ -30,7 +30,7 @@ export async function readText(
   max: number,
   timeoutMs = DEFAULT_BODY_READ_MS,
 ): Promise<string> {
-  const text = await withinSilence(readUnbounded(request, max), timeoutMs);
+  const text = await withinSilence(readUnbounded(request, max).catch(unreadable), timeoutMs);
   if (text !== SILENT) return text;
   request.body?.cancel().catch(() => undefined);
   throw new ServiceError(
@@ -38,6 +38,20 @@ export async function readText(
     'request_timeout',
     `the request body did not arrive within ${timeoutMs} ms (BODY_READ_TIMEOUT_MS)`,
     'body',
+  );
+}
+
+/**
+ * A body whose stream failed while it was read — chunked framing the runtime cannot parse (a
+ * `Transfer-Encoding: chunked` body sent unframed), a connection closed before the end — is the
+ * client's bad input, a 400 naming the body, not a 500.
+ */
+function unreadable(error: unknown): never {
+  if (error instanceof CtxError || error instanceof ServiceError) throw error;
+  throw new CtxError(
+    'invalid_input',
+    'the request body could not be read to its end (its chunked framing is broken, or the connection closed before it ended)',
+    { path: 'body' },
   );
 }
 
