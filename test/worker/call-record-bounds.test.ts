@@ -11,6 +11,7 @@ import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client, type Loose } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { useProxyWorker } from './support/proxy-worker.ts';
+import { until } from './support/until.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 /** ~260 bytes of journal each once compacted: 9,000 make a journal of ~2.3 MB. */
@@ -31,15 +32,6 @@ const turns = (n: number, from = 0) =>
     role: (from + i) % 2 ? 'assistant' : 'user',
     content: `turn ${from + i}`,
   }));
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 50; i++) {
-    const v = await read();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return read();
-}
 
 describe('createCallLog', () => {
   it('keeps a compaction of 9,000 messages on record, its journal cut at its bound, when proxied', async () => {

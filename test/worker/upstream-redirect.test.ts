@@ -8,6 +8,7 @@ import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client } from './support/client.ts';
 import type { RunningWorker } from './support/harness.ts';
 import { ENV_OPENAI_KEY, useProxyWorker } from './support/proxy-worker.ts';
+import { until } from './support/until.ts';
 
 const OPENAI = '/v1/proxy/openai/chat/completions';
 const ANTHROPIC = '/v1/proxy/anthropic/v1/messages';
@@ -48,12 +49,13 @@ describe('fetchUpstream', () => {
     expect(fake.requests.map((r) => r.headers.host)).toEqual([new URL(fake.origin).host]);
     expect(fake.requests[0]!.headers['x-api-key']).toBe(ANTHROPIC_KEY);
     const link = res.headers.get('x-ctxkit-journal')!;
-    let call: { upstream?: { status: number; logged: boolean } } | undefined;
-    for (let i = 0; i < 50 && !call?.upstream; i++) {
-      call = (await client(w, key).get(link)).body.call;
-      if (!call?.upstream) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(call?.upstream).toMatchObject({ status: 502, logged: false });
+    const { call } = (
+      await until(
+        () => client(w, key).get(link),
+        (r) => r.body.call?.upstream !== undefined,
+      )
+    ).body;
+    expect(call.upstream).toMatchObject({ status: 502, logged: false });
   });
 
   it('follows no redirect of a stateless streamed call either (302, 308)', async () => {
