@@ -1,7 +1,7 @@
 /**
  * What crosses the service's edges (the audit of 2026-11-28): an upstream that redirects, a request
- * body whose chunked framing is broken, and a run whose journal or answer is larger than one Durable
- * Object value (2 MB). docs/service.md ("Security", "Bounds", "Idempotency-Key") states each promise.
+ * body whose chunked framing is broken, a history of a million tiny messages, and a run whose journal
+ * or answer is larger than one Durable Object value (2 MB). docs/service.md ("Security", "Bounds", "Idempotency-Key") states each promise.
  */
 import { connect } from 'node:net';
 import { eventually } from '../support/attack-http.ts';
@@ -105,6 +105,30 @@ export const cases: AttackCase[] = [
       return {
         held: seen.every((s) => s.endsWith('400 Bad Request')) && named === 2 && health.ok,
         detail: `${seen.join(', ')}; ${named} of 2 name the body; /health ${health.status}`,
+      };
+    },
+  },
+  {
+    name: 'a million tiny messages',
+    promise:
+      'a proxied history longer than PROXY_MAX_MESSAGES (100,000) is a 413 naming it before anything converts, stores or sends it, however small each message: the service stays responsive',
+    async run(env) {
+      // 31 bytes a message: a million of them fit the proxy's 32 MiB body limit.
+      const body = `{"model":"gpt-4o","messages":[${Array(1_000_000).fill('{"role":"user","content":"a"}').join(',')}]}`;
+      env.fake.reset();
+      const started = performance.now();
+      const res = await fetch(env.service.base + OPENAI, {
+        method: 'POST',
+        headers: env.headers(env.id('million')),
+        body,
+      });
+      const text = await res.text();
+      const ms = performance.now() - started;
+      const named = /PROXY_MAX_MESSAGES/.test(text) && /"path":"messages"/.test(text);
+      const health = await fetch(`${env.service.base}/health`);
+      return {
+        held: res.status === 413 && named && env.fake.requests.length === 0 && ms < 10_000 && health.ok,
+        detail: `${(body.length / 1e6).toFixed(1)} MB body: ${res.status}${named ? ' naming PROXY_MAX_MESSAGES' : ''} in ${ms.toFixed(0)} ms, ${env.fake.requests.length} upstream calls; /health ${health.status}`,
       };
     },
   },

@@ -16,6 +16,8 @@ export interface ServiceBounds {
   sessionBytes: number;
   /** Ms a request body may take to arrive, once its headers did. */
   bodyReadMs: number;
+  /** Elements of the history list one proxied request may carry (`messages`, or `input`). */
+  proxyMessages: number;
 }
 
 interface Bound {
@@ -32,17 +34,20 @@ const BOUNDS = {
   eventBytes: { env: 'PROXY_MAX_EVENT_BYTES', min: 64 * 1024, max: 64 * MIB, unit: 'bytes' },
   sessionBytes: { env: 'MAX_SESSION_BYTES', min: MIB, max: 1024 * MIB, unit: 'bytes' },
   bodyReadMs: { env: 'BODY_READ_TIMEOUT_MS', min: 100, max: 600_000, unit: 'milliseconds' },
+  proxyMessages: { env: 'PROXY_MAX_MESSAGES', min: 1, max: 1_000_000, unit: 'messages' },
 } as const satisfies Record<keyof ServiceBounds, Bound>;
 
 /**
  * @default a 32 MiB answer (what the proxy accepts as a request), 16 MiB for one event, 64 MiB per
- * session, 30 s for a body to arrive
+ * session, 30 s for a body to arrive, 100,000 messages in one proxied request (the most Anthropic's
+ * Messages API takes in one request; a 32 MiB body of tiny messages holds a million, minutes of work)
  */
 export const DEFAULT_BOUNDS = {
   answerBytes: 32 * MIB,
   eventBytes: 16 * MIB,
   sessionBytes: 64 * MIB,
   bodyReadMs: 30_000,
+  proxyMessages: 100_000,
 } as const satisfies ServiceBounds;
 
 /** Bytes of messages one page of a session's log carries at most (a larger first row comes alone). */

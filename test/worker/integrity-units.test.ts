@@ -167,6 +167,11 @@ describe('serviceBounds', () => {
     expect(() => serviceBounds({ PROXY_MAX_EVENT_BYTES: '10' } as unknown as Env)).toThrow(
       expect.objectContaining({ code: 'invalid_config', path: 'PROXY_MAX_EVENT_BYTES' }),
     );
+    expect(serviceBounds({} as Env).proxyMessages).toBe(100_000);
+    expect(serviceBounds({ PROXY_MAX_MESSAGES: '500' } as unknown as Env).proxyMessages).toBe(500);
+    expect(() => serviceBounds({ PROXY_MAX_MESSAGES: '0' } as unknown as Env)).toThrow(
+      expect.objectContaining({ code: 'invalid_config', path: 'PROXY_MAX_MESSAGES' }),
+    );
   });
 });
 

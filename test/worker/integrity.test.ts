@@ -20,6 +20,7 @@ useProxyWorker(
   () => ({
     MAX_BODY_BYTES: '600000',
     MAX_SESSION_BYTES: '1048576',
+    PROXY_MAX_MESSAGES: '40',
   }),
   (r) => ({ w, fake, key } = r),
 );
@@ -89,6 +90,36 @@ describe('MAX_SESSION_BYTES', () => {
     const r = await proxied('full', [{ role: 'user', content: 'y'.repeat(300_000) }]);
     expect(r.status).toBe(413);
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('PROXY_MAX_MESSAGES', () => {
+  const turns = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }));
+
+  it('refuses a history longer than its bound before anything is stored or sent, in each protocol', async () => {
+    const r = await proxied('long', turns(41));
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.text).error).toMatchObject({ code: 'payload_too_large', path: 'messages' });
+    expect(r.text).toMatch(/41 elements; the proxy takes at most 40 in one request \(PROXY_MAX_MESSAGES\)/);
+    const responses = await w.request('/v1/proxy/openai/responses', {
+      method: 'POST',
+      key,
+      json: { model: 'gpt-4o', input: turns(41) },
+    });
+    expect(responses.status).toBe(413);
+    expect((await responses.json()) as Loose).toMatchObject({ error: { path: 'input' } });
+    const anthropic = await w.request('/v1/proxy/anthropic/v1/messages', {
+      method: 'POST',
+      key,
+      json: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: turns(41) },
+    });
+    expect(anthropic.status).toBe(413);
+    expect(fake.requests).toHaveLength(0);
+    // The session was not even created.
+    expect((await client(w, key).get('/v1/sessions/long/messages')).status).toBe(404);
+    // Under the bound, the call goes through.
+    expect((await proxied('long', turns(40))).status).toBe(200);
   });
 });
 

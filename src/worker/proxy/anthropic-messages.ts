@@ -137,6 +137,7 @@ export const anthropicMessages: Protocol = {
   dialect: 'anthropic',
   path: '/v1/messages',
   historyField: 'messages',
+  listField: 'messages',
   parse(body, known): ProxyRequest {
     const b = parseWith(requestSchema, body, []);
     // Each message converts on its own (a user message with tool results becomes a tool message and

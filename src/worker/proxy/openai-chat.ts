@@ -123,6 +123,7 @@ export const openAIChat: Protocol = {
   dialect: 'openai',
   path: '/chat/completions',
   historyField: 'messages',
+  listField: 'messages',
   parse(body, known): ProxyRequest {
     const b = parseWith(requestSchema, body, []);
     let lead = 0;

@@ -101,6 +101,7 @@ export const openAIResponses: Protocol = {
   id: 'openai',
   dialect: 'responses',
   path: '/responses',
+  listField: 'input',
   parse(body): ProxyRequest {
     const b = parseWith(requestSchema, body, []);
     if (typeof b.previous_response_id === 'string')

@@ -71,6 +71,8 @@ export interface Protocol {
    * neighbours (so a call can reuse what the previous one converted); absent when elements merge.
    */
   historyField?: string;
+  /** The body field holding the client's history list (`messages`, `input`), whatever its elements. */
+  listField: string;
   /** The body to forward: `request.body` with the prepared messages and the memory block. */
   render(request: ProxyRequest, send: readonly Message[], memory: string): Record<string, unknown>;
   /** A non-streamed answer → one neutral assistant message (with usage), or `undefined`. */

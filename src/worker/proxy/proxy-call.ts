@@ -10,11 +10,11 @@
  * still relayed (never discarded), not logged, and the client told so: its next call's history brings
  * the turn and the answer back, and they are stored then.
  */
-import { createPipeline, hashText, type Pipeline } from '../../core/index.ts';
+import { CtxError, createPipeline, hashText, type Pipeline } from '../../core/index.ts';
 import type { Env } from '../env.ts';
 import { readJsonText } from '../http/body.ts';
 import { checkJsonDepth } from '../http/json-depth.ts';
-import { serviceBounds } from '../service-bounds.ts';
+import { BOUND_VARS, serviceBounds } from '../service-bounds.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { sessionStub } from '../session/stub.ts';
 import { unwrap } from '../session/wire.ts';
@@ -79,6 +79,20 @@ function statelessPipeline(env: Env, options: ProxyOptions): Pipeline {
   return p;
 }
 
+/**
+ * A history longer than `PROXY_MAX_MESSAGES` is refused before anything converts, stores or sends it:
+ * within the body limit a list of tiny messages runs to a million, minutes of work for the session.
+ */
+function refuseLongHistory(raw: unknown, field: string, max: number): void {
+  const list = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+  if (!Array.isArray(list) || list.length <= max) return;
+  throw new CtxError(
+    'payload_too_large',
+    `${list.length} elements; the proxy takes at most ${max} in one request (${BOUND_VARS.proxyMessages})`,
+    { path: field },
+  );
+}
+
 export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<Response> {
   const { env, request: req } = ctx;
   const timer = phaseTimer(timingOn(env));
@@ -93,6 +107,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   // A model's tool arguments too deep for the service travel opaque; anything else too deep is a 400.
   const opaque = wrapRequest(protocol.dialect, raw) > 0;
   checkJsonDepth(raw);
+  refuseLongHistory(raw, protocol.listField, bounds.proxyMessages);
   timer.mark('read');
   const sessionHeader = req.headers.get('x-ctxkit-session');
   // The session header is validated with the other options below; the key only has to tell callers apart.
