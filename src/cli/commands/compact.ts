@@ -17,7 +17,8 @@ import {
   randomIds,
   systemClock,
 } from '../../core/index.ts';
-import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { type CliEnv, EXIT } from '../io.ts';
+import { windowOption } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import {
   fileKeeper,
@@ -72,8 +73,7 @@ async function blobStore(dir: string | undefined) {
 
 export async function compact(options: CompactOptions, env: CliEnv): Promise<void> {
   const { io } = env;
-  if (!Number.isInteger(options.window) || options.window <= 0)
-    throw new CliError('--window must be a positive integer');
+  windowOption(options.window);
   const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const summarizer = await chooseSummarizer(options.llm === true, io);

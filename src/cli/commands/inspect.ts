@@ -10,6 +10,7 @@ import {
   createRecordingBlobStore,
   FIXTURE_COUNTERS,
   FIXTURE_PRESETS,
+  LIMITS,
   type Message,
   outputText,
   sequentialIds,
@@ -18,7 +19,8 @@ import {
 } from '../../core/index.ts';
 import { partTokens } from '../../view/context-model.ts';
 import { displayPath } from '../files.ts';
-import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { type CliEnv, EXIT } from '../io.ts';
+import { integerOption, windowOption } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import { renderInspectPage, writeHtml } from '../render/inspect-html.ts';
 import { type InspectReport, renderInspect } from '../render/inspect-report.ts';
@@ -64,8 +66,8 @@ function preview(m: Message): string {
 
 export async function inspect(options: InspectOptions, env: CliEnv): Promise<void> {
   const { io } = env;
-  if (!Number.isInteger(options.window) || options.window <= 0)
-    throw new CliError('--window must be a positive integer');
+  windowOption(options.window);
+  integerOption('--top', options.top, 0, LIMITS.count);
   const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const counter = counterOption(options.counter);

@@ -140,3 +140,35 @@ describe('ctxcheck compact', () => {
     expect(r.stderr).toContain('window');
   });
 });
+
+describe('ctxcheck inspect and compact number options', () => {
+  it.each([
+    [['--window', '99999999999'], '--window must be an integer from 1 to 10000000, got 99999999999'],
+    [['--window', '1e23'], '--window must be an integer from 1 to 10000000, got 1e+23'],
+    [['--window', '-5'], '--window must be an integer from 1 to 10000000, got -5'],
+  ])('%j exits 2 with one line naming --window, for inspect and compact', async (args, line) => {
+    for (const command of ['inspect', 'compact']) {
+      const r = await ctxcheck([command, 'small.json', ...args], dir);
+      expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([2, '', [`ctxcheck: ${line}`]]);
+    }
+  });
+
+  it.each([
+    ['-3', 'got -3'],
+    ['2.5', 'got 2.5'],
+    ['abc', 'got NaN'],
+  ])('inspect --top %s exits 2 with one line naming --top', async (top, got) => {
+    const r = await ctxcheck(['inspect', 'chat.json', '--window', '100000', '--top', top], dir);
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      [`ctxcheck: --top must be an integer from 0 to 1000000, ${got}`],
+    ]);
+  });
+
+  it('lists as many of the largest items as --top says when it is in range', async () => {
+    const r = await ctxcheck(['inspect', 'chat.json', '--window', '100000', '--top', '3', '--json'], dir);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { largest: unknown[] }).largest).toHaveLength(3);
+  });
+});
