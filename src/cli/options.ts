@@ -1,7 +1,9 @@
 /**
- * The checks the commands share for the values of their options. Each fails as one line that names
- * the option (`CliError`, exit 2), never as the message of the core schema behind it.
+ * The checks the commands share for the values of their options: a number in its range, a file the
+ * command writes. Each fails as one line that names the option (`CliError`, exit 2), never as the
+ * message of the core schema or of the filesystem call behind it.
  */
+import { writeFile } from 'node:fs/promises';
 import { LIMITS } from '../core/index.ts';
 import { CliError } from './io.ts';
 
@@ -19,4 +21,13 @@ export function integerOption(name: string, value: unknown, min: number, max: nu
     throw new CliError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+/** Writes a file an option names (`--out`, `--journal`, `--junit`, `--html`); a failure names the option. */
+export async function writeOptionFile(name: string, file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (e) {
+    throw new CliError(`${name}: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
 }

@@ -6,7 +6,7 @@
  * are dropped from the output: they counted the uncompacted context, and read back as the anchor of
  * the compacted one they would be wrong (`inspect` reported 88 tokens for a 5,336-token result).
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -18,7 +18,7 @@ import {
   systemClock,
 } from '../../core/index.ts';
 import { type CliEnv, EXIT } from '../io.ts';
-import { windowOption } from '../options.ts';
+import { windowOption, writeOptionFile } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import {
   fileKeeper,
@@ -108,7 +108,7 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
     return rest;
   });
   const text = serializeTranscript(messages, format, transcript.header);
-  if (options.out) await writeFile(resolve(io.cwd, options.out), text);
+  if (options.out) await writeOptionFile('--out', resolve(io.cwd, options.out), text);
   else io.out(text);
   const journalFile = options.journal ?? (await besideOut(options.out, io.cwd));
   const journal = {
@@ -121,7 +121,8 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
     events: run.events,
     memories: run.memories ?? [],
   };
-  if (journalFile) await writeFile(resolve(io.cwd, journalFile), `${JSON.stringify(journal, null, 2)}\n`);
+  if (journalFile)
+    await writeOptionFile('--journal', resolve(io.cwd, journalFile), `${JSON.stringify(journal, null, 2)}\n`);
   // A failed LLM summary answered by the deterministic summarizer is said, not just journalled.
   for (const e of run.events)
     if (e.type === 'summary-fallback')

@@ -20,9 +20,9 @@ import {
 import { partTokens } from '../../view/context-model.ts';
 import { displayPath } from '../files.ts';
 import { type CliEnv, EXIT } from '../io.ts';
-import { integerOption, windowOption } from '../options.ts';
+import { integerOption, windowOption, writeOptionFile } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
-import { renderInspectPage, writeHtml } from '../render/inspect-html.ts';
+import { renderInspectPage } from '../render/inspect-html.ts';
 import { type InspectReport, renderInspect } from '../render/inspect-report.ts';
 import { loadTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../transcripts/load-transcript.ts';
 
@@ -186,7 +186,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
       top: options.top,
     });
     const out = resolve(io.cwd, options.html);
-    await writeHtml(out, page);
+    await writeOptionFile('--html', out, page);
     io.out(
       `wrote ${displayPath(options.html, io.cwd)} (${Math.ceil(page.length / 1024)} KB, self-contained)`,
     );

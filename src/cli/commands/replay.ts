@@ -3,13 +3,13 @@
  * fixture, a diff per failed expectation and `N passed, N failed`. Exit 0 all passed, 1 an
  * expectation failed, 2 a usage error or an invalid fixture.
  */
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { FIXTURE_PRESETS, runFixture } from '../../core/index.ts';
 import { displayPath, expandFiles } from '../files.ts';
 import { type FixtureProblem, type LoadedFixture, loadFixture } from '../fixture-loader.ts';
 import { type CliEnv, EXIT } from '../io.ts';
+import { writeOptionFile } from '../options.ts';
 import { pipelineFactory } from '../pipeline.ts';
 import { renderJunit } from '../render/junit.ts';
 import { type ReplayOutcome, renderOutcome, renderProblem, summaryLine } from '../render/replay-report.ts';
@@ -93,7 +93,8 @@ export async function replay(options: ReplayOptions, env: CliEnv): Promise<void>
     for (const p of problems.slice(0, loadProblems)) io.out(renderProblem(p));
     io.out(summaryLine(passed, failed) + (problems.length > 0 ? `\n${problems.length} invalid` : ''));
   }
-  if (options.junit) await writeFile(resolve(io.cwd, options.junit), renderJunit(outcomes, problems));
+  if (options.junit)
+    await writeOptionFile('--junit', resolve(io.cwd, options.junit), renderJunit(outcomes, problems));
   if (problems.length > 0) env.exit(EXIT.invalid);
   else if (failed > 0) env.exit(EXIT.failed);
   else if (outcomes.length === 0) {

@@ -5,7 +5,6 @@
  * original linked to its row on the page: the file keeps it unchanged), what the pre-flight would send,
  * and the messages before the transcript's compaction boundary, which the model no longer sees.
  */
-import { writeFile } from 'node:fs/promises';
 import {
   type JournalEntry,
   type Message,
@@ -25,7 +24,6 @@ import {
 import { esc, fmt, renderPage } from '../../view/html.ts';
 import { renderCallChanges } from '../../view/render-call.ts';
 import { renderContextView } from '../../view/render-context.ts';
-import { CliError } from '../io.ts';
 import { boundaryLine, type InspectReport } from './inspect-report.ts';
 
 export interface InspectPageInput {
@@ -192,12 +190,4 @@ export function renderInspectPage(i: InspectPageInput): string {
   const body = `<nav aria-label="Views" class="tabs"><a href="#changed-h">Changes</a> · <a href="#before">Transcript</a> · <a href="#stages">Stages</a> · <a href="#journal">Journal</a> · <a href="#after">After pre-flight</a>${i.earlier && i.earlier.length > 0 ? ' · <a href="#earlier">Before the boundary</a>' : ''}</nav>
 ${renderCallChanges(preflightCall(i, file), `What the next pre-flight changes (preset ${i.report.preset})`)}${renderContextView(before, 'before')}${stageTable(i.report)}${journalTable(i.after.journal, file)}${renderContextView(after, 'after')}${earlierSection(i.earlier ?? [], i.report)}`;
   return renderPage({ title: `ctxcheck inspect · ${i.report.file}`, body });
-}
-
-export async function writeHtml(file: string, html: string): Promise<void> {
-  try {
-    await writeFile(file, html);
-  } catch (e) {
-    throw new CliError(`--html: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
 }

@@ -134,6 +134,19 @@ describe('ctxcheck compact', () => {
     expect(r.stdout).toMatch(/provider usage of \d+ messages dropped/);
   });
 
+  it.each([
+    [['--out', '.'], '--out', 'EISDIR'],
+    [['--out', 'no-such-dir/out.json'], '--out', 'ENOENT'],
+    [['--out', 'named.json', '--journal', 'no-such-dir/j.json'], '--journal', 'ENOENT'],
+  ])('%j exits 2 with one line naming the option it could not write', async (args, option, code) => {
+    const r = await ctxcheck(['compact', 'small.json', '--window', '8000', ...args], dir);
+    const file = join(dir, args.at(-1)!);
+    expect([r.code, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      [`ctxcheck: ${option}: cannot write ${file.replace(/\/\.$/, '')}: ${code}`],
+    ]);
+  });
+
   it('exits 2 when --window is missing', async () => {
     const r = await ctxcheck(['compact', 'chat.json'], dir);
     expect(r.code).toBe(2);

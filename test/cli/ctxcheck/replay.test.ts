@@ -65,6 +65,14 @@ describe('ctxcheck replay', () => {
     expect(xml).toContain('failures="1"');
   });
 
+  it('exits 2 with one line naming --junit when the report cannot be written', async () => {
+    const r = await ctxcheck(['replay', 'pass.json', '--junit', 'no-such-dir/report.xml'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `ctxcheck: --junit: cannot write ${join(dir, 'no-such-dir/report.xml')}: ENOENT`,
+    ]);
+  });
+
   it('runs the fixture under another preset when --preset is given', async () => {
     const r = await ctxcheck(['replay', 'pass.json', '--preset', 'kosmokrator'], dir);
     expect(r.stdout).toContain('✗ steps[0].expect.tokens');
