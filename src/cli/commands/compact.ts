@@ -17,7 +17,7 @@ import {
   randomIds,
   systemClock,
 } from '../../core/index.ts';
-import { type CliEnv, EXIT } from '../io.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
 import { windowOption, writeOptionFile } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import {
@@ -74,6 +74,9 @@ async function blobStore(dir: string | undefined) {
 export async function compact(options: CompactOptions, env: CliEnv): Promise<void> {
   const { io } = env;
   windowOption(options.window);
+  // Only a manual compaction reads them: without --force they would be dropped without a word.
+  if (options.instructions !== undefined && options.force !== true)
+    throw new CliError('--instructions focuses a manual compaction: pass --force with it');
   const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const summarizer = await chooseSummarizer(options.llm === true, io);
@@ -186,7 +189,10 @@ export function compactCommand(env: CliEnv): CommandModule<object, CompactOption
           describe: 'Directory for spilled tool outputs (default ~/.ctxkit/data/truncations)',
         })
         .option('force', { type: 'boolean', describe: 'Run a manual compaction instead of the pre-flight' })
-        .option('instructions', { type: 'string', describe: 'Focus instructions for --force' })
+        .option('instructions', {
+          type: 'string',
+          describe: 'Focus instructions for the manual compaction (needs --force)',
+        })
         .option('llm', {
           type: 'boolean',
           describe: 'Summarize with the LLM configured in the environment',

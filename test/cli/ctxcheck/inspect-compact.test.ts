@@ -147,6 +147,23 @@ describe('ctxcheck compact', () => {
     ]);
   });
 
+  it('exits 2 with one line when --instructions is given without --force, which alone reads it', async () => {
+    const r = await ctxcheck(
+      ['compact', 'small.json', '--window', '8000', '--instructions', 'keep the API'],
+      dir,
+    );
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      ['ctxcheck: --instructions focuses a manual compaction: pass --force with it'],
+    ]);
+    const forced = await ctxcheck(
+      ['compact', 'small.json', '--window', '8000', '--force', '--instructions', 'keep the API'],
+      dir,
+    );
+    expect(forced.code, forced.stderr).toBe(0);
+  });
+
   it('exits 2 when --window is missing', async () => {
     const r = await ctxcheck(['compact', 'chat.json'], dir);
     expect(r.code).toBe(2);
