@@ -231,7 +231,7 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
       ];
       const benchGroup = {
         command: 'bench <what>',
-        describe: 'Benchmarks (tokens, memory, compaction)',
+        describe: `Benchmarks (${BENCH_MODULES.map(([what]) => what).join(', ')})`,
         builder: (y: Argv) => {
           let g = y;
           for (const c of bench) g = g.command(c);

@@ -92,6 +92,8 @@ describe('ctxcheck usage errors', () => {
       expect(help).toContain("ctxcheck replay 'fixtures/**/*.json'");
       expect(help).toContain('ctxcheck inspect session.jsonl --window 128000');
       expect(help).toMatch(/Docs: .*docs\/cli\.md/);
+      // Every benchmark `bench` holds, not the first three (it said "tokens, memory, compaction").
+      expect(help).toContain('Benchmarks (tokens, memory, compaction, recall, cache)');
     } finally {
       log.mockRestore();
     }
