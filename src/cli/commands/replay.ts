@@ -8,7 +8,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { FIXTURE_PRESETS, runFixture } from '../../core/index.ts';
 import { displayPath, expandFiles } from '../files.ts';
 import { type FixtureProblem, type LoadedFixture, loadFixture } from '../fixture-loader.ts';
-import { type CliEnv, EXIT } from '../io.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
 import { writeOptionFile } from '../options.ts';
 import { pipelineFactory } from '../pipeline.ts';
 import { renderJunit } from '../render/junit.ts';
@@ -26,7 +26,16 @@ function matcher(filter: string | undefined): (text: string) => boolean {
   if (!filter) return () => true;
   const m = /^\/(.+)\/([a-z]*)$/.exec(filter);
   if (m) {
-    const re = new RegExp(m[1]!, m[2]);
+    let re: RegExp;
+    try {
+      re = new RegExp(m[1]!, m[2]);
+    } catch (e) {
+      const reason = (e as Error).message.replace(
+        /^Invalid (?:regular expression|flags)[^:]*: \/.*\/[a-z]*: /,
+        '',
+      );
+      throw new CliError(`--filter: ${filter} is not a regular expression: ${reason}`);
+    }
     return (t) => re.test(t);
   }
   return (t) => t.includes(filter);

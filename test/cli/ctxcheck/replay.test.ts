@@ -73,6 +73,15 @@ describe('ctxcheck replay', () => {
     ]);
   });
 
+  it('exits 2 with one line naming --filter when its /regex/ does not compile', async () => {
+    const r = await ctxcheck(['replay', 'pass.json', '--filter', '/[/'], dir);
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      ['ctxcheck: --filter: /[/ is not a regular expression: Unterminated character class'],
+    ]);
+  });
+
   it('runs the fixture under another preset when --preset is given', async () => {
     const r = await ctxcheck(['replay', 'pass.json', '--preset', 'kosmokrator'], dir);
     expect(r.stdout).toContain('✗ steps[0].expect.tokens');
