@@ -60,6 +60,9 @@ export interface CompactOptions {
 }
 
 async function blobStore(dir: string | undefined) {
+  // A file given as --blobs would have every spill fail: each cut output unsaved, exit 0.
+  const given = dir === undefined ? undefined : await stat(dir).catch(() => undefined);
+  if (given && !given.isDirectory()) throw new CliError(`--blobs: ${dir} is not a directory`);
   try {
     const mod = (await import('../blobs/fs-blob-store.ts')) as {
       createFsBlobStore?: (o: { dir?: string }) => unknown;

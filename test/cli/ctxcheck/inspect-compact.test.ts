@@ -164,6 +164,15 @@ describe('ctxcheck compact', () => {
     expect(forced.code, forced.stderr).toBe(0);
   });
 
+  it('exits 2 with one line naming --blobs when it is a file, before any output is cut unsaved', async () => {
+    const r = await ctxcheck(['compact', 'chat.json', '--window', '8000', '--blobs', 'small.json'], dir);
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      [`ctxcheck: --blobs: ${join(dir, 'small.json')} is not a directory`],
+    ]);
+  });
+
   it('exits 2 when --window is missing', async () => {
     const r = await ctxcheck(['compact', 'chat.json'], dir);
     expect(r.code).toBe(2);
