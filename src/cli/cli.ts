@@ -229,13 +229,22 @@ export function createCli(argv: readonly string[], io: CliIo = processIo()): Cli
         inspectCommand(env) as AnyCommand,
         compactCommand(env) as AnyCommand,
       ];
+      const benchNames = BENCH_MODULES.map(([what]) => what);
+      const asked = argv[0] === 'bench' ? argv[1] : undefined;
       const benchGroup = {
         command: 'bench <what>',
-        describe: `Benchmarks (${BENCH_MODULES.map(([what]) => what).join(', ')})`,
+        describe: `Benchmarks (${benchNames.join(', ')})`,
         builder: (y: Argv) => {
           let g = y;
           for (const c of bench) g = g.command(c);
-          return g.demandCommand(1, 'choose a benchmark');
+          // Reached with a word that is no benchmark (`bench nosuch`): name it and the choices.
+          const choices = `${benchNames.slice(0, -1).join(', ')} or ${benchNames.at(-1)}`;
+          return g.demandCommand(
+            1,
+            asked !== undefined && !asked.startsWith('-')
+              ? `unknown benchmark ${asked}; choose ${choices}`
+              : `choose a benchmark: ${choices}`,
+          );
         },
         handler: () => {},
       } as AnyCommand;

@@ -42,6 +42,10 @@ describe('ctxcheck usage errors', () => {
     [['inspect'], 'ctxcheck: missing <transcript>'],
     [['replay'], 'ctxcheck: missing <globs>'],
     [['bench'], 'ctxcheck: missing <what>'],
+    [
+      ['bench', 'nosuch'],
+      'ctxcheck: unknown benchmark nosuch; choose tokens, memory, compaction, recall or cache',
+    ],
     // A mistyped option before the positional takes it as its value: still the option is named.
     [['inspect', '--jsno', 'chat.json'], 'ctxcheck: unknown option --jsno; did you mean --json?'],
     [['compact', '--windw', '1000', 'chat.json'], 'ctxcheck: unknown option --windw; did you mean --window?'],
