@@ -3,6 +3,7 @@
  * command writes. Each fails as one line that names the option (`CliError`, exit 2), never as the
  * message of the core schema or of the filesystem call behind it.
  */
+import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { LIMITS } from '../core/index.ts';
 import { CliError } from './io.ts';
@@ -21,6 +22,16 @@ export function integerOption(name: string, value: unknown, min: number, max: nu
     throw new CliError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+/**
+ * `--data DIR` of a benchmark, when it exists: a file there is refused here, where listing it said
+ * `ENOTDIR: not a directory, scandir …` without the option. (What a missing folder means is each
+ * benchmark's own: one line and exit 2, or a skip.)
+ */
+export function dataDirOption(dir: string): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new CliError(`--data: ${dir} is not a directory`);
 }
 
 /** Writes a file an option names (`--out`, `--journal`, `--junit`, `--html`); a failure names the option. */

@@ -14,6 +14,7 @@ import { GOAL_RATIO, GOAL_REWRITES_PER_1000, renderCacheBench } from '../bench-c
 import { cacheGoals, runCacheBench } from '../bench-cache/run.ts';
 import { loadCacheSessions } from '../bench-cache/sessions.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { dataDirOption } from '../options.ts';
 
 interface Args {
   data: string;
@@ -84,6 +85,7 @@ export function benchCacheCommand(env: CliEnv): CommandModule<object, Args> {
         }) as Argv<Args>,
     handler: async (args) => {
       const dir = resolve(env.io.cwd, args.data);
+      dataDirOption(dir);
       if (!existsSync(dir)) throw new CliError(`--data: ${dir} does not exist`);
       const windows = list(args.windows, 'windows', (s) =>
         /^\d+$/.test(s) && Number(s) >= 8000 && Number(s) <= 10_000_000 ? Number(s) : undefined,

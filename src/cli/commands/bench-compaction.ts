@@ -21,6 +21,7 @@ import {
   type StrategyMean,
 } from '../bench-compaction/run.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { dataDirOption } from '../options.ts';
 
 interface Args {
   data: string;
@@ -194,6 +195,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         }) as Argv<Args>,
     handler: async (args) => {
       const dataDir = resolve(env.io.cwd, args.data);
+      dataDirOption(dataDir);
       if (!existsSync(dataDir)) throw new CliError(`--data: ${dataDir} does not exist`);
       const presets = list(args.presets, 'presets', (s) =>
         (PRESET_NAMES as readonly string[]).includes(s) ? s : undefined,

@@ -12,6 +12,7 @@ import { fromOpenAI } from '../../core/index.ts';
 import { earlyFacts, FACT_COUNT } from '../bench-recall/facts.ts';
 import { measureRecall, type RecallBenchRow } from '../bench-recall/run.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { dataDirOption } from '../options.ts';
 
 interface Args {
   data: string;
@@ -70,6 +71,7 @@ export function benchRecallCommand(env: CliEnv): CommandModule<object, Args> {
       if (!Number.isInteger(max) || max < 50 || max > 100_000)
         throw new CliError(`--max-tokens: expected an integer from 50 to 100000, got ${String(max)}`);
       const dir = resolve(env.io.cwd, args.data);
+      dataDirOption(dir);
       if (!existsSync(dir)) {
         env.io.err(`bench recall: skipped, no sessions at ${dir} (see ../shared/data/README.md; --data DIR)`);
         env.exit(EXIT.ok);

@@ -67,6 +67,18 @@ describe('ctxcheck usage errors', () => {
     expect(r.stderr).toContain('(ctxcheck --help for usage)');
   });
 
+  it.each(['cache', 'compaction', 'recall'])(
+    'bench %s --data <a file> exits 2 with one line naming --data',
+    async (what) => {
+      const r = await ctxcheck(['bench', what, '--data', 'chat.json'], dir);
+      expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+        2,
+        '',
+        [`ctxcheck: --data: ${join(dir, 'chat.json')} is not a directory`],
+      ]);
+    },
+  );
+
   it('says where the journal went, or that it was not written, when compact runs without --out', async () => {
     const r = await ctxcheck(['compact', 'chat.json', '--window', '4000', '--allow-block'], dir);
     expect(r.stderr).toMatch(/\d+ journal entries \(not written: pass --out FILE or --journal FILE\)/);
