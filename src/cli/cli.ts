@@ -136,6 +136,8 @@ function usageMessage(msg: string, argv: readonly string[], commands: readonly A
     const missing = names.slice(Number(notEnough[1]), Number(notEnough[2]));
     if (missing.length > 0) return `missing ${missing.map((n) => `<${n}>`).join(' ')}`;
   }
+  const conflict = /^Arguments (\S+) and (\S+) are mutually exclusive$/.exec(msg.trim());
+  if (conflict) return `--${conflict[1]} and --${conflict[2]}: choose one`;
   const invalid = /^Invalid values:\s*Argument: ([^,]+), Given: (.+), Choices: (.+)$/s.exec(msg.trim());
   if (invalid)
     return `--${invalid[1]}: ${invalid[2]!.trim()} is not one of ${invalid[3]!.replace(/\s+/g, ' ').trim()}`;

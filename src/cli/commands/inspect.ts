@@ -271,6 +271,8 @@ export function inspectCommand(env: CliEnv): CommandModule<object, InspectOption
           type: 'boolean',
           describe: 'Print the report as JSON',
         })
+        // Each replaces the text report; given both, --json was dropped without a word.
+        .conflicts('html', 'json')
         .option('whole', {
           type: 'boolean',
           describe: "Count the whole file, not only what follows the harness's last compaction boundary",

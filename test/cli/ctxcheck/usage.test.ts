@@ -42,6 +42,7 @@ describe('ctxcheck usage errors', () => {
     [['inspect'], 'ctxcheck: missing <transcript>'],
     [['replay'], 'ctxcheck: missing <globs>'],
     [['bench'], 'ctxcheck: missing <what>'],
+    [['inspect', 'chat.json', '--html', 'v.html', '--json'], 'ctxcheck: --html and --json: choose one'],
     [
       ['bench', 'nosuch'],
       'ctxcheck: unknown benchmark nosuch; choose tokens, memory, compaction, recall or cache',
