@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
   createDeterministicSummarizer,
+  LIMITS,
   PRESET_NAMES,
   type PresetName,
   type Summarizer,
@@ -201,7 +202,7 @@ export function benchCompactionCommand(env: CliEnv): CommandModule<object, Args>
         (PRESET_NAMES as readonly string[]).includes(s) ? s : undefined,
       ) as PresetName[];
       const windows = list(args.windows, 'windows', (s) =>
-        /^\d+$/.test(s) && Number(s) >= 1000 ? Number(s) : undefined,
+        /^\d+$/.test(s) && Number(s) >= 1000 && Number(s) <= LIMITS.tokens ? Number(s) : undefined,
       ) as number[];
       const shares = list(args.shares, 'shares', (s) => {
         const n = Number(s);

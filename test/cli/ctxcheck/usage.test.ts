@@ -80,6 +80,19 @@ describe('ctxcheck usage errors', () => {
     },
   );
 
+  it('bench compaction --windows above 10M exits 2 naming --windows, as bench cache and recall do', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'no-sessions'), { recursive: true });
+    const r = await ctxcheck(
+      ['bench', 'compaction', '--data', 'no-sessions', '--windows', '99999999999'],
+      dir,
+    );
+    expect([r.code, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      ["ctxcheck: --windows: invalid value '99999999999'"],
+    ]);
+  });
+
   it('says where the journal went, or that it was not written, when compact runs without --out', async () => {
     const r = await ctxcheck(['compact', 'chat.json', '--window', '4000', '--allow-block'], dir);
     expect(r.stderr).toMatch(/\d+ journal entries \(not written: pass --out FILE or --journal FILE\)/);
