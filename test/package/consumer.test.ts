@@ -464,6 +464,13 @@ export default {
     expect(memory.stderr.trim()).toBe(
       'ctxcheck: bench memory unavailable: the optional packages better-sqlite3 and drizzle-orm are not installed (npm install better-sqlite3 drizzle-orm)',
     );
+    // bench compaction named gpt-tokenizer with the library's advice for bundlers and a chunk's path.
+    await mkdir(join(c.project, 'no-sessions'), { recursive: true });
+    const compaction = await exec(bin, ['bench', 'compaction', '--data', 'no-sessions'], { cwd: c.project });
+    expect([compaction.code, compaction.stderr.trim()]).toEqual([
+      2,
+      'ctxcheck: the optional package gpt-tokenizer is not installed (npm install gpt-tokenizer)',
+    ]);
   });
 });
 

@@ -130,7 +130,11 @@ async function strategiesFor(
 }
 
 export async function runCompactionBench(o: CompactionBenchOptions): Promise<CompactionBenchResult> {
-  const counter = await createTiktokenCounter('o200k_base');
+  // A literal import, as bench cache has: the bundled CLI loads it as its own chunk, and a missing
+  // gpt-tokenizer is named as the CLI names any optional package.
+  const counter = await createTiktokenCounter('o200k_base', {
+    load: async () => await import('gpt-tokenizer/encoding/o200k_base'),
+  });
   const all = o.heldOut ? loadHeldOutCases(o.dataDir) : loadCases(o.dataDir);
   const cases = all.filter((c) => !o.filter || c.id.includes(o.filter));
   const rows: BenchRow[] = [];
