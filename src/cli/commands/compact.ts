@@ -6,7 +6,7 @@
  * are dropped from the output: they counted the uncompacted context, and read back as the anchor of
  * the compacted one they would be wrong (`inspect` reported 88 tokens for a 5,336-token result).
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -41,6 +41,28 @@ async function besideOut(out: string | undefined, cwd: string): Promise<string |
   if (!out) return undefined;
   const written = await stat(resolve(cwd, out)).catch(() => undefined);
   return written && !written.isFile() ? undefined : `${out}.journal.json`;
+}
+
+/**
+ * Refuses an `--out` or journal file that is the transcript itself (`./s.json`, a symlink to it): the
+ * journal says where each original is — "message m1 is message 2 of s.json, unchanged" — and writing
+ * there would replace the originals with the compacted result.
+ */
+async function refuseOverwrite(options: CompactOptions, cwd: string): Promise<void> {
+  const real = (p: string) => realpath(p).catch(() => p);
+  const source = await real(resolve(cwd, options.transcript));
+  const journal = options.journal ?? (options.out === undefined ? undefined : `${options.out}.journal.json`);
+  for (const [option, file] of [
+    ['--out', options.out],
+    [options.journal === undefined ? '--out (its journal)' : '--journal', journal],
+  ] as const) {
+    if (file === undefined) continue;
+    const target = resolve(cwd, file);
+    if ((await real(target)) === source)
+      throw new CliError(
+        `${option}: ${target} is the transcript itself, which the journal points into; write elsewhere`,
+      );
+  }
 }
 
 export interface CompactOptions {
@@ -80,6 +102,7 @@ export async function compact(options: CompactOptions, env: CliEnv): Promise<voi
   // Only a manual compaction reads them: without --force they would be dropped without a word.
   if (options.instructions !== undefined && options.force !== true)
     throw new CliError('--instructions focuses a manual compaction: pass --force with it');
+  await refuseOverwrite(options, io.cwd);
   const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const summarizer = await chooseSummarizer(options.llm === true, io);

@@ -173,6 +173,26 @@ describe('ctxcheck compact', () => {
     ]);
   });
 
+  it.each([
+    [['--out', 'self.json'], '--out'],
+    [['--out', 'other.json', '--journal', './self.json'], '--journal'],
+  ])('%j exits 2 and leaves the transcript as it was when it would overwrite it', async (args, option) => {
+    const before = JSON.stringify(turns(25), null, 2);
+    await writeJson(dir, 'self.json', before);
+    const r = await ctxcheck(
+      ['compact', 'self.json', '--preset', 'cowagent', '--window', '100000', ...args],
+      dir,
+    );
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      [
+        `ctxcheck: ${option}: ${join(dir, 'self.json')} is the transcript itself, which the journal points into; write elsewhere`,
+      ],
+    ]);
+    expect(await readFile(join(dir, 'self.json'), 'utf8')).toBe(before);
+  });
+
   it('exits 2 when --window is missing', async () => {
     const r = await ctxcheck(['compact', 'chat.json'], dir);
     expect(r.code).toBe(2);
