@@ -4,7 +4,7 @@
  * message of the core schema or of the filesystem call behind it.
  */
 import { existsSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { realpath, writeFile } from 'node:fs/promises';
 import { LIMITS } from '../core/index.ts';
 import { CliError } from './io.ts';
 
@@ -41,4 +41,10 @@ export async function writeOptionFile(name: string, file: string, text: string):
   } catch (e) {
     throw new CliError(`${name}: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+}
+
+/** Whether two paths name one file (by real path: `./s.json`, `s.json`, a symlink to it). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const real = (p: string) => realpath(p).catch(() => p);
+  return (await real(a)) === (await real(b));
 }

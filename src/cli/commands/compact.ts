@@ -6,7 +6,7 @@
  * are dropped from the output: they counted the uncompacted context, and read back as the anchor of
  * the compacted one they would be wrong (`inspect` reported 88 tokens for a 5,336-token result).
  */
-import { realpath, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -18,7 +18,7 @@ import {
   systemClock,
 } from '../../core/index.ts';
 import { type CliEnv, CliError, EXIT } from '../io.ts';
-import { windowOption, writeOptionFile } from '../options.ts';
+import { sameFile, windowOption, writeOptionFile } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import {
   fileKeeper,
@@ -49,8 +49,7 @@ async function besideOut(out: string | undefined, cwd: string): Promise<string |
  * there would replace the originals with the compacted result.
  */
 async function refuseOverwrite(options: CompactOptions, cwd: string): Promise<void> {
-  const real = (p: string) => realpath(p).catch(() => p);
-  const source = await real(resolve(cwd, options.transcript));
+  const source = resolve(cwd, options.transcript);
   const journal = options.journal ?? (options.out === undefined ? undefined : `${options.out}.journal.json`);
   for (const [option, file] of [
     ['--out', options.out],
@@ -58,7 +57,7 @@ async function refuseOverwrite(options: CompactOptions, cwd: string): Promise<vo
   ] as const) {
     if (file === undefined) continue;
     const target = resolve(cwd, file);
-    if ((await real(target)) === source)
+    if (await sameFile(target, source))
       throw new CliError(
         `${option}: ${target} is the transcript itself, which the journal points into; write elsewhere`,
       );

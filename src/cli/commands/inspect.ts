@@ -19,8 +19,8 @@ import {
 } from '../../core/index.ts';
 import { partTokens } from '../../view/context-model.ts';
 import { displayPath } from '../files.ts';
-import { type CliEnv, EXIT } from '../io.ts';
-import { integerOption, windowOption, writeOptionFile } from '../options.ts';
+import { type CliEnv, CliError, EXIT } from '../io.ts';
+import { integerOption, sameFile, windowOption, writeOptionFile } from '../options.ts';
 import { chooseSummarizer, counterOption, pipelineFactory } from '../pipeline.ts';
 import { renderInspectPage } from '../render/inspect-html.ts';
 import { type InspectReport, renderInspect } from '../render/inspect-report.ts';
@@ -68,6 +68,9 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
   const { io } = env;
   windowOption(options.window);
   integerOption('--top', options.top, 0, LIMITS.count);
+  const html = options.html === undefined ? undefined : resolve(io.cwd, options.html);
+  if (html !== undefined && (await sameFile(html, resolve(io.cwd, options.transcript))))
+    throw new CliError(`--html: ${html} is the transcript itself; write the page elsewhere`);
   const transcript = await loadTranscript(resolve(io.cwd, options.transcript), options.format);
   const createPipeline = await pipelineFactory();
   const counter = counterOption(options.counter);
@@ -167,7 +170,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     journal: run.journal.length,
     removed: messages.filter((m) => !after.has(m.id)).length,
   };
-  if (options.html !== undefined) {
+  if (html !== undefined) {
     const page = renderInspectPage({
       report,
       before: { messages, tokens: estimate.tokens, level: estimate.level ?? 'ok' },
@@ -185,11 +188,8 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
       },
       top: options.top,
     });
-    const out = resolve(io.cwd, options.html);
-    await writeOptionFile('--html', out, page);
-    io.out(
-      `wrote ${displayPath(options.html, io.cwd)} (${Math.ceil(page.length / 1024)} KB, self-contained)`,
-    );
+    await writeOptionFile('--html', html, page);
+    io.out(`wrote ${displayPath(html, io.cwd)} (${Math.ceil(page.length / 1024)} KB, self-contained)`);
   } else if (options.json) io.out(JSON.stringify(report, null, 2));
   else for (const line of renderInspect(report)) io.out(line);
   env.exit(EXIT.ok);

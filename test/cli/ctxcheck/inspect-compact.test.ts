@@ -67,6 +67,18 @@ describe('ctxcheck inspect', () => {
     expect([report.format, report.messages, report.next.messagesAfter]).toEqual(['anthropic', 3, 3]);
   });
 
+  it('exits 2 and leaves the transcript as it was when --html names the transcript itself', async () => {
+    const before = JSON.stringify(turns(2));
+    await writeJson(dir, 'page-self.json', before);
+    const r = await ctxcheck(['inspect', 'page-self.json', '--html', './page-self.json'], dir);
+    expect([r.code, r.stdout, r.stderr.trimEnd().split('\n')]).toEqual([
+      2,
+      '',
+      [`ctxcheck: --html: ${join(dir, 'page-self.json')} is the transcript itself; write the page elsewhere`],
+    ]);
+    expect(await readFile(join(dir, 'page-self.json'), 'utf8')).toBe(before);
+  });
+
   it("exits 2 with one line naming the smallest window when the preset's reserve leaves nothing", async () => {
     for (const command of ['inspect', 'compact']) {
       const r = await ctxcheck([command, 'small.json', '--window', '16000', '--preset', 'kosmokrator'], dir);
