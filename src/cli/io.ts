@@ -28,7 +28,16 @@ export interface CliEnv {
   exit(code: ExitCode): void;
 }
 
+/** The status of a tool killed by SIGPIPE (128 + 13), which `… | head` gives `cat` or `git log`. */
+export const BROKEN_PIPE_EXIT = 141;
+
 export function processIo(): CliIo {
+  // `ctxcheck … | head`: the reader has gone. Stop quietly with SIGPIPE's status (not 0: under
+  // `set -o pipefail` a replay cut short must not read as passed), not an unhandled EPIPE's trace.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(BROKEN_PIPE_EXIT);
+  });
   return {
     out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
     err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
