@@ -18,7 +18,9 @@ export async function validate(options: ValidateOptions, env: CliEnv): Promise<v
     for (const p of problems) io.out(renderProblem(p));
     io.out(`${loaded.length} valid, ${problems.length} invalid`);
   }
-  env.exit(problems.length > 0 ? EXIT.invalid : EXIT.ok);
+  // Nothing to validate (an empty folder, a wrong one) is not a pass: replay says the same.
+  if (loaded.length === 0 && problems.length === 0) io.err('no fixture matched');
+  env.exit(problems.length > 0 || loaded.length === 0 ? EXIT.invalid : EXIT.ok);
 }
 
 export function validateCommand(env: CliEnv): CommandModule<object, ValidateOptions> {

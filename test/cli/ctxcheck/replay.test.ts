@@ -106,6 +106,15 @@ describe('ctxcheck validate', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('steps[0].expect.level');
   });
+
+  it('exits 2 saying no fixture matched when a folder holds none, as replay does', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'empty'), { recursive: true });
+    for (const command of ['validate', 'replay']) {
+      const r = await ctxcheck([command, 'empty'], dir);
+      expect([command, r.code, r.stderr.trim()]).toEqual([command, 2, 'no fixture matched']);
+    }
+  });
 });
 
 describe('ctxcheck replay with a config the pipeline rejects', () => {
