@@ -18,10 +18,11 @@ import { runOverflow } from './engine/overflow-flow.ts';
 import { createRepairMemo } from './engine/repair-memo.ts';
 import { createRecorder, type PipelineRun, type Recorder } from './engine/runner.ts';
 import { isSentRecord, recordSent } from './engine/sent.ts';
+import { CALL_KEYS, checkDialect, checkKeys, PIPELINE_KEYS } from './option-keys.ts';
 import type { Pipeline, PipelineOptions, PrepareInput } from './pipeline-types.ts';
 import { resolvePreset } from './presets/presets.ts';
 import { type AheadSlot, aheadAware } from './stages/compaction-ahead.ts';
-import { INITIAL_STATE, type JournalEntry, type PipelineState, type StageContext } from './types.ts';
+import { INITIAL_STATE, type JournalEntry, type StageContext } from './types.ts';
 
 export type {
   CompactInput,
@@ -32,7 +33,11 @@ export type {
   PrepareInput,
 } from './pipeline-types.ts';
 
+/** The keys of `PrepareInput`. */
+const PREPARE_KEYS = ['messages', 'state', ...CALL_KEYS];
+
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
+  checkKeys(options, PIPELINE_KEYS, 'invalid_config');
   const preset = options.preset ?? 'default';
   const resolved = resolvePreset(preset, options.config, options.budget, options.counter);
   const counter = memoizeCounter(
@@ -93,8 +98,9 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const ids = new Map<string, number>();
   const repair = createRepairMemo();
 
-  const checkInput = (input: { messages: readonly Message[]; state?: PipelineState; model?: unknown }) => {
+  const checkInput = (input: Pick<PrepareInput, 'messages' | 'state' | 'model' | 'dialect'>) => {
     checkModel(input.model, 'invalid_input');
+    checkDialect(input.dialect, 'invalid_input');
     if (!Array.isArray(input.messages))
       throw new CtxError('invalid_input', 'expected an array of messages', { path: 'messages' });
     const messages = input.messages;
@@ -199,6 +205,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     counter,
     ...(recall ? { recall: recall.tools } : {}),
     async prepare(given) {
+      checkKeys(given, PREPARE_KEYS, 'invalid_input');
       const input = withRecall(given);
       const r = start(input);
       // A pre-flight comes after a successful call (or a new user message): overflow attempts restart (002 §4.10).
@@ -214,6 +221,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
       return run;
     },
     async ahead(given) {
+      checkKeys(given, PREPARE_KEYS, 'invalid_input');
       const input = withRecall(given);
       if (!runner) return { status: 'skipped', detail: `preset ${preset} prepares no compaction ahead` };
       const r = start(input);

@@ -22,6 +22,7 @@ import { CtxError } from '../../errors.ts';
 import { messageDigest, sameContent } from '../../messages/digest.ts';
 import { messageSchema, parseWith } from '../../messages/schema.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
+import { CALL_KEYS, checkDialect, checkKeys, PIPELINE_KEYS } from '../option-keys.ts';
 import { createPipeline, type PrepareInput } from '../pipeline.ts';
 import { INITIAL_STATE, type PipelineState } from '../types.ts';
 import { checkModel } from './cache-state.ts';
@@ -88,11 +89,15 @@ function checkState(s: unknown): ContextState {
   return c as ContextState;
 }
 
+const CONTEXT_KEYS = [...PIPELINE_KEYS, 'dialect', 'model', 'state', 'checkpoints'];
+
 export function createContext(options: ContextOptions = {}): IncrementalContext {
+  checkKeys(options, CONTEXT_KEYS, 'invalid_config');
   const { dialect, model, state: restored, checkpoints: keep = 8, ...pipelineOptions } = options;
   if (!Number.isInteger(keep) || keep < 1 || keep > 64)
     throw new CtxError('invalid_config', 'must be an integer from 1 to 64', { path: 'checkpoints' });
   checkModel(model, 'invalid_config');
+  checkDialect(dialect, 'invalid_config');
   const pipeline = createPipeline(pipelineOptions);
   const initial: Checkpoint = { length: 0, working: [], state: INITIAL_STATE };
 
@@ -326,6 +331,7 @@ export function createContext(options: ContextOptions = {}): IncrementalContext 
   return {
     pipeline,
     async prepare(history, call = {}) {
+      checkKeys(call, CALL_KEYS, 'invalid_input');
       validate(history);
       const last = current();
       const before = seen;
