@@ -32,6 +32,7 @@ export * from './pipeline/engine/estimate.ts';
 export * from './pipeline/engine/journal.ts';
 export * from './pipeline/engine/runner.ts';
 export * from './pipeline/limits.ts';
+export { CONTEXT_KEYS } from './pipeline/option-keys.ts';
 export * from './pipeline/pipeline.ts';
 export * from './pipeline/presets/co-cli/manual-compact.ts';
 export * from './pipeline/presets/co-cli/sliding-window.ts';

@@ -7,6 +7,7 @@
  */
 import {
   type BudgetConfig,
+  CONTEXT_KEYS,
   type ContextOptions,
   type ContextRun,
   CtxError,
@@ -37,33 +38,6 @@ export interface CtxkitOptions extends Omit<ContextOptions, 'budget'> {
   /** Called with every run (reports, journal, estimate before and after): tests, logging. */
   onRun?: (run: ContextRun) => void;
 }
-
-/** The keys of `ContextOptions` (createContext's own options), checked complete against the type. */
-const CONTEXT_KEYS = [
-  'preset',
-  'config',
-  'budget',
-  'counter',
-  'summarizer',
-  'blobs',
-  'clock',
-  'ids',
-  'cache',
-  'excludeTools',
-  'conservative',
-  'observe',
-  'ahead',
-  'aheadLimit',
-  'recall',
-  'dialect',
-  'model',
-  'state',
-  'checkpoints',
-] as const satisfies readonly (keyof ContextOptions)[];
-// A key added to ContextOptions must be listed above (else it would be rejected as unknown).
-type Unlisted = Exclude<keyof ContextOptions, (typeof CONTEXT_KEYS)[number]>;
-const complete: [Unlisted] extends [never] ? true : Unlisted = true;
-void complete;
 
 /** Every entry's keys: the context's, the window, and the hook's own. */
 export const COMMON_KEYS: readonly string[] = [...CONTEXT_KEYS, 'contextWindow', 'system', 'tools', 'onRun'];

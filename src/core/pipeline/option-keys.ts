@@ -26,6 +26,10 @@ export const PIPELINE_KEYS = [
   'cache',
 ] as const;
 
+/** The keys `createContext` takes: the pipeline's and its own (public: wrappers check against it). */
+export const CONTEXT_KEYS = [...PIPELINE_KEYS, 'dialect', 'model', 'state', 'checkpoints'] as const;
+// test/core/pipeline/option-keys.test.ts checks these lists against the option types (tsc).
+
 /** What one call may say about itself (`ContextCall`), and `PrepareInput` beside its history. */
 export const CALL_KEYS = ['system', 'tools', 'dialect', 'model', 'signal'] as const;
 

@@ -5,7 +5,20 @@
  * priced every send with no cache rules at all.
  */
 import { describe, expect, it } from 'vitest';
-import { createContext, createPipeline, type Message } from '../../../src/core/index.ts';
+import {
+  type CONTEXT_KEYS,
+  type ContextOptions,
+  createContext,
+  createPipeline,
+  type Message,
+} from '../../../src/core/index.ts';
+
+// A key added to the options types must be listed in CONTEXT_KEYS, else it would be refused as unknown
+// (and one listed must exist): \`npm run check\` fails here.
+type Unlisted = Exclude<keyof ContextOptions, (typeof CONTEXT_KEYS)[number]>;
+type Unknown = Exclude<(typeof CONTEXT_KEYS)[number], keyof ContextOptions>;
+const complete: [Unlisted | Unknown] extends [never] ? true : Unlisted | Unknown = true;
+void complete;
 
 const history: Message[] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }];
 const loose = (o: unknown) => o as never;

@@ -22,7 +22,7 @@ import { CtxError } from '../../errors.ts';
 import { messageDigest, sameContent } from '../../messages/digest.ts';
 import { messageSchema, parseWith } from '../../messages/schema.ts';
 import type { Message, ToolDefinition } from '../../messages/types.ts';
-import { CALL_KEYS, checkDialect, checkKeys, PIPELINE_KEYS } from '../option-keys.ts';
+import { CALL_KEYS, CONTEXT_KEYS, checkDialect, checkKeys } from '../option-keys.ts';
 import { createPipeline, type PrepareInput } from '../pipeline.ts';
 import { INITIAL_STATE, type PipelineState } from '../types.ts';
 import { checkModel } from './cache-state.ts';
@@ -88,8 +88,6 @@ function checkState(s: unknown): ContextState {
   if (typeof c.pipeline !== 'object' || c.pipeline === null) fail('a PipelineState', 'pipeline');
   return c as ContextState;
 }
-
-const CONTEXT_KEYS = [...PIPELINE_KEYS, 'dialect', 'model', 'state', 'checkpoints'];
 
 export function createContext(options: ContextOptions = {}): IncrementalContext {
   checkKeys(options, CONTEXT_KEYS, 'invalid_config');
