@@ -29,3 +29,18 @@ describe('the system option of the to* adapters', () => {
     expect(toOpenAI(history)).toHaveLength(3);
   });
 });
+
+describe('the to* adapters handed something that is not neutral messages', () => {
+  const adapters = { toOpenAI, toAnthropic, toGemini, toResponsesRequest };
+  it.each([
+    ['undefined', undefined, 'messages'],
+    ['a provider message', [{ role: 'user', content: 'hi' }], 'messages[0]'],
+    ['null', [history[0], null], 'messages[1]'],
+    ['a null part', [{ id: 'u', role: 'user', parts: [null] }], 'messages[0]'],
+  ])('throws invalid_input naming the element for %s, not a TypeError', (_, given, path) => {
+    for (const to of Object.values(adapters))
+      expect(() => (to as (m: unknown) => unknown)(given)).toThrow(
+        expect.objectContaining({ code: 'invalid_input', path }),
+      );
+  });
+});

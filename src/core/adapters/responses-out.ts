@@ -7,7 +7,7 @@ import { resultContent } from '../messages/text.ts';
 import type { ImagePart, JsonValue, Message, OpaquePart, Part, TextPart } from '../messages/types.ts';
 import { type Bag, bag } from './bag.ts';
 import { type ResponsesItem, summaryText } from './responses.ts';
-import type { SystemOption } from './system.ts';
+import { checkNeutral, type SystemOption } from './system.ts';
 
 export interface ResponsesRequest {
   instructions?: string;
@@ -49,6 +49,7 @@ function textOf(p: Part): string {
  * items. Invisible messages are the caller's business.
  */
 export function toResponses(messages: readonly Message[]): ResponsesItem[] {
+  checkNeutral(messages);
   const custom = new Set<string>();
   for (const m of messages)
     for (const p of m.parts)
