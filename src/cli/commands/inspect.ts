@@ -64,6 +64,24 @@ function preview(m: Message): string {
   return JSON.stringify(flat.length > 60 ? `${flat.slice(0, 60)}…` : flat);
 }
 
+/**
+ * The preview's blob store: kept in memory (inspect writes nothing), each spill given the file
+ * `compact` would write it to, so that the truncation notice, and the preview's tokens, are the ones
+ * `compact` sends (the notice names where the whole output is).
+ */
+async function previewBlobs(): Promise<core.BlobStore> {
+  const store = createRecordingBlobStore(systemClock);
+  const fs = await import('../blobs/fs-blob-store.ts').then(
+    (m) => m.createFsBlobStore(),
+    () => undefined,
+  );
+  if (!fs) return store;
+  return {
+    ...store,
+    put: async (id, content, o) => ({ ...(await store.put(id, content, o)), location: await fs.pathFor(id) }),
+  };
+}
+
 export async function inspect(options: InspectOptions, env: CliEnv): Promise<void> {
   const { io } = env;
   windowOption(options.window);
@@ -80,7 +98,7 @@ export async function inspect(options: InspectOptions, env: CliEnv): Promise<voi
     budget: { contextWindow: options.window },
     clock: systemClock,
     ids: sequentialIds(),
-    blobs: createRecordingBlobStore(systemClock),
+    blobs: await previewBlobs(),
   };
   if (counter) pipelineOptions.counter = counter;
   if (summarizer) pipelineOptions.summarizer = summarizer;

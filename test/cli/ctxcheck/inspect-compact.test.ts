@@ -23,6 +23,23 @@ beforeAll(async () => {
 });
 
 describe('ctxcheck inspect', () => {
+  it("previews the tokens compact sends, the spilled outputs' notices naming the files compact writes", async () => {
+    const sample = join(import.meta.dirname, '../../../samples/coding-session.json');
+    const home = process.env.HOME;
+    process.env.HOME = dir; // compact's default blob folder is under it
+    try {
+      const seen = await ctxcheck(['inspect', sample, '--window', '8000', '--json'], dir);
+      const next = JSON.parse(seen.stdout).next;
+      const done = await ctxcheck(['compact', sample, '--window', '8000', '--out', 'sample-out.json'], dir);
+      expect(done.code).toBe(0);
+      // Before, the preview's notices named no file: 5,555 tokens previewed against 5,608 sent.
+      expect(done.stdout).toContain(`→ ${next.tokensAfter} tokens`);
+      expect(next.reports[0]).toMatchObject({ stage: 'output-truncation', status: 'applied' });
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
   it('prints tokens per role, the usage bar and the next pre-flight when given a transcript', async () => {
     const r = await ctxcheck(['inspect', 'chat.json', '--preset', 'cowagent', '--window', '100000'], dir);
     expect(r.code).toBe(0);
