@@ -17,7 +17,6 @@
  * No message is fed twice and none is skipped: the working context plus what is fed always stands for
  * exactly the caller's history.
  */
-
 import { CtxError } from '../../errors.ts';
 import { messageDigest, sameContent } from '../../messages/digest.ts';
 import { messageSchema, parseWith } from '../../messages/schema.ts';
