@@ -71,17 +71,28 @@ function render(fitted: Map<CalibratedPreset, Fitted>): string {
     '// w: tokens per feature in TOKEN_FEATURE_NAMES order, packed (packed.ts: 9-bit log-scale codes,',
     '// ±1.1%); message: tokens per message;',
     '// upper: 1 + cross-validated p95 relative error (for upperBound).',
+    '// One constant a preset, unpacked /* @__PURE__ */, so that a bundle naming one preset (the',
+    "// `default` pipeline's o200k) carries only its weights; CALIBRATED_UPPER for countMargin.",
     "import { unpackWeights } from './packed.ts';",
     "import type { CalibratedPreset, PresetWeights } from './presets.ts';",
     '',
-    'export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {',
   ];
+  const name = (preset: CalibratedPreset) => `${preset}Weights`;
   for (const preset of CALIBRATED_PRESETS) {
     const f = fitted.get(preset)!;
     lines.push(
-      `  ${preset}: { w: unpackWeights('${packWeights(f.w)}', ${f.w.length}), message: ${MESSAGE_OVERHEAD[preset]}, upper: ${f.upper} },`,
+      `export const ${name(preset)}: PresetWeights = {`,
+      `  w: /* @__PURE__ */ unpackWeights('${packWeights(f.w)}', ${f.w.length}),`,
+      `  message: ${MESSAGE_OVERHEAD[preset]},`,
+      `  upper: ${f.upper},`,
+      '};',
+      '',
     );
   }
+  lines.push('export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {');
+  for (const preset of CALIBRATED_PRESETS) lines.push(`  ${preset}: ${name(preset)},`);
+  lines.push('};', '', 'export const CALIBRATED_UPPER: Record<CalibratedPreset, number> = {');
+  for (const preset of CALIBRATED_PRESETS) lines.push(`  ${preset}: ${fitted.get(preset)!.upper},`);
   lines.push('};', '');
   return lines.join('\n');
 }

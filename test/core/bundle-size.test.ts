@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bundleGzip, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../support/package-consumer.ts';
 
 describe('bundle size', () => {
-  it('keeps createPipeline + every adapter within 78.5 KB gzip when bundled from src', async () => {
+  it('keeps createPipeline + every adapter within 78 KB gzip when bundled from src', async () => {
     const { gzip } = await bundleGzip(ROOT, PIPELINE_ADAPTERS_ENTRY.replace('SOURCE', './src/core/index.ts'));
     // 62 KB until #25: the send fingerprint (content digests, sent.ts) added ~0.2 KB. 63 KB until #26
     // item 3: opaque pass-through parts in every adapter, multi-part results, approvals and the reasoning
@@ -28,10 +28,12 @@ describe('bundle size', () => {
     // and the name index on typed arrays: 79,539 B (333 B under the guard). 78 KB until the prompt-cache
     // rules by model family (the table, ~170 B, and `model` checked and carried, ~185 B): 79,905 B. The
     // option keys of createPipeline, createContext and prepare checked, and the dialect: 80,211 B; the to*
-    // adapters' input checked: 80,293 B. The guard
-    // is 78.5 KB; the goal in docs/packaging.md moves with it, and a change that grows the bundle further
-    // fails here.
-    expect(gzip).toBeLessThanOrEqual(78.5 * 1024);
+    // adapters' input checked: 80,293 B. 78.5 KB until the
+    // default preset's counter took o200k's weights alone, not the table of all seven calibrated presets
+    // (`scripts/bundle-weights.ts` shows where the rest is): 79,801 B. The guard is 78 KB, just above
+    // that; the goal (docs/packaging.md, ≤ 75 KB) is still missed, and a change that grows the bundle
+    // further fails here.
+    expect(gzip).toBeLessThanOrEqual(78 * 1024);
   });
 
   it('keeps createCalibratedCounter from the tokens entry within 3.5 KB gzip', async () => {

@@ -17,6 +17,8 @@ import {
   unpackWeights,
   user,
 } from '../../src/core/index.ts';
+import { createPipeline } from '../../src/core/pipeline/pipeline.ts';
+import { CALIBRATED_UPPER, o200kWeights } from '../../src/core/tokens/calibrated/weights.ts';
 
 function features(text: string): Record<string, number> {
   const v = extractTokenFeatures(text, new Float64Array(TOKEN_FEATURE_COUNT));
@@ -251,6 +253,29 @@ describe('createCalibratedCounter', () => {
       "preset: unknown preset 'gpt2'",
     );
     expect(() => createCalibratedCounter({ imageTokens: -1 })).toThrow('imageTokens: must be >= 0');
+  });
+});
+
+describe('CALIBRATED_UPPER', () => {
+  it("holds each preset's upper factor when read beside CALIBRATED_WEIGHTS", () => {
+    for (const preset of CALIBRATED_PRESETS)
+      expect(CALIBRATED_UPPER[preset]).toBe(CALIBRATED_WEIGHTS[preset].upper);
+    expect(Object.keys(CALIBRATED_UPPER)).toEqual([...CALIBRATED_PRESETS]);
+  });
+});
+
+describe('o200kWeights', () => {
+  it('is the o200k entry of CALIBRATED_WEIGHTS itself', () => {
+    expect(CALIBRATED_WEIGHTS.o200k).toBe(o200kWeights);
+  });
+
+  it("counts as createCalibratedCounter({ preset: 'o200k' }) when the default pipeline preset uses it", () => {
+    const pipeline = createPipeline();
+    const counter = createCalibratedCounter({ preset: 'o200k' });
+    const texts = ['', 'hello world', '数据结构', '🙂🙂', '{"k":1}', 'x'.repeat(999)];
+    for (const text of texts) expect(pipeline.counter.countText(text)).toBe(counter.countText(text));
+    const m = user([{ type: 'text', text: 'see' }, image('https://x/y.png')]);
+    expect(pipeline.counter.countMessage(m)).toBe(counter.countMessage(m));
   });
 });
 

@@ -12,7 +12,7 @@ import { PARSE_IN_ENGLISH, zodToCtxError } from '../../messages/schema.ts';
 import type { TokenCounter } from '../../ports.ts';
 import type { CalibratedCounter } from '../../tokens/calibrated/calibrated-counter.ts';
 import { isCalibratedPreset } from '../../tokens/calibrated/presets.ts';
-import { CALIBRATED_WEIGHTS } from '../../tokens/calibrated/weights.ts';
+import { CALIBRATED_UPPER } from '../../tokens/calibrated/weights.ts';
 import type { AnchorMode } from '../engine/estimate.ts';
 import { GUARD_DEFAULTS, type GuardOptions } from '../engine/flows.ts';
 import { LIMITS } from '../limits.ts';
@@ -77,7 +77,7 @@ export interface ResolvedPreset {
 export function countMargin(counter: TokenCounter): number {
   const c = counter as Partial<CalibratedCounter>;
   return typeof c.preset === 'string' && isCalibratedPreset(c.preset) && typeof c.upperBound === 'function'
-    ? CALIBRATED_WEIGHTS[c.preset].upper
+    ? CALIBRATED_UPPER[c.preset]
     : 1;
 }
 

@@ -49,9 +49,20 @@ function invalid(path: string, message: string): never {
 export function createCalibratedCounter(options: CalibratedCounterOptions = {}): CalibratedCounter {
   const preset = options.preset ?? 'o200k';
   if (!isCalibratedPreset(preset)) invalid('preset', `unknown preset '${preset}'`);
+  return calibratedCounter(preset, CALIBRATED_WEIGHTS[preset], options);
+}
+
+/**
+ * `createCalibratedCounter` for a preset whose weights the caller names itself: the `default` pipeline
+ * preset takes `o200kWeights` so that its bundle holds those weights alone, not the table of all seven.
+ */
+export function calibratedCounter(
+  preset: CalibratedPreset,
+  p: PresetWeights,
+  options: Omit<CalibratedCounterOptions, 'preset'>,
+): CalibratedCounter {
   const imageTokens = options.imageTokens ?? 1200;
   if (!(imageTokens >= 0)) invalid('imageTokens', 'must be >= 0');
-  const p: PresetWeights = CALIBRATED_WEIGHTS[preset];
   const overhead = options.messageOverhead ?? p.message;
   if (!(overhead >= 0)) invalid('messageOverhead', 'must be >= 0');
   const w = p.w;

@@ -5,43 +5,79 @@
 // w: tokens per feature in TOKEN_FEATURE_NAMES order, packed (packed.ts: 9-bit log-scale codes,
 // ±1.1%); message: tokens per message;
 // upper: 1 + cross-validated p95 relative error (for upperBound).
+// o200k's weights are a constant of their own, which the `default` pipeline preset takes, so that its
+// bundle carries them alone (unpacking is /* @__PURE__ */: an unused table is left out of a bundle);
+// CALIBRATED_UPPER, the upper factors alone, for countMargin.
 import { unpackWeights } from './packed.ts';
 import type { CalibratedPreset, PresetWeights } from './presets.ts';
 
+export const o200kWeights: PresetWeights = {
+  w: /* @__PURE__ */ unpackWeights(
+    'fxHRIAbUUPoAgqDYzFKjuYYAZprWrLa7wWDYfTyACqWb3AEhaQAXsOaYAmYAezrfziUjvaMMGrV',
+    50,
+  ),
+  message: 4,
+  upper: 1.11,
+};
+
 export const CALIBRATED_WEIGHTS: Record<CalibratedPreset, PresetWeights> = {
-  o200k: {
-    w: unpackWeights('fxHRIAbUUPoAgqDYzFKjuYYAZprWrLa7wWDYfTyACqWb3AEhaQAXsOaYAmYAezrfziUjvaMMGrV', 50),
-    message: 4,
-    upper: 1.11,
-  },
+  o200k: o200kWeights,
   cl100k: {
-    w: unpackWeights('gQATgXZ02AAAgjGU7WCD/ZwAYKLbQAgcCADve0IADbAE+e8ZgjljEVdVqnMrd8Yh7vWjHb82jsP', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gQATgXZ02AAAgjGU7WCD/ZwAYKLbQAgcCADve0IADbAE+e8ZgjljEVdVqnMrd8Yh7vWjHb82jsP',
+      50,
+    ),
     message: 4,
     upper: 1.11,
   },
   claude: {
-    w: unpackWeights('gQAPhac9DAAAgAASzVAAAa6vSj7a73hr4ADyakOAEHZc5gYAhwAh9fiIAmUofkzirvX71AEAkci', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gQAPhac9DAAAgAASzVAAAa6vSj7a73hr4ADyakOAEHZc5gYAhwAh9fiIAmUofkzirvX71AEAkci',
+      50,
+    ),
     message: 4,
     upper: 1.08,
   },
   gemini: {
-    w: unpackWeights('gYAI4AfUQAD+UwAcQAAEAbgAOr7WTUbTnADJYz3AEQTUMX0FbYAb0NYk1izUb8Ag7fML/D76bbt', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gYAI4AfUQAD+UwAcQAAEAbgAOr7WTUbTnADJYz3AEQTUMX0FbYAb0NYk1izUb8Ag7fML/D76bbt',
+      50,
+    ),
     message: 0,
     upper: 1.07,
   },
   gemma3: {
-    w: unpackWeights('gYAACDekSAD+UYAb5mB79bYAPL7XoAbDkADKVrtMsTaKXZMDYiaTMdZD8iMZb7chbfPb+J0Sa7A', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gYAACDekSAD+UYAb5mB79bYAPL7XoAbDkADKVrtMsTaKXZMDYiaTMdZD8iMZb7chbfPb+J0Sa7A',
+      50,
+    ),
     message: 5,
     upper: 1.08,
   },
   qwen3: {
-    w: unpackWeights('gQATQAa81AD9WQAaqrBz7YoAYp7ZKJgLoXThajyYkIAEtZLtgDggs2alKl0se0LizwADPcM2gUG', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gQATQAa81AD9WQAaqrBz7YoAYp7ZKJgLoXThajyYkIAEtZLtgDggs2alKl0se0LizwADPcM2gUG',
+      50,
+    ),
     message: 5,
     upper: 1.11,
   },
   llama3: {
-    w: unpackWeights('gQASpLaMzKgAgiUY7KGD1YIAY5sXbdbT2ADjajmc7SAEhfcPdYAjEUAF2nEkdsYfrrN7kbhhi0S', 50),
+    w: /* @__PURE__ */ unpackWeights(
+      'gQASpLaMzKgAgiUY7KGD1YIAY5sXbdbT2ADjajmc7SAEhfcPdYAjEUAF2nEkdsYfrrN7kbhhi0S',
+      50,
+    ),
     message: 5,
     upper: 1.12,
   },
+};
+
+export const CALIBRATED_UPPER: Record<CalibratedPreset, number> = {
+  o200k: 1.11,
+  cl100k: 1.11,
+  claude: 1.08,
+  gemini: 1.07,
+  gemma3: 1.08,
+  qwen3: 1.11,
+  llama3: 1.12,
 };

@@ -12,7 +12,8 @@
 import * as z from 'zod/mini';
 import type { ContextBudget } from '../../../budget/budget.ts';
 import { FILL_BOUNDS } from '../../../cache/cost-model.ts';
-import { createCalibratedCounter } from '../../../tokens/calibrated/calibrated-counter.ts';
+import { calibratedCounter } from '../../../tokens/calibrated/calibrated-counter.ts';
+import { o200kWeights } from '../../../tokens/calibrated/weights.ts';
 import { cacheGated } from '../../engine/cache-gate.ts';
 import { createToolArchiving } from '../../stages/archiving.ts';
 import { type CompactionOptions, compaction } from '../../stages/compaction.ts';
@@ -97,7 +98,7 @@ export const defaultPreset: PresetDefinition = {
   anchor: 'sent',
   budget: (_c, b) => ({
     budget: presetBudget('default', scaledBudget(b)),
-    counter: createCalibratedCounter({ preset: 'o200k' }),
+    counter: calibratedCounter('o200k', o200kWeights, {}),
   }),
   stages(s, budget, guards) {
     const def = (s.compaction ?? {}) as CompactionOptions;
