@@ -49,4 +49,5 @@ export * from './openai-sdk.ts';
 export * from './openai-summarizer.ts';
 export * from './options.ts';
 export * from './retry.ts';
+export type * from './sdk-types.ts';
 export * from './with-fallback.ts';

@@ -5,9 +5,9 @@
  * the endpoint. `createOpenAISummarizer` asks it for summaries; anything else that needs one plain
  * completion (the memory bench's fact extraction, `ctxcheck bench memory --facts-url`) asks it too.
  */
-import type { ClientOptions, OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import {
@@ -17,13 +17,15 @@ import {
   stripThinking,
   type ToolDefinition,
 } from '../core/index.ts';
-import { loadOpenAI, type OpenAIModule } from './openai-sdk.ts';
+import { noRedirects, redirectRefused } from './no-redirects.ts';
+import { loadSdk, type Sdk } from './openai-loader.ts';
 import { type OpenAISummarizerOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { withRetries } from './retry.ts';
+import type { OpenAIChatClient, OpenAIClientOptions } from './sdk-types.ts';
 
 interface Connection {
-  sdk: OpenAIModule;
-  client: OpenAI;
+  sdk: Sdk;
+  client: OpenAIChatClient;
 }
 
 export interface ChatAnswer {
@@ -45,6 +47,10 @@ function usageOf(raw: unknown): ChatAnswer['usage'] {
     inputTokens: typeof input === 'number' ? input : 0,
     outputTokens: typeof output === 'number' ? output : 0,
   };
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
 function contentText(message: ChatCompletionMessageParam): string {
@@ -102,7 +108,7 @@ export interface OpenAIChat {
 export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'createOpenAIChat'): OpenAIChat {
   const o: ResolvedOptions = resolveOptions(options);
   const counter = o.counter ?? createChars4Counter({ unit: 'chars' });
-  const clientOptions: ClientOptions = {
+  const clientOptions: OpenAIClientOptions = {
     baseURL: o.baseURL,
     apiKey: o.apiKey,
     maxRetries: 0, // ./retry.ts retries, with an injectable sleep
@@ -114,13 +120,14 @@ export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'cr
     adminAPIKey: null,
     webhookSecret: null,
     logLevel: 'warn',
+    // Never follows a redirect (./no-redirects.ts), your own `fetch` included.
+    fetch: noRedirects(o.fetch),
   };
-  if (o.fetch) clientOptions.fetch = o.fetch;
 
   // The SDK and the client, made on the first call (`openai` is an optional peer).
   let connection: Promise<Connection> | undefined;
   function connect(): Promise<Connection> {
-    connection ??= loadOpenAI(feature).then(
+    connection ??= loadSdk(feature).then(
       (sdk) => ({
         sdk,
         client: o.clientFactory ? o.clientFactory(clientOptions) : new sdk.OpenAI(clientOptions),
@@ -161,13 +168,15 @@ export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'cr
         if (usage) answer.usage = usage;
         return answer;
       }
-      const stream = await client.chat.completions.create(
-        { ...body, stream: true, ...(o.streamUsage ? { stream_options: { include_usage: true } } : {}) },
-        { signal: call.controller.signal },
-      );
+      const streamed: ChatCompletionCreateParamsStreaming = { ...body, stream: true };
+      if (o.streamUsage) streamed.stream_options = { include_usage: true };
+      const stream = await client.chat.completions.create(streamed, { signal: call.controller.signal });
+      if (!isAsyncIterable(stream)) throw new CtxError('provider_error', 'malformed answer: not a stream');
       const answer: ChatAnswer = { text: '' };
       for await (const chunk of stream) {
-        const delta = chunk.choices?.[0]?.delta?.content;
+        if (!isRecord(chunk)) continue;
+        const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+        const delta = isRecord(first) && isRecord(first.delta) ? first.delta.content : undefined;
         if (typeof delta === 'string') answer.text += delta;
         if (typeof chunk.model === 'string' && chunk.model !== '') answer.model = chunk.model;
         const usage = usageOf(chunk.usage);
@@ -187,11 +196,13 @@ export function createOpenAIChat(options: OpenAISummarizerOptions, feature = 'cr
     }
   }
 
-  function fault(sdk: OpenAIModule, error: unknown, model: string, retries: number): CtxError {
+  function fault(sdk: Sdk, error: unknown, model: string, retries: number): CtxError {
     const where = `summarizer ${model} at ${o.baseURL}`;
     const tries = retries > 0 ? ` (after ${retries} retries)` : '';
+    const redirect = redirectRefused(sdk, error, 'baseURL (CTXKIT_LLM_BASE_URL)');
     let what: string;
     if (error instanceof CtxError) what = error.message;
+    else if (redirect !== undefined) what = redirect;
     else if (error instanceof sdk.APIUserAbortError) what = 'aborted by the caller';
     else if (error instanceof sdk.APIConnectionTimeoutError)
       what = `no answer within ${o.timeoutMs} ms (timeout)`;

@@ -1,10 +1,10 @@
 /**
  * Options of the OpenAI-compatible summarizer, their defaults (declared once) and their validation.
  */
-import type { ClientOptions, OpenAI } from 'openai';
 import * as z from 'zod';
 import { CtxError, formatPath, type TokenCounter } from '../core/index.ts';
 import { realSleep } from './retry.ts';
+import type { OpenAIChatClient, OpenAIClientOptions, OpenAIFetch } from './sdk-types.ts';
 
 export interface OpenAISummarizerOptions {
   /** Chat Completions base URL (OpenAI, Workers AI `…/ai/v1`, Ollama `http://localhost:11434/v1`, vLLM). @default 'https://api.openai.com/v1' */
@@ -45,10 +45,13 @@ export interface OpenAISummarizerOptions {
   prefix?: 'cached';
   /** OpenAI's `prompt_cache_key` for those calls: the key the agent's own calls carry, if it sets one (at most 64 characters). */
   promptCacheKey?: string;
-  /** `fetch` handed to the SDK (Workers, tests). */
-  fetch?: typeof fetch;
-  /** Builds the SDK client. @default (o) => new OpenAI(o) */
-  clientFactory?: (options: ClientOptions) => OpenAI;
+  /** `fetch` handed to the SDK (Workers, tests); called with `redirect: 'manual'` (a redirect is not followed). */
+  fetch?: OpenAIFetch;
+  /**
+   * Builds the client (an `OpenAI`, or anything with `chat.completions.create`). Pass the options on:
+   * their `fetch` is the one that does not follow redirects. @default (o) => new OpenAI(o)
+   */
+  clientFactory?: (options: OpenAIClientOptions) => OpenAIChatClient;
   /** Sleep between retries. @default an abortable setTimeout */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). @default Math.random */

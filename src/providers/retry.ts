@@ -5,7 +5,7 @@
  * The SDK's error classes are read from the SDK once it is loaded (`loadOpenAI`), so this file imports
  * without `openai` installed.
  */
-import { loadedOpenAI } from './openai-sdk.ts';
+import { loadedSdk } from './openai-loader.ts';
 
 export interface RetryOptions {
   /** Retries after the first attempt. @default 2 */
@@ -46,7 +46,7 @@ export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
  * first call of the summarizer or embedder), since no SDK error exists before.
  */
 export function isRetryable(error: unknown): boolean {
-  const sdk = loadedOpenAI();
+  const sdk = loadedSdk();
   if (!sdk) return false;
   if (error instanceof sdk.APIUserAbortError || error instanceof sdk.APIConnectionTimeoutError) return false;
   if (error instanceof sdk.APIError && error.status !== undefined)
@@ -55,7 +55,7 @@ export function isRetryable(error: unknown): boolean {
 }
 
 function apiError(error: unknown) {
-  const sdk = loadedOpenAI();
+  const sdk = loadedSdk();
   return sdk && error instanceof sdk.APIError ? error : undefined;
 }
 
