@@ -79,6 +79,7 @@ export default defineConfig({
             test: {
               name: 'package',
               include: ['test/package/**/*.test.ts'],
+              exclude: [SLOW],
               testTimeout: 300_000,
               hookTimeout: 600_000,
             },

@@ -116,7 +116,7 @@ try {
       [
         'tarball',
         `${files.length} files, ${(tarballBytes / 1024).toFixed(0)} KiB: ${topLevel.join(', ')}`,
-        'dist, samples, docs/cli.md, CHANGELOG, README, LICENSE only',
+        'dist, samples, docs, CHANGELOG, README, LICENSE only',
         topLevel.every((t) =>
           ['dist', 'samples', 'docs', 'CHANGELOG.md', 'README.md', 'LICENSE', 'package.json'].includes(t),
         ),

@@ -5,7 +5,7 @@
  * The specifier is a literal, so bundlers (wrangler, esbuild) still include the SDK in a Worker that
  * uses it.
  */
-import { CtxError } from '../core/index.ts';
+import { missingOpenAI } from './missing-openai.ts';
 
 /** The `openai` package's module namespace. */
 export type Sdk = typeof import('openai');
@@ -36,14 +36,4 @@ export function loadSdk(feature: string): Promise<Sdk> {
 /** The SDK when some call has loaded it already, else undefined (no import is started). */
 export function loadedSdk(): Sdk | undefined {
   return loaded;
-}
-
-/** The error `loadSdk` throws: the package, the install command and the import's own first line. */
-export function missingOpenAI(feature: string, cause: unknown): CtxError {
-  const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-  return new CtxError(
-    'unsupported',
-    `${feature} needs the optional package openai (npm install openai): ${why}`,
-    { cause },
-  );
 }

@@ -8,7 +8,7 @@
 import { loadedSdk, loadSdk } from './openai-loader.ts';
 import type { OpenAIModule } from './sdk-types.ts';
 
-export { missingOpenAI } from './openai-loader.ts';
+export { missingOpenAI } from './missing-openai.ts';
 
 /**
  * Imports `openai` once and caches it. When it cannot be imported, throws

@@ -9,6 +9,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { declarationImports } from '../support/declaration-imports.ts';
+import { brokenLinks } from '../support/markdown-links.ts';
 import {
   type Consumer,
   denoBinary,
@@ -42,7 +44,7 @@ afterAll(async () => {
 
 async function tsc(
   name: string,
-  resolution: 'node16' | 'bundler',
+  resolution: 'node16' | 'nodenext' | 'bundler',
   files: string[],
   types: string[],
   skipLibCheck = false,
@@ -50,7 +52,7 @@ async function tsc(
   const config = {
     compilerOptions: {
       strict: true,
-      module: resolution === 'node16' ? 'node16' : 'esnext',
+      module: resolution === 'bundler' ? 'esnext' : resolution,
       moduleResolution: resolution,
       target: 'ES2022',
       noEmit: true,
@@ -65,17 +67,22 @@ async function tsc(
 }
 
 describe('the tarball', () => {
-  it('holds dist, the sample, the CLI docs page, CHANGELOG, README, LICENSE and package.json only', async () => {
+  it('holds dist, the sample, the docs, CHANGELOG, README, LICENSE and package.json only', async () => {
     const files = await tarballFiles(c.tarball);
-    const outside = files.filter((f) => !f.startsWith('dist/'));
+    const outside = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('docs/'));
     expect(outside).toEqual([
       'CHANGELOG.md',
       'LICENSE',
       'README.md',
-      'docs/cli.md',
       'package.json',
       'samples/coding-session.json',
     ]);
+    // docs/ whole: the README and `ctxcheck --help` link to its pages, and they to each other.
+    const docs = (await readdir(join(ROOT, 'docs'), { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+      .sort();
+    expect(files.filter((f) => f.startsWith('docs/'))).toEqual(docs);
     expect(files).toContain('dist/core/index.js');
     expect(files).toContain('dist/core/index.d.ts');
     expect(files).toContain('dist/bin/ctxcheck.mjs');
@@ -132,11 +139,42 @@ describe('the tarball', () => {
     expect(changelog).toContain(`## [${manifest.version}]`);
   });
 
+  it('resolves every relative link of its Markdown files (README, CHANGELOG, docs) inside the tarball', async () => {
+    // Before, the README's 25 links to docs/ and docs/cli.md's 8 named pages the tarball did not hold.
+    const files = await tarballFiles(c.tarball);
+    expect(files.filter((f) => f.endsWith('.md')).length).toBeGreaterThan(20);
+    expect(brokenLinks(join(c.project, 'node_modules', 'ctxkit'), files)).toEqual([]);
+  });
+
+  it.each(
+    Object.entries({
+      '.': ['zod'],
+      './tokens': [],
+      './invariants': [],
+      './adapters': ['zod'],
+      './node': ['better-sqlite3', 'drizzle-orm', 'zod'],
+      './providers': ['zod'],
+      './ai-sdk': ['ai', 'zod'],
+      './mastra': ['@mastra/core', 'zod'],
+      './langchain': ['@langchain/core', 'langchain', 'zod'],
+      './openai-agents': ['@openai/agents', 'zod'],
+    }),
+  )('declares %s with the types of no package but the ones it needs', async (entry, expected) => {
+    // What TypeScript loads for a consumer importing the entry: an optional peer's types here fail a
+    // skipLibCheck: false build without it (ctxkit/providers named openai's, ctxkit/mastra the `ai`
+    // package's, before). better-sqlite3's types are @types/better-sqlite3 (docs/packaging.md).
+    const pkg = join(c.project, 'node_modules', 'ctxkit');
+    const manifest = JSON.parse(await readFile(join(pkg, 'package.json'), 'utf8'));
+    const types: string = manifest.exports[entry].types;
+    expect([...declarationImports(join(pkg, types)).keys()]).toEqual(expected);
+  });
+
   it('passes publint and arethetypeswrong (ESM-only profile)', async () => {
     const publint = await exec(process.execPath, [
       join(REPO_MODULES, 'publint', 'src', 'cli.js'),
       'run',
       c.tarball,
+      '--strict',
     ]);
     expect(publint.stdout + publint.stderr).toContain('All good');
     const attw = await exec(process.execPath, [
@@ -281,6 +319,14 @@ console.log(JSON.stringify([typeof core.createPipeline, typeof tokens.createCali
 import { createCalibratedCounter, type TokenCounter } from 'ctxkit/tokens';
 import { checkInvariants, type Violation } from 'ctxkit/invariants';
 import { fromOpenAI, toAnthropic } from 'ctxkit/adapters';
+import {
+  createOpenAISummarizer,
+  loadOpenAI,
+  type OpenAIChatClient,
+  type OpenAIClientOptions,
+  type OpenAIModule,
+  openAIEmbedder,
+} from 'ctxkit/providers';
 
 const counter: TokenCounter = createCalibratedCounter({ preset: 'o200k' });
 const messages: Message[] = fromOpenAI([{ role: 'user', content: 'hi' }]);
@@ -295,6 +341,15 @@ export const custom: Summarizer = summarizerFrom(
     signal?.aborted ? { text: system + prompt, usage: { inputTokens: maxOutputTokens, outputTokens: undefined } } : 'summary',
   { name: 'mine', maxOutputTokens: 2048 },
 );
+// ctxkit/providers without openai installed: its declarations name no type of the SDK.
+export const llm = createOpenAISummarizer({
+  model: 'm',
+  clientFactory: (o: OpenAIClientOptions): OpenAIChatClient => ({
+    chat: { completions: { create: async (body) => ({ model: body.model, timeout: o.timeout }) } },
+  }),
+});
+export const embedder = openAIEmbedder({ client: { embeddings: { create: async () => ({ data: [] }) } } });
+export const sdk: Promise<OpenAIModule> = loadOpenAI();
 // @ts-expect-error the function must answer a string or { text }
 summarizerFrom(async () => 42);
 // @ts-expect-error a preset name is checked
@@ -306,6 +361,51 @@ createPipeline({ preset: 1, budget: { contextWindow: 8000 } });
       expect(r.code).toBe(0);
     },
   );
+
+  it('type-checks a CommonJS TypeScript consumer (require of the ESM package) under nodenext', async () => {
+    // TypeScript ≥ 5.8 models Node's require(esm) under `module: nodenext`; `node16` has no CJS path to
+    // an ESM-only package (docs/packaging.md).
+    await write(
+      'cjs.cts',
+      `import ctxkit = require('ctxkit');
+import tokens = require('ctxkit/tokens');
+export const pipeline = ctxkit.createPipeline({ preset: 'default', budget: { contextWindow: 8000 } });
+export const n: number = tokens.createCalibratedCounter().countText('hello');
+`,
+    );
+    const r = await tsc('cjs-nodenext', 'nodenext', ['cjs.cts'], []);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it('imports each entry without its optional packages, or fails naming the package it needs', async () => {
+    await write(
+      'entries.mjs',
+      `const out = {};
+for (const entry of ['ctxkit', 'ctxkit/tokens', 'ctxkit/invariants', 'ctxkit/adapters', 'ctxkit/node', 'ctxkit/providers',
+  'ctxkit/ai-sdk', 'ctxkit/mastra', 'ctxkit/langchain', 'ctxkit/openai-agents']) {
+  try { await import(entry); out[entry] = 'ok'; } catch (e) { out[entry] = e.code + ': ' + e.message.split('\\n')[0]; }
+}
+console.log(JSON.stringify(out));
+`,
+    );
+    const r = await node(['entries.mjs']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const dist = join(c.project, 'node_modules', 'ctxkit', 'dist');
+    expect(out).toEqual({
+      ctxkit: 'ok',
+      'ctxkit/tokens': 'ok',
+      'ctxkit/invariants': 'ok',
+      'ctxkit/adapters': 'ok',
+      'ctxkit/node': `ERR_MODULE_NOT_FOUND: Cannot find package 'drizzle-orm' imported from ${join(dist, 'db', 'schema.js')}`,
+      'ctxkit/providers': 'ok',
+      'ctxkit/ai-sdk': 'ok',
+      'ctxkit/mastra': 'ok',
+      'ctxkit/langchain': `ERR_MODULE_NOT_FOUND: Cannot find package 'langchain' imported from ${join(dist, 'frameworks', 'langchain', 'middleware.js')}`,
+      'ctxkit/openai-agents': 'ok',
+    });
+  });
 
   it('runs in Deno', async () => {
     await write(
@@ -474,6 +574,16 @@ export default {
   });
 });
 
+/**
+ * The SDK's client and module fit ctxkit/providers' own structural types (OpenAIClientOptions,
+ * OpenAIChatClient, OpenAIEmbeddingsClient, OpenAIModule), without a cast. Needs `import OpenAI from 'openai'`.
+ */
+const sdkFitsScript = `import type { OpenAIModule } from 'ctxkit/providers';
+export const viaFactory = createOpenAISummarizer({ model: 'm', clientFactory: (o) => new OpenAI(o) });
+export const ownClient = openAIEmbedder({ client: new OpenAI({ apiKey: 'k' }) });
+export const sdkModule = async (): Promise<OpenAIModule> => import('openai');
+`;
+
 // ctxkit/providers through the installed openai SDK: a fake Chat Completions endpoint through the SDK's
 // own `fetch` option (the real SDK, no network).
 const summarizeScript = `import { createOpenAISummarizer, isRetryable, loadOpenAI } from 'ctxkit/providers';
@@ -506,6 +616,27 @@ async function expectSdkSummary(project: string, major: string) {
     usage: { inputTokens: 3, outputTokens: 2 },
     retry503: true,
   });
+  // This SDK's client and module fit ctxkit/providers' structural types (skipLibCheck: the SDK's own
+  // declarations are slow to check and not ctxkit's; the assignments are checked in full).
+  await writeFile(
+    join(project, 'sdk-fits.ts'),
+    `import OpenAI from 'openai';\nimport { createOpenAISummarizer, openAIEmbedder } from 'ctxkit/providers';\n${sdkFitsScript}`,
+  );
+  const options = {
+    strict: true,
+    module: 'node16',
+    moduleResolution: 'node16',
+    target: 'ES2022',
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  };
+  await writeFile(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: options, files: ['sdk-fits.ts'] }),
+  );
+  const tsc = await exec(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project });
+  expect(tsc.stdout + tsc.stderr).toBe('');
 }
 
 /** The model calls an example printed (`model call k: n messages, c characters`). */
@@ -701,12 +832,13 @@ handle.close();
         `import { createDeterministicSummarizer } from 'ctxkit';
 import { createFsBlobStore, createSqliteSessionStore, openSqlite } from 'ctxkit/node';
 import { createOpenAISummarizer, openAIEmbedder, summarizerFromEnv } from 'ctxkit/providers';
+import OpenAI from 'openai';
 export const blobs = createFsBlobStore({ dir: '/tmp/x' });
 export const sessions = createSqliteSessionStore(openSqlite({ path: ':memory:' }));
 export const s = createOpenAISummarizer({ model: 'm', baseURL: 'http://127.0.0.1:1/v1' });
 export const e = openAIEmbedder({ apiKey: 'k' });
 export const env = summarizerFromEnv({}, { fallback: createDeterministicSummarizer() });
-`,
+${sdkFitsScript}`,
       );
       // skipLibCheck here: drizzle-orm's own declarations do not pass without it (its gel and mysql
       // drivers import packages that are not installed), and checking openai's and Node's is slow.

@@ -10,28 +10,15 @@
  *   new ToolLoopAgent({ model, tools, prepareStep: ctxkitPrepareStep({ contextWindow: 128_000 }) })
  */
 import type { ModelMessage } from 'ai';
-import {
-  createContext,
-  type IncrementalContext,
-  type JsonValue,
-  type Message,
-  type ToolDefinition,
-} from '../../core/index.ts';
+import { createContext, type IncrementalContext, type JsonValue, type Message } from '../../core/index.ts';
 import { Conversations, conversationId, conversationOption, firstMessageKey } from '../conversations.ts';
-import { type CtxkitOptions, type ResolvedOptions, resolveOptions } from '../options.ts';
+import { type ResolvedOptions, resolveOptions } from '../options.ts';
 import { callOf, instructionsText } from './dialect.ts';
 import { fromModelMessage } from './from-model-messages.ts';
 import { toModelMessage } from './to-model-messages.ts';
-import { type ToolLike, toolDefinitions } from './tool-definitions.ts';
+import { type CtxkitAiSdkOptions, type ToolLike, toolDefinitions } from './tool-definitions.ts';
 
-/** The options of the AI SDK entries (and Mastra's): every entry's, with the tools in the AI SDK's shape. */
-export interface CtxkitAiSdkOptions extends CtxkitOptions {
-  /**
-   * The agent's tools, counted in the estimate when the hook is not handed them (prepareStep is not):
-   * the tool set itself (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
-   */
-  tools?: readonly ToolDefinition[] | Readonly<Record<string, ToolLike>>;
-}
+export type { CtxkitAiSdkOptions } from './tool-definitions.ts';
 
 export interface CtxkitPrepareStepOptions extends CtxkitAiSdkOptions {
   /**

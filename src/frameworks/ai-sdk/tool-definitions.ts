@@ -6,7 +6,20 @@
  * as `{}`.
  */
 import * as z from 'zod';
-import type { JsonValue } from '../../core/index.ts';
+import type { JsonValue, ToolDefinition } from '../../core/index.ts';
+import type { CtxkitOptions } from '../options.ts';
+
+/**
+ * The options of the AI SDK entries (and Mastra's): every entry's, with the tools in the AI SDK's shape.
+ * Here, not beside `ctxkitPrepareStep`, so that Mastra's declarations do not reach the `ai` package's.
+ */
+export interface CtxkitAiSdkOptions extends CtxkitOptions {
+  /**
+   * The agent's tools, counted in the estimate when the hook is not handed them (prepareStep is not):
+   * the tool set itself (zod, Standard Schema or `jsonSchema()` input schemas) or JSON definitions.
+   */
+  tools?: readonly ToolDefinition[] | Readonly<Record<string, ToolLike>>;
+}
 
 export interface ToolLike {
   /** A string, or (AI SDK 7) a function of the tool context: only a string is counted. */

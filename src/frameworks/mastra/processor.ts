@@ -33,8 +33,8 @@ import {
 import { callOf } from '../ai-sdk/dialect.ts';
 import { DigestBridge } from '../ai-sdk/digest-bridge.ts';
 import { fromModelMessage } from '../ai-sdk/from-model-messages.ts';
-import { type CtxkitAiSdkOptions, resolveAiSdkOptions } from '../ai-sdk/prepare-step.ts';
-import { type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
+import { resolveAiSdkOptions } from '../ai-sdk/prepare-step.ts';
+import { type CtxkitAiSdkOptions, type ToolLike, toolDefinitions } from '../ai-sdk/tool-definitions.ts';
 import { Conversations, firstMessageKey } from '../conversations.ts';
 import { type HookContext, memoryOf, threadOf } from './thread-memory.ts';
 
