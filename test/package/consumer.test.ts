@@ -392,17 +392,23 @@ console.log(JSON.stringify(out));
     const r = await node(['entries.mjs']);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    const dist = join(c.project, 'node_modules', 'ctxkit', 'dist');
+    // One line naming the package; which of ctxkit's files imports it first changes with the build.
+    const missing = (pkg: string) =>
+      expect.stringMatching(
+        new RegExp(
+          `^ERR_MODULE_NOT_FOUND: Cannot find package '${pkg}' imported from ${c.project}/node_modules/ctxkit/dist/\\S+\\.js$`,
+        ),
+      );
     expect(out).toEqual({
       ctxkit: 'ok',
       'ctxkit/tokens': 'ok',
       'ctxkit/invariants': 'ok',
       'ctxkit/adapters': 'ok',
-      'ctxkit/node': `ERR_MODULE_NOT_FOUND: Cannot find package 'drizzle-orm' imported from ${join(dist, 'db', 'schema.js')}`,
+      'ctxkit/node': missing('drizzle-orm'),
       'ctxkit/providers': 'ok',
       'ctxkit/ai-sdk': 'ok',
       'ctxkit/mastra': 'ok',
-      'ctxkit/langchain': `ERR_MODULE_NOT_FOUND: Cannot find package 'langchain' imported from ${join(dist, 'frameworks', 'langchain', 'middleware.js')}`,
+      'ctxkit/langchain': missing('(@langchain/core|langchain)'),
       'ctxkit/openai-agents': 'ok',
     });
   });
