@@ -419,10 +419,16 @@ console.log(JSON.stringify(out));
       `import { createPipeline } from 'ctxkit';
 import { createCalibratedCounter } from 'ctxkit/tokens';
 import { fromOpenAI } from 'ctxkit/adapters';
+import { checkInvariants } from 'ctxkit/invariants';
+import { createOpenAISummarizer } from 'ctxkit/providers';
+import { ctxkitPrepareStep } from 'ctxkit/ai-sdk';
+import { ctxkitProcessor } from 'ctxkit/mastra';
+import { ctxkitInputFilter } from 'ctxkit/openai-agents';
 const run = await createPipeline({ preset: 'default', budget: { contextWindow: 1000 } })
   .prepare({ messages: fromOpenAI([{ role: 'user', content: 'hello deno' }]) });
 console.log(JSON.stringify({ deno: typeof Deno.version.deno, messages: run.messages.length,
-  tokens: createCalibratedCounter().countText('hello deno') }));
+  tokens: createCalibratedCounter().countText('hello deno'),
+  entries: [checkInvariants, createOpenAISummarizer, ctxkitPrepareStep, ctxkitProcessor, ctxkitInputFilter].map((f) => typeof f) }));
 `,
     );
     const r = await exec(
@@ -434,7 +440,11 @@ console.log(JSON.stringify({ deno: typeof Deno.version.deno, messages: run.messa
       },
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ deno: 'string', messages: 1 });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      deno: 'string',
+      messages: 1,
+      entries: Array(5).fill('function'),
+    });
   });
 
   it("builds a user's Worker with wrangler and answers a request in Miniflare", async () => {
