@@ -14,7 +14,7 @@ import { overflowText, prepareAtWindow, statedWindow } from './overflow-retry.ts
 import type { Protocol, ProxyRequest } from './protocol.ts';
 import type { ProxyOptions } from './proxy-options.ts';
 import type { Prepared } from './proxy-session.ts';
-import { fetchUpstream, readBody, redirected, UpstreamFault } from './relay.ts';
+import { bodiless, fetchUpstream, readBody, redirected, UpstreamFault } from './relay.ts';
 import type { UpstreamTimeouts } from './timeouts.ts';
 import type { PhaseTimer } from './timing.ts';
 import { type Upstream, upstreamBaseVariable } from './upstreams.ts';
@@ -78,6 +78,11 @@ export async function forward(
       leg.replaced,
     );
     timer?.mark('upstream');
+    const empty = bodiless(res);
+    if (empty) {
+      res.body?.cancel().catch(() => undefined);
+      throw empty;
+    }
     if (res.status >= 300 && res.status < 400) {
       // Not followed (relay.ts): a 502 in the provider's shape, naming no host of the redirect's.
       res.body?.cancel().catch(() => undefined);

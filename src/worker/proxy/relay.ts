@@ -98,6 +98,21 @@ export function redirected(status: number, baseVariable: string): UpstreamFault 
   );
 }
 
+/** Statuses whose response carries no body by definition (Fetch's null body statuses, 1xx aside). */
+const BODILESS = new Set([204, 205, 304]);
+
+/**
+ * A success with no body (204, 205, or a 2xx whose body is absent) is no answer to a chat call:
+ * relayed, a client's SDK fails parsing nothing and the call would be journaled a success.
+ */
+export function bodiless(res: Response): UpstreamFault | undefined {
+  if (!BODILESS.has(res.status) && (res.body !== null || !res.ok)) return undefined;
+  return new UpstreamFault(
+    'bad-answer',
+    `the upstream answered ${res.status} with no body, which is not an answer to this call`,
+  );
+}
+
 /**
  * The upstream's answer (a redirect is returned as it came, never followed), aborted at the first-byte timeout, when `client` aborts, or when `replaced()`
  * says a retry of the same request took this call's place (retries.ts).
