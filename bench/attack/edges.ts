@@ -1,8 +1,10 @@
 /**
  * The second audit of the service's edges (2026-11-28, an attacker's and a careless client's view):
- * a provider that answers a success without a body. docs/service.md ("Bounds") and docs/proxy.md
+ * a provider that answers a success without a body, a key that opens sessions without end.
+ * docs/service.md ("Bounds") and docs/proxy.md
  * ("Faults") state each promise.
  */
+import { tenant } from './security.ts';
 import type { AttackCase, AttackEnv } from './types.ts';
 
 const CALLS = [
@@ -47,6 +49,70 @@ export const cases: AttackCase[] = [
           seen.push(`${call.name}${stream ? ' streamed' : ''}: ${res.status}${named ? ' naming 204' : ''}`);
         }
       return { held, detail: seen.join(', ') };
+    },
+  },
+  {
+    name: 'a key opening sessions without end',
+    promise:
+      'a tenant holds at most MAX_SESSIONS_PER_TENANT sessions (each a D1 row and a Durable Object): past it a 429 naming the bound, creates at once never pass it, existing sessions and other tenants unaffected',
+    fast: true,
+    async run(env) {
+      const cap = 40;
+      const t = await tenant(env, 'flood');
+      const admin = { authorization: `Bearer ${env.adminToken}`, 'content-type': 'application/json' };
+      await fetch(`${env.service.base}/v1/admin/tenants/${t.name}/limits`, {
+        method: 'PUT',
+        headers: admin,
+        body: JSON.stringify({ sessions: cap }),
+      });
+      // 100 creates at once from one key, 60 of them past the cap; then a proxied call opening one more.
+      const codes = await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const res = await fetch(`${env.service.base}/v1/sessions`, {
+            method: 'POST',
+            headers: t.headers,
+            body: JSON.stringify({ id: `flood-${i}` }),
+          });
+          const body = (await res.json()) as { error?: { code?: string; limit?: { name?: string } } };
+          return res.status === 429 && body.error?.limit?.name === 'MAX_SESSIONS_PER_TENANT'
+            ? 'named'
+            : res.status;
+        }),
+      );
+      env.fake.reset();
+      const proxied = await fetch(`${env.service.base}/v1/proxy/openai/chat/completions`, {
+        method: 'POST',
+        headers: { ...t.headers, 'x-ctxkit-session': 'flood-by-proxy' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      await proxied.text();
+      const upstream = env.fake.requests.length;
+      const created = codes.filter((c) => c === 201).length;
+      const named = codes.filter((c) => c === 'named').length;
+      const list = (await (
+        await fetch(`${env.service.base}/v1/sessions?limit=500`, { headers: t.headers })
+      ).json()) as { sessions: Array<{ id: string }> };
+      const kept = await fetch(`${env.service.base}/v1/sessions/${list.sessions[0]?.id}/messages`, {
+        method: 'POST',
+        headers: t.headers,
+        body: JSON.stringify({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'still here' }] }] }),
+      });
+      const other = await fetch(`${env.service.base}/v1/sessions`, {
+        method: 'POST',
+        headers: env.headers(),
+        body: JSON.stringify({ id: env.id('not-flooded') }),
+      });
+      return {
+        held:
+          created === cap &&
+          named === 100 - cap &&
+          list.sessions.length === cap &&
+          proxied.status === 429 &&
+          upstream === 0 &&
+          kept.status === 201 &&
+          other.status === 201,
+        detail: `cap ${cap} for the run's tenant: 100 creates at once → ${created} × 201, ${named} × 429 naming MAX_SESSIONS_PER_TENANT; ${list.sessions.length} listed; a proxied call opening one more: ${proxied.status}, ${upstream} upstream calls; an existing session's append ${kept.status}; another tenant's create ${other.status}`,
+      };
     },
   },
 ];

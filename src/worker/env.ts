@@ -47,11 +47,11 @@ export interface Env {
   KEY_LIMITER?: unknown;
   TENANT_LIMITER?: unknown;
   /**
-   * The tenant's Durable Object (`TenantObject`): calls in flight and stored bytes. Unbound: those
+   * The tenant's Durable Object (`TenantObject`): calls in flight, stored bytes, sessions. Unbound: those
    * limits are off. Their variables, each bounded (src/worker/limits/limit-config.ts):
    * `MAX_IN_FLIGHT_PER_SESSION` @default "16", `MAX_IN_FLIGHT_PER_TENANT` @default "256",
    * `IN_FLIGHT_LEASE_SECONDS` @default "900", `MAX_STORED_BYTES_PER_TENANT` @default "1073741824",
-   * `STORED_BYTES_RECOUNT_SECONDS` @default "60".
+   * `STORED_BYTES_RECOUNT_SECONDS` @default "60", `MAX_SESSIONS_PER_TENANT` @default "100000".
    */
   TENANTS?: DurableObjectNamespace;
   MAX_IN_FLIGHT_PER_SESSION?: string;
@@ -59,6 +59,7 @@ export interface Env {
   IN_FLIGHT_LEASE_SECONDS?: string;
   MAX_STORED_BYTES_PER_TENANT?: string;
   STORED_BYTES_RECOUNT_SECONDS?: string;
+  MAX_SESSIONS_PER_TENANT?: string;
   /**
    * How far the memories ctxkit extracts on its own (compaction) reach: `session`, `project` or
    * `tenant`; what came from tool output stays with its session whatever this says. @default "session"

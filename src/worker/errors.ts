@@ -3,6 +3,7 @@
  * anything else is a 500 with a generic message (the details go to the log, never to the client).
  */
 import { type CtxErrorCode, isCtxError } from '../core/index.ts';
+import { LIMIT_VARS } from './limits/limit-config.ts';
 import { limitResponse } from './limits/limit-response.ts';
 import { isQuotaError } from './limits/quota-error.ts';
 
@@ -87,7 +88,7 @@ export function errorReply(error: unknown): ErrorReply {
 export function errorResponse(error: unknown, path = ''): Response {
   if (isQuotaError(error))
     return limitResponse(path, {
-      code: 'storage_quota_exceeded',
+      code: error.limit.name === LIMIT_VARS.sessions ? 'session_quota_exceeded' : 'storage_quota_exceeded',
       message: error.message,
       retryAfterSeconds: error.retryAfterSeconds,
       limit: error.limit,

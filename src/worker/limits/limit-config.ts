@@ -22,6 +22,8 @@ export interface TenantLimits {
   storedBytes: number;
   /** How often the stored total is counted again from the stores, in ms. */
   recountMs: number;
+  /** Sessions a tenant may hold (each a D1 row and a Durable Object) before new ones are refused. */
+  sessions: number;
 }
 
 interface Bound {
@@ -39,11 +41,13 @@ const BOUNDS = {
   leaseMs: { env: 'IN_FLIGHT_LEASE_SECONDS', min: 2, max: 86_400, scale: 1000, unit: 'seconds' },
   storedBytes: { env: 'MAX_STORED_BYTES_PER_TENANT', min: 1_024, max: 2 ** 50, scale: 1, unit: 'bytes' },
   recountMs: { env: 'STORED_BYTES_RECOUNT_SECONDS', min: 1, max: 86_400, scale: 1000, unit: 'seconds' },
+  sessions: { env: 'MAX_SESSIONS_PER_TENANT', min: 1, max: 100_000_000, scale: 1, unit: 'sessions' },
 } as const satisfies Record<keyof TenantLimits, Bound>;
 
 /**
  * @default 16 calls per session (an agent with parallel sub-agents), 256 per tenant, a 60-second
- * lease (renewed every 20 s while the call runs), 1 GiB stored per tenant (a tenth of a D1 database), counted again every 60 s
+ * lease (renewed every 20 s while the call runs), 1 GiB stored per tenant (a tenth of a D1 database), counted again every 60 s,
+ * 100,000 sessions per tenant (a team's agents opening 3,000 conversations a day, kept the 30 idle days of the clean-up)
  */
 export const DEFAULT_LIMITS = {
   inFlightPerSession: 16,
@@ -51,6 +55,7 @@ export const DEFAULT_LIMITS = {
   leaseMs: 60_000,
   storedBytes: 1_073_741_824,
   recountMs: 60_000,
+  sessions: 100_000,
 } as const satisfies TenantLimits;
 
 /** The variable names, for messages that tell an operator what to raise. */

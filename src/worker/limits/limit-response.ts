@@ -4,7 +4,11 @@
  * the limit (`limit.name` is the variable an operator raises) and the tenant's figures.
  */
 
-export type LimitCode = 'rate_limited' | 'too_many_in_flight' | 'storage_quota_exceeded';
+export type LimitCode =
+  | 'rate_limited'
+  | 'too_many_in_flight'
+  | 'storage_quota_exceeded'
+  | 'session_quota_exceeded';
 
 export interface LimitRefusal {
   code: LimitCode;
@@ -19,7 +23,7 @@ function body(path: string, r: LimitRefusal): unknown {
     return { type: 'error', error: { type: 'rate_limit_error', message: r.message } };
   if (path.startsWith('/v1/proxy/openai/')) {
     // OpenAI answers an exhausted quota with 429 `insufficient_quota`, a rate with `rate_limit_exceeded`.
-    const quota = r.code === 'storage_quota_exceeded';
+    const quota = r.code === 'storage_quota_exceeded' || r.code === 'session_quota_exceeded';
     return {
       error: {
         message: r.message,

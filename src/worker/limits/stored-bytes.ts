@@ -41,3 +41,12 @@ export async function storedBytes(env: Pick<Env, 'DB' | 'BLOBS'>, tenant: string
   const [rows, blobs] = await Promise.all([rowBytes(env.DB, tenant), blobBytes(env.BLOBS, tenant)]);
   return rows + blobs;
 }
+
+/** The tenant's sessions (its rows in `sessions`; each has its Durable Object). */
+export async function sessionCount(db: D1Database, tenant: string): Promise<number> {
+  const row = await db
+    .prepare('SELECT COUNT(*) AS n FROM sessions WHERE tenant = ?1')
+    .bind(tenant)
+    .first<{ n: number }>();
+  return Number(row?.n ?? 0);
+}

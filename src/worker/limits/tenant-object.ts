@@ -11,11 +11,14 @@
  * - **Stored bytes**: the total counted from D1 and R2 (`stored-bytes.ts`) at most every
  *   `recountMs`, plus the bytes of the writes let through since; a write that would pass the cap is
  *   refused. The first count is awaited; later ones run while the last total is used.
+ * - **Sessions**: counted from D1 the same way (at most every `recountMs`, plus the sessions admitted
+ *   and deleted since); a new session that would pass the cap is refused, so two creates at once
+ *   never both take the last place.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Usage } from '../../core/index.ts';
 import type { Env } from '../env.ts';
-import { storedBytes } from './stored-bytes.ts';
+import { sessionCount, storedBytes } from './stored-bytes.ts';
 import { countCall, type StoredTally, storedTally, type TokenTally } from './token-tally.ts';
 
 export interface LeaseRequest {
@@ -44,10 +47,18 @@ export interface ReserveRequest {
 
 export type ReserveOutcome = { ok: true; used: number } | { ok: false; used: number; max: number };
 
+export interface AdmitSessionRequest {
+  tenant: string;
+  cap: number;
+  recountMs: number;
+}
+
 export interface TenantUsage {
   inFlight: number;
   sessions: Record<string, number>;
   stored: { bytes: number; countedAt: number };
+  /** The tenant's sessions (D1 rows), as last counted plus those admitted and deleted since. */
+  sessionCount: number;
   /** The operator's caps for this tenant, over the environment's. */
   caps: TenantCaps;
   /** What the upstream reported on the tenant's proxied calls (token-tally.ts). */
@@ -57,6 +68,7 @@ export interface TenantUsage {
 /** Caps an operator sets for one tenant (`PUT /v1/admin/tenants/:tenant/limits`); absent: the environment's. */
 export interface TenantCaps {
   storedBytes?: number;
+  sessions?: number;
 }
 
 interface Lease {
@@ -76,6 +88,10 @@ export class TenantObject extends DurableObject<Env> {
   private added = 0;
   private recount: Promise<void> | undefined;
   private caps: TenantCaps = {};
+  /** The sessions counted in D1, and those admitted (+) and deleted (−) since the count started. */
+  private sessionsCounted: { n: number; at: number } | undefined;
+  private sessionsAdded = 0;
+  private sessionRecount: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -161,6 +177,39 @@ export class TenantObject extends DurableObject<Env> {
     return { ok: true, used: used + r.bytes };
   }
 
+  /** Admits one new session unless the tenant holds `cap` already; counted at once. */
+  async admitSession(r: AdmitSessionRequest): Promise<ReserveOutcome> {
+    const used = await this.sessionsUsed(r.tenant, r.recountMs);
+    const cap = this.caps.sessions ?? r.cap;
+    if (used + 1 > cap) return { ok: false, used, max: cap };
+    this.sessionsAdded += 1;
+    return { ok: true, used: used + 1 };
+  }
+
+  /** A session admitted and then not created (−1), or deleted (−1): its place is free again. */
+  async sessionGone(_tenant: string): Promise<void> {
+    if (this.sessionsCounted) this.sessionsAdded -= 1;
+  }
+
+  private async sessionsUsed(tenant: string, recountMs: number): Promise<number> {
+    const stale = !this.sessionsCounted || Date.now() - this.sessionsCounted.at >= recountMs;
+    if (stale && !this.sessionRecount) {
+      const before = this.sessionsAdded;
+      const at = Date.now();
+      this.sessionRecount = sessionCount(this.env.DB, tenant)
+        .then((n) => {
+          this.sessionsCounted = { n, at };
+          this.sessionsAdded -= before;
+        })
+        .finally(() => {
+          this.sessionRecount = undefined;
+        });
+      this.sessionRecount.catch((e: unknown) => console.error('ctxkit limits: counting sessions failed:', e));
+    }
+    if (!this.sessionsCounted && this.sessionRecount) await this.sessionRecount;
+    return (this.sessionsCounted?.n ?? 0) + this.sessionsAdded;
+  }
+
   /**
    * Counts `bytes` stored without a check (what a call already admitted stores), or gives a
    * reservation back (negative). Before the first count it waits for nothing: the count will see them.
@@ -181,10 +230,16 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /** The operator's caps for this tenant (`null` clears one), kept in the object's storage. */
-  async setCaps(caps: { storedBytes?: number | null }): Promise<TenantCaps> {
+  async setCaps(caps: {
+    storedBytes?: number | null | undefined;
+    sessions?: number | null | undefined;
+  }): Promise<TenantCaps> {
     const next: TenantCaps = { ...this.caps };
-    if (caps.storedBytes === null) delete next.storedBytes;
-    else if (caps.storedBytes !== undefined) next.storedBytes = caps.storedBytes;
+    for (const name of ['storedBytes', 'sessions'] as const) {
+      const v = caps[name];
+      if (v === null) delete next[name];
+      else if (v !== undefined) next[name] = v;
+    }
     await this.ctx.storage.put(CAPS, next);
     this.caps = next;
     return next;
@@ -208,6 +263,7 @@ export class TenantObject extends DurableObject<Env> {
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
     const { tokens } = storedTally(await this.ctx.storage.get<StoredTally | TokenTally>(TOKENS));
     const stored = await this.used(tenant, recountMs);
+    const sessionCount = await this.sessionsUsed(tenant, recountMs);
     this.expire(Date.now());
     const sessions: Record<string, number> = {};
     for (const l of this.leases.values())
@@ -216,6 +272,7 @@ export class TenantObject extends DurableObject<Env> {
       inFlight: this.leases.size,
       sessions,
       stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
+      sessionCount,
       caps: { ...this.caps },
       tokens,
     };

@@ -8,7 +8,17 @@ import type { TenantObject } from './tenant-object.ts';
 
 export type TenantApi = Pick<
   TenantObject,
-  'acquire' | 'renew' | 'release' | 'reserve' | 'charge' | 'recountNow' | 'setCaps' | 'usage' | 'tally'
+  | 'acquire'
+  | 'renew'
+  | 'release'
+  | 'reserve'
+  | 'charge'
+  | 'admitSession'
+  | 'sessionGone'
+  | 'recountNow'
+  | 'setCaps'
+  | 'usage'
+  | 'tally'
 >;
 
 export function tenantStub(env: Env, tenant: string): TenantApi {

@@ -20,15 +20,23 @@ import { auditQuery, createKeySchema, grantOf, keyIdParam } from './keys.ts';
 /** Tenant names: lowercase letters, digits, `_` and `-`, 1–63 characters, starting alphanumeric. */
 export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-const limitsSchema = z.strictObject({
-  /** This tenant's stored-bytes cap; `null` goes back to `MAX_STORED_BYTES_PER_TENANT`. */
-  storedBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(2 ** 50)
-    .nullable(),
-});
+const limitsSchema = z
+  .strictObject({
+    /** This tenant's stored-bytes cap; `null` goes back to `MAX_STORED_BYTES_PER_TENANT`. */
+    storedBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(2 ** 50)
+      .nullable()
+      .optional(),
+    /** This tenant's sessions cap; `null` goes back to `MAX_SESSIONS_PER_TENANT`. */
+    sessions: z.number().int().min(1).max(100_000_000).nullable().optional(),
+  })
+  .refine((b) => b.storedBytes !== undefined || b.sessions !== undefined, {
+    message: 'give storedBytes, sessions or both',
+    path: ['storedBytes'],
+  });
 
 const cronSchema = z.strictObject({
   cron: z.enum([DAILY_CRON, CLEANUP_CRON]),
@@ -94,16 +102,17 @@ export function adminRoutes(app: Hono<AppEnv>): void {
   app.put('/v1/admin/tenants/:tenant/limits', async (c) => {
     const tenant = tenantParam(c);
     const body = await jsonBody(c, limitsSchema);
-    const caps = await tenantObject(c, tenant).setCaps({ storedBytes: body.storedBytes });
+    const caps = await tenantObject(c, tenant).setCaps(body);
     await appendAudit(c.env.DB, {
       tenant,
       at: Date.now(),
       actor: 'operator',
       action: 'tenant.limits',
-      detail: { storedBytes: body.storedBytes },
+      detail: body,
       address: clientAddress(c),
     });
-    return c.json({ tenant, caps, defaults: { storedBytes: tenantLimits(c.env).storedBytes } });
+    const { storedBytes, sessions } = tenantLimits(c.env);
+    return c.json({ tenant, caps, defaults: { storedBytes, sessions } });
   });
 
   // Counts the tenant's stored bytes from D1 and R2 now (after a manual clean-up, or to check a cap).

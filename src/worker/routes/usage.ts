@@ -29,8 +29,13 @@ export function usageRoutes(app: Hono<AppEnv>): void {
       stored: {
         bytes: usage.stored.bytes,
         countedAt: usage.stored.countedAt,
-        max: limits.storedBytes,
+        max: usage.caps.storedBytes ?? limits.storedBytes,
         name: LIMIT_VARS.storedBytes,
+      },
+      sessions: {
+        count: usage.sessionCount,
+        max: usage.caps.sessions ?? limits.sessions,
+        name: LIMIT_VARS.sessions,
       },
       tokens: { ...usage.tokens, cacheHitRate: cacheHitRate(usage.tokens) },
     });

@@ -10,7 +10,9 @@
  * and the daily-flush mark in its storage. Its state, idempotent writes and the proxy's calls are in
  * session-object-base.ts.
  */
+
 import { CtxError, parseWith, type SessionInfo } from '../../core/index.ts';
+import { sessionDeleted, withSessionPlace } from '../limits/session-quota.ts';
 import { messagesBytes, sessionRowBytes, storageQuota, withReservation } from '../limits/storage-quota.ts';
 import { workerSummarizer } from '../summarizer.ts';
 import type { FaultPoint } from '../test-faults.ts';
@@ -65,25 +67,27 @@ export class SessionObject extends SessionToolsBase {
           await this.forget();
           return {
             check: { kind: 'create' as const },
-            commit: async () => {
-              await this.ctx.storage.put(SETTINGS, settings);
-              this.cachedSettings = settings;
-              const info = await withReservation(
-                storageQuota(this.env, key.tenant),
-                sessionRowBytes(input.title, input.project),
-                () =>
-                  sessions.create({
-                    tenant: key.tenant,
-                    id: key.session,
-                    ...(input.title !== undefined ? { title: input.title } : {}),
-                    ...(input.project !== undefined ? { project: input.project } : {}),
-                  }),
-              );
-              this.pipeline = built.pipeline;
-              this.spills = built.spills;
-              this.ids = new Set();
-              return info;
-            },
+            // A place among the tenant's sessions first (session-quota.ts): refused, nothing is stored.
+            commit: () =>
+              withSessionPlace(this.env, key.tenant, async () => {
+                await this.ctx.storage.put(SETTINGS, settings);
+                this.cachedSettings = settings;
+                const info = await withReservation(
+                  storageQuota(this.env, key.tenant),
+                  sessionRowBytes(input.title, input.project),
+                  () =>
+                    sessions.create({
+                      tenant: key.tenant,
+                      id: key.session,
+                      ...(input.title !== undefined ? { title: input.title } : {}),
+                      ...(input.project !== undefined ? { project: input.project } : {}),
+                    }),
+                );
+                this.pipeline = built.pipeline;
+                this.spills = built.spills;
+                this.ids = new Set();
+                return info;
+              }),
           };
         }),
       ),
@@ -199,7 +203,11 @@ export class SessionObject extends SessionToolsBase {
     return outcome(() =>
       this.serial(async () => {
         const result = await deleteSessionData(await this.deps(key), this.env.BLOBS, key, options);
-        if (result.deleted) await this.forget();
+        if (result.deleted) {
+          await this.forget();
+          // Its place among the tenant's sessions is free at once; a failure here waits for the next count.
+          await sessionDeleted(this.env, key.tenant).catch(() => undefined);
+        }
         return result;
       }),
     );
