@@ -75,3 +75,14 @@ export function serviceBounds(env: Env): ServiceBounds {
   }
   return out;
 }
+
+/**
+ * What production stores accept in one value, which local D1 and Miniflare do not enforce (so that a
+ * test run locally would never see the refusal): D1 refuses a string, BLOB or row over 2,000,000
+ * bytes; a SQLite-backed Durable Object's key and value together over 2 MiB. Every value the service
+ * stores is bounded under these (test/worker/storage-bounds.test.ts walks them): a log row
+ * (`LARGE_ROW_CHARS`, larger in R2), a session's state (`LARGE_STATE_CHARS`, larger in R2), a memory
+ * document (`DOCUMENT_PART_BYTES`, then the next part), a call record's journal (`MAX_JOURNAL_BYTES`),
+ * an idempotent answer and a call's texts (in pieces of `ANSWER_PIECE_CHARS`, `TEXT_PIECE`).
+ */
+export const PRODUCTION_VALUE_BYTES = { d1: 2_000_000, durableObject: 2 * MIB } as const;

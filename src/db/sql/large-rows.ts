@@ -15,6 +15,8 @@ export interface LargeValues {
   get(tenant: string, session: string, key: string): Promise<string | undefined>;
   /** Removes every value kept for the session (the session is deleted). */
   drop(tenant: string, session: string): Promise<void>;
+  /** Removes one value (a session state replaced by another, large-state.ts). */
+  remove?(tenant: string, session: string, key: string): Promise<void>;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 } from '../../core/index.ts';
 import { sessionMessages, sessions } from '../schema.ts';
 import { createRowCodec, type EncodedRow, type LargeValues } from './large-rows.ts';
+import { createStateCodec } from './large-state.ts';
 import { chunked, isUniqueViolation, type SqlDriver, type SqlWrite } from './sql-driver.ts';
 import { type SessionReads, sessionReads } from './sql-session-reads.ts';
 
@@ -35,6 +36,8 @@ export interface SqlSessionStoreOptions {
   large?: LargeValues;
   /** Characters of a message's JSON above which it goes to `large`. @default LARGE_ROW_CHARS */
   largeRowChars?: number;
+  /** Characters of a session state's JSON above which it goes to `large`. @default LARGE_STATE_CHARS */
+  largeStateChars?: number;
 }
 
 type SessionRow = typeof sessions.$inferSelect;
@@ -95,6 +98,7 @@ export function createSqlSessionStore(
 ): SqlSessionStore {
   const { db } = driver;
   const codec = createRowCodec(options.large, options.largeRowChars);
+  const stateCodec = createStateCodec(options.large, options.largeStateChars);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const where = (tenant: string, id: string) => and(eq(sessions.tenant, tenant), eq(sessions.id, id));
@@ -110,17 +114,14 @@ export function createSqlSessionStore(
       path: 'expectedSeq',
     });
   /** The session row's state and the rows' `compacted` flags, as `setState` writes them. */
-  const stateWrites = (tenant: string, id: string, state: SessionState): SqlWrite[] => {
+  const stateWrites = (tenant: string, id: string, state: SessionState, column: string): SqlWrite[] => {
     const w = state.working;
     const refs = w ? JSON.stringify(w.items.flatMap((i) => ('seq' in i ? [i.seq] : []))) : '[]';
     const compacted = w
       ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${refs})) THEN 1 ELSE 0 END`
       : sql`0`;
     return [
-      db
-        .update(sessions)
-        .set({ state: JSON.stringify(state), lastActive: clock.now() })
-        .where(where(tenant, id)),
+      db.update(sessions).set({ state: column, lastActive: clock.now() }).where(where(tenant, id)),
       // Only the rows whose flag changes: SQLite rewrites a whole row (its message with it) on update.
       db
         .update(sessionMessages)
@@ -260,10 +261,12 @@ export function createSqlSessionStore(
       // takes its seq from the moved mark, so when the log was not at `expectedSeq` (or the session is
       // gone) a row's seq is NULL, its insert fails and the whole batch is rolled back.
       const from = opts.expectedSeq;
+      const column = await stateCodec.encode(tenant, id, state);
       if (messages.length === 0) {
         const row = await need(tenant, id);
         if (row.lastSeq !== from) throw seqMoved(from, row);
-        await driver.batch(stateWrites(tenant, id, state));
+        await driver.batch(stateWrites(tenant, id, state, column));
+        await stateCodec.written(tenant, id, column);
         return from;
       }
       const rows = await codec.put(tenant, id, messages);
@@ -284,7 +287,7 @@ export function createSqlSessionStore(
             now,
           ),
         ),
-        ...stateWrites(tenant, id, state),
+        ...stateWrites(tenant, id, state, column),
       ];
       try {
         await driver.batch(writes);
@@ -300,15 +303,18 @@ export function createSqlSessionStore(
         if (row.lastSeq !== from) throw seqMoved(from, row);
         throw appendError(error, id, from + 1);
       }
+      await stateCodec.written(tenant, id, column);
       return last;
     },
     async getState(tenant, id) {
       const row = await need(tenant, id);
-      return JSON.parse(row.state) as SessionState;
+      return stateCodec.decode(tenant, id, row.state);
     },
     async setState(tenant, id, state) {
       await need(tenant, id);
-      await driver.batch(stateWrites(tenant, id, state));
+      const column = await stateCodec.encode(tenant, id, state);
+      await driver.batch(stateWrites(tenant, id, state, column));
+      await stateCodec.written(tenant, id, column);
     },
     async clear(tenant, id, opts = {}) {
       const row = await need(tenant, id);
@@ -322,6 +328,7 @@ export function createSqlSessionStore(
           ? db.delete(sessionMessages).where(rowsOf(tenant, id))
           : db.update(sessionMessages).set({ compacted: true }).where(rowsOf(tenant, id)),
       ]);
+      await stateCodec.written(tenant, id, '');
       if (opts.purge) await codec.drop(tenant, id);
     },
     async delete(tenant, id) {

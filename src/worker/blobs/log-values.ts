@@ -26,6 +26,9 @@ export function r2LargeValues(bucket: R2Bucket): LargeValues {
       const object = await bucket.get(logPrefix(tenant, session) + key);
       return object ? object.text() : undefined;
     },
+    async remove(tenant, session, key) {
+      await bucket.delete(logPrefix(tenant, session) + key);
+    },
     async drop(tenant, session) {
       const prefix = logPrefix(tenant, session);
       let cursor: string | undefined;
