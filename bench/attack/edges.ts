@@ -1,9 +1,11 @@
 /**
  * The second audit of the service's edges (2026-11-28, an attacker's and a careless client's view):
- * a provider that answers a success without a body, a key that opens sessions without end.
+ * a provider that answers a success without a body, a key that opens sessions without end, a context
+ * whose session state passes what one D1 value holds in production.
  * docs/service.md ("Bounds") and docs/proxy.md
  * ("Faults") state each promise.
  */
+import { eventually } from '../support/attack-http.ts';
 import { tenant } from './security.ts';
 import type { AttackCase, AttackEnv } from './types.ts';
 
@@ -28,6 +30,9 @@ function proxied(env: AttackEnv, call: (typeof CALLS)[number], stream: boolean):
     }),
   });
 }
+
+/** Messages of the state case: a state of some 2.1 MB (15 characters a message of the last send). */
+const STATE_CASE_MESSAGES = 140_000;
 
 export const cases: AttackCase[] = [
   {
@@ -112,6 +117,70 @@ export const cases: AttackCase[] = [
           kept.status === 201 &&
           other.status === 201,
         detail: `cap ${cap} for the run's tenant: 100 creates at once → ${created} × 201, ${named} × 429 naming MAX_SESSIONS_PER_TENANT; ${list.sessions.length} listed; a proxied call opening one more: ${proxied.status}, ${upstream} upstream calls; an existing session's append ${kept.status}; another tenant's create ${other.status}`,
+      };
+    },
+  },
+  {
+    name: 'a context of 140,000 messages',
+    promise:
+      "a session whose state passes D1's 2 MB per value (a digest per message of the last send) keeps storing its turns and answers (local D1 refuses it as production does)",
+    vars: { PROXY_MAX_MESSAGES: String(STATE_CASE_MESSAGES + 10) },
+    async run(env) {
+      const session = env.id('state');
+      const history: Array<{ role: string; content: unknown }> = Array.from(
+        { length: STATE_CASE_MESSAGES },
+        (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: `m${i}`,
+        }),
+      );
+      const turn = async () => {
+        env.fake.reset();
+        const t = performance.now();
+        const res = await fetch(`${env.service.base}/v1/proxy/openai/chat/completions`, {
+          method: 'POST',
+          headers: { ...env.headers(session), 'x-ctxkit-window': '1000000' },
+          body: JSON.stringify({ model: 'gpt-4.1', messages: history }),
+        });
+        const body = (await res.json()) as { choices?: Array<{ message: { content: unknown } }> };
+        const answer = body.choices?.[0]?.message;
+        if (answer) history.push({ role: 'assistant', content: answer.content });
+        return {
+          status: res.status,
+          warning: res.headers.get('x-ctxkit-warning'),
+          ms: Math.round(performance.now() - t),
+        };
+      };
+      const first = await turn().catch((error: Error) => {
+        const log = env.service.log().trim().split('\n').slice(-4).join(' | ');
+        throw new Error(`turn 1: ${error.message} (${String(error.cause)}); log: ${log}`);
+      });
+      history.push({ role: 'user', content: 'and now?' });
+      const second = await turn().catch((error: Error) => {
+        const log = env.service.log().trim().split('\n').slice(-4).join(' | ');
+        throw new Error(
+          `turn 1 ${first.status}${first.warning ? ` "${first.warning}"` : ''}; turn 2: ${error.message} (${String(error.cause)}); log: ${log}`,
+        );
+      });
+      // Both turns and both answers in the log: N + answer + user + answer.
+      const want = STATE_CASE_MESSAGES + 3;
+      const lastSeq = await eventually(30_000, async () => {
+        // A reset of a pooled connection (docs/service.md, "Keep-alive") is tried again.
+        const r = await fetch(`${env.service.base}/v1/sessions/${session}`, { headers: env.headers() }).catch(
+          () => undefined,
+        );
+        if (!r) return undefined;
+        const n = ((await r.json()) as { session?: { lastSeq?: number } }).session?.lastSeq;
+        return n === want ? n : undefined;
+      });
+      return {
+        held:
+          first.status === 200 &&
+          second.status === 200 &&
+          !first.warning &&
+          !second.warning &&
+          lastSeq === want,
+        detail: `${STATE_CASE_MESSAGES.toLocaleString('en')} messages: turn 1 ${first.status} in ${first.ms} ms${first.warning ? ` warning "${first.warning}"` : ''}, turn 2 ${second.status} in ${second.ms} ms${second.warning ? ` warning "${second.warning}"` : ''}; log at ${lastSeq ?? 'not'} ${lastSeq === undefined ? `${want}` : `of ${want}`}`,
       };
     },
   },

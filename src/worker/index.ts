@@ -6,6 +6,7 @@
 import { createApp } from './app.ts';
 import type { Env } from './env.ts';
 import { runScheduled } from './scheduled.ts';
+import { withStoreLimits } from './store/d1-value-limit.ts';
 
 export { TenantObject } from './limits/tenant-object.ts';
 export { SessionObject } from './session/session-object.ts';
@@ -13,8 +14,8 @@ export { SessionObject } from './session/session-object.ts';
 const app = createApp();
 
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch: (request, env, ctx) => app.fetch(request, withStoreLimits(env), ctx),
   async scheduled(controller, env) {
-    await runScheduled(controller.cron, controller.scheduledTime, env);
+    await runScheduled(controller.cron, controller.scheduledTime, withStoreLimits(env));
   },
 } satisfies ExportedHandler<Env>;

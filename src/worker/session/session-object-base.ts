@@ -5,6 +5,7 @@
  * goes back while its rows and state are still being written, the Worker collects that write
  * (`proxyCommit`) before it releases the answer, and logs the answer once it is known.
  */
+
 import { DurableObject } from 'cloudflare:workers';
 import { CtxError, isCtxError, type Pipeline, type Recall } from '../../core/index.ts';
 import type { SessionBlobs } from '../blobs/session-blobs.ts';
@@ -22,6 +23,7 @@ import {
   proxyRecover,
   proxyTurn,
 } from '../proxy/proxy-session.ts';
+import { withStoreLimits } from '../store/d1-value-limit.ts';
 import { prepareAfterAnswer } from './ahead-after-answer.ts';
 import type { KnownIds } from './append.ts';
 import { idempotentWrites } from './idempotent-writes.ts';
@@ -55,7 +57,8 @@ export abstract class SessionObjectBase extends DurableObject<Env> {
   protected readonly idem = idempotentWrites(this.ctx.storage, (key) => this.storePorts(key).sessions);
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    // D1 refuses a value over 2 MB in production only: checked here too (store/d1-value-limit.ts).
+    super(ctx, withStoreLimits(env));
     void ctx.blockConcurrencyWhile(async () => {
       // A flag left by a previous instance means that compaction never finished: record and clear it.
       const stale = await ctx.storage.get<number>(COMPACTING);
