@@ -36,7 +36,7 @@ import {
 } from './session-service.ts';
 import { type SessionStats, sessionStats } from './session-stats.ts';
 import { type SessionView, sessionView } from './session-view.ts';
-import { settingsSchema } from './settings.ts';
+import { boundedSettings, settingsSchema } from './settings.ts';
 import { type Outcome, outcome, type SessionKey } from './wire.ts';
 
 const DAILY = 'daily';
@@ -56,7 +56,7 @@ export class SessionObject extends SessionToolsBase {
     return outcome(() =>
       this.serial(() =>
         this.idem.ahead(key, idem, async () => {
-          const settings = parseWith(settingsSchema, input.settings, []);
+          const settings = boundedSettings(parseWith(settingsSchema, input.settings, []));
           // Invalid preset config fails here, before anything is stored.
           const built = buildPipeline(this.env, settings, key, this.recallOptions(settings, key));
           const { sessions } = this.storePorts(key);

@@ -3,7 +3,7 @@
  * the session's Durable Object storage. Validated with zod; unknown fields are rejected.
  */
 import * as z from 'zod';
-import { budgetConfigSchema, jsonValueSchema } from '../../core/index.ts';
+import { budgetConfigSchema, CtxError, jsonValueSchema } from '../../core/index.ts';
 
 export const PRESETS = ['default', 'cowagent', 'co-cli', 'kosmokrator', 'tiancai'] as const;
 export type PresetId = (typeof PRESETS)[number];
@@ -49,3 +49,22 @@ export const settingsSchema = z.strictObject({
 });
 
 export type SessionSettings = z.infer<typeof settingsSchema>;
+
+/**
+ * Characters a session's settings take as JSON at most: they are one value of the session's Durable
+ * Object, which production holds to 2 MiB (local runs do not), and a create body may be as large as
+ * an operator lets `MAX_BODY_BYTES` be. @default 524288 (512 Ki characters: at most 1 MiB stored)
+ */
+export const MAX_SETTINGS_CHARS = 512 * 1024;
+
+/** `settings`, or a 413 naming them when their JSON passes `MAX_SETTINGS_CHARS`. */
+export function boundedSettings(settings: SessionSettings): SessionSettings {
+  const chars = JSON.stringify(settings).length;
+  if (chars > MAX_SETTINGS_CHARS)
+    throw new CtxError(
+      'payload_too_large',
+      `the session's settings are ${chars} characters of JSON; a session keeps at most ${MAX_SETTINGS_CHARS}`,
+      { path: 'settings' },
+    );
+  return settings;
+}
