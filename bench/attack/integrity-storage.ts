@@ -282,14 +282,15 @@ export const cases: AttackCase[] = [
     promise:
       'a session past MAX_SESSION_BYTES refuses new content with a 413 naming the bound, on the routes and on the proxy before the upstream is paid',
     fast: true,
-    vars: { MAX_SESSION_BYTES: '8388608' },
+    // 16 MiB: the run's bound for every session, "a context of 140,000 messages" (edges.ts) among them.
+    vars: { MAX_SESSION_BYTES: '16777216' },
     async run(env) {
       const session = env.id('full');
       await post(env, '/v1/sessions', { id: session });
       const statuses: number[] = [];
       let refusal = '';
-      // Appends of 900 KB (the routes take 1 MiB bodies) until the 8 MiB session is full.
-      for (let i = 0; i < 12; i++) {
+      // Appends of 900 KB (the routes take 1 MiB bodies) until the 16 MiB session is full.
+      for (let i = 0; i < 24; i++) {
         const r = await post(env, `/v1/sessions/${session}/messages`, {
           messages: [{ role: 'user', parts: [{ type: 'text', text: `${i % 10}`.repeat(900_000) }] }],
         });

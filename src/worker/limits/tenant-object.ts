@@ -18,6 +18,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Usage } from '../../core/index.ts';
 import type { Env } from '../env.ts';
+import { StaleCount } from './stale-count.ts';
 import { sessionCount, storedBytes } from './stored-bytes.ts';
 import { countCall, type StoredTally, storedTally, type TokenTally } from './token-tally.ts';
 
@@ -83,15 +84,12 @@ const CAPS = 'caps';
 export class TenantObject extends DurableObject<Env> {
   /** The leases, mirrored in storage (`lease:<id>`) and read back when the object starts. */
   private readonly leases = new Map<string, Lease>();
-  private counted: { bytes: number; at: number } | undefined;
-  /** Bytes let through since the last count started. */
-  private added = 0;
-  private recount: Promise<void> | undefined;
+  /** Stored bytes and sessions, counted from the stores (stale-count.ts). */
+  private readonly bytes = new StaleCount(() => storedBytes(this.env, this.tenant), 'stored bytes');
+  private readonly sessionCount = new StaleCount(() => sessionCount(this.env.DB, this.tenant), 'sessions');
+  /** The tenant this object counts for (its name; every request names it). */
+  private tenant = '';
   private caps: TenantCaps = {};
-  /** The sessions counted in D1, and those admitted (+) and deleted (−) since the count started. */
-  private sessionsCounted: { n: number; at: number } | undefined;
-  private sessionsAdded = 0;
-  private sessionRecount: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -130,7 +128,8 @@ export class TenantObject extends DurableObject<Env> {
 
   async acquire(r: LeaseRequest): Promise<LeaseOutcome> {
     if (r.storage) {
-      const used = await this.used(r.tenant, r.storage.recountMs);
+      this.tenant = r.tenant;
+      const used = await this.bytes.used(r.storage.recountMs);
       const cap = this.storedCap(r.storage.cap);
       if (used >= cap) return { ok: false, limit: 'storage', max: cap, used };
     }
@@ -170,63 +169,44 @@ export class TenantObject extends DurableObject<Env> {
 
   /** Lets `bytes` through unless the tenant would then store more than its cap. */
   async reserve(r: ReserveRequest): Promise<ReserveOutcome> {
-    const used = await this.used(r.tenant, r.recountMs);
+    this.tenant = r.tenant;
+    const used = await this.bytes.used(r.recountMs);
     const cap = this.storedCap(r.cap);
     if (used + r.bytes > cap) return { ok: false, used, max: cap };
-    this.added += r.bytes;
+    this.bytes.take(r.bytes);
     return { ok: true, used: used + r.bytes };
   }
 
   /** Admits one new session unless the tenant holds `cap` already; counted at once. */
   async admitSession(r: AdmitSessionRequest): Promise<ReserveOutcome> {
-    const used = await this.sessionsUsed(r.tenant, r.recountMs);
+    this.tenant = r.tenant;
+    const used = await this.sessionCount.used(r.recountMs);
     const cap = this.caps.sessions ?? r.cap;
     if (used + 1 > cap) return { ok: false, used, max: cap };
-    this.sessionsAdded += 1;
+    this.sessionCount.take(1);
     return { ok: true, used: used + 1 };
   }
 
-  /** A session admitted and then not created (−1), or deleted (−1): its place is free again. */
-  async sessionGone(_tenant: string): Promise<void> {
-    if (this.sessionsCounted) this.sessionsAdded -= 1;
-  }
-
-  private async sessionsUsed(tenant: string, recountMs: number): Promise<number> {
-    const stale = !this.sessionsCounted || Date.now() - this.sessionsCounted.at >= recountMs;
-    if (stale && !this.sessionRecount) {
-      const before = this.sessionsAdded;
-      const at = Date.now();
-      this.sessionRecount = sessionCount(this.env.DB, tenant)
-        .then((n) => {
-          this.sessionsCounted = { n, at };
-          this.sessionsAdded -= before;
-        })
-        .finally(() => {
-          this.sessionRecount = undefined;
-        });
-      this.sessionRecount.catch((e: unknown) => console.error('ctxkit limits: counting sessions failed:', e));
-    }
-    if (!this.sessionsCounted && this.sessionRecount) await this.sessionRecount;
-    return (this.sessionsCounted?.n ?? 0) + this.sessionsAdded;
+  /** A session admitted and then not created, or deleted: its place is free again. */
+  async sessionGone(tenant: string): Promise<void> {
+    this.tenant = tenant;
+    this.sessionCount.add(-1);
   }
 
   /**
    * Counts `bytes` stored without a check (what a call already admitted stores), or gives a
    * reservation back (negative). Before the first count it waits for nothing: the count will see them.
    */
-  async charge(_tenant: string, bytes: number): Promise<void> {
-    if (this.counted) this.added += bytes;
+  async charge(tenant: string, bytes: number): Promise<void> {
+    this.tenant = tenant;
+    this.bytes.add(bytes);
   }
 
   /** Counts the tenant's bytes from the stores now (the operator's recount); the total it gives. */
   async recountNow(tenant: string): Promise<{ bytes: number; countedAt: number }> {
-    if (this.recount) await this.recount.catch(() => undefined);
-    const at = Date.now();
-    const before = this.added;
-    const bytes = await storedBytes(this.env, tenant);
-    this.counted = { bytes, at };
-    this.added -= before;
-    return { bytes: bytes + this.added, countedAt: at };
+    this.tenant = tenant;
+    const { n, at } = await this.bytes.now();
+    return { bytes: n, countedAt: at };
   }
 
   /** The operator's caps for this tenant (`null` clears one), kept in the object's storage. */
@@ -262,8 +242,9 @@ export class TenantObject extends DurableObject<Env> {
 
   async usage(tenant: string, recountMs: number): Promise<TenantUsage> {
     const { tokens } = storedTally(await this.ctx.storage.get<StoredTally | TokenTally>(TOKENS));
-    const stored = await this.used(tenant, recountMs);
-    const sessionCount = await this.sessionsUsed(tenant, recountMs);
+    this.tenant = tenant;
+    const stored = await this.bytes.used(recountMs);
+    const held = await this.sessionCount.used(recountMs);
     this.expire(Date.now());
     const sessions: Record<string, number> = {};
     for (const l of this.leases.values())
@@ -271,31 +252,10 @@ export class TenantObject extends DurableObject<Env> {
     return {
       inFlight: this.leases.size,
       sessions,
-      stored: { bytes: stored, countedAt: this.counted?.at ?? 0 },
-      sessionCount,
+      stored: { bytes: stored, countedAt: this.bytes.countedAt },
+      sessionCount: held,
       caps: { ...this.caps },
       tokens,
     };
-  }
-  /** The counted total plus what was let through since; counts again when the count is stale. */
-  private async used(tenant: string, recountMs: number): Promise<number> {
-    const stale = !this.counted || Date.now() - this.counted.at >= recountMs;
-    if (stale && !this.recount) {
-      const before = this.added;
-      const at = Date.now();
-      this.recount = storedBytes(this.env, tenant)
-        .then((bytes) => {
-          this.counted = { bytes, at };
-          // What was let through while counting may be in the count or not: kept, to err on the safe side.
-          this.added -= before;
-        })
-        .finally(() => {
-          this.recount = undefined;
-        });
-      // A failed recount keeps the last total; the first one fails the request that awaits it.
-      this.recount.catch((e: unknown) => console.error('ctxkit limits: counting stored bytes failed:', e));
-    }
-    if (!this.counted && this.recount) await this.recount;
-    return (this.counted?.bytes ?? 0) + this.added;
   }
 }
