@@ -134,34 +134,40 @@ export const cases: AttackCase[] = [
           content: `m${i}`,
         }),
       );
+      let resent = 0;
+      // As an SDK does: a call whose connection was lost (a pooled connection the other side closed,
+      // docs/service.md "Keep-alive") or that got the proxy's 502 "upstream unreachable" is sent again.
+      const send = async (): Promise<Response | undefined> => {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const res = await fetch(`${env.service.base}/v1/proxy/openai/chat/completions`, {
+            method: 'POST',
+            headers: { ...env.headers(session), 'x-ctxkit-window': '1000000' },
+            body: JSON.stringify({ model: 'gpt-4.1', messages: history }),
+          }).catch(() => undefined);
+          if (res && res.status !== 502) return res;
+          await res?.text();
+          resent++;
+        }
+        return undefined;
+      };
       const turn = async () => {
         env.fake.reset();
         const t = performance.now();
-        const res = await fetch(`${env.service.base}/v1/proxy/openai/chat/completions`, {
-          method: 'POST',
-          headers: { ...env.headers(session), 'x-ctxkit-window': '1000000' },
-          body: JSON.stringify({ model: 'gpt-4.1', messages: history }),
-        });
-        const body = (await res.json()) as { choices?: Array<{ message: { content: unknown } }> };
+        const res = await send();
+        const body = res
+          ? ((await res.json()) as { choices?: Array<{ message: { content: unknown } }> })
+          : {};
         const answer = body.choices?.[0]?.message;
         if (answer) history.push({ role: 'assistant', content: answer.content });
         return {
-          status: res.status,
-          warning: res.headers.get('x-ctxkit-warning'),
+          status: res?.status ?? 0,
+          warning: res?.headers.get('x-ctxkit-warning') ?? null,
           ms: Math.round(performance.now() - t),
         };
       };
-      const first = await turn().catch((error: Error) => {
-        const log = env.service.log().trim().split('\n').slice(-4).join(' | ');
-        throw new Error(`turn 1: ${error.message} (${String(error.cause)}); log: ${log}`);
-      });
+      const first = await turn();
       history.push({ role: 'user', content: 'and now?' });
-      const second = await turn().catch((error: Error) => {
-        const log = env.service.log().trim().split('\n').slice(-4).join(' | ');
-        throw new Error(
-          `turn 1 ${first.status}${first.warning ? ` "${first.warning}"` : ''}; turn 2: ${error.message} (${String(error.cause)}); log: ${log}`,
-        );
-      });
+      const second = await turn();
       // Both turns and both answers in the log: N + answer + user + answer.
       const want = STATE_CASE_MESSAGES + 3;
       const lastSeq = await eventually(30_000, async () => {
@@ -180,7 +186,7 @@ export const cases: AttackCase[] = [
           !first.warning &&
           !second.warning &&
           lastSeq === want,
-        detail: `${STATE_CASE_MESSAGES.toLocaleString('en')} messages: turn 1 ${first.status} in ${first.ms} ms${first.warning ? ` warning "${first.warning}"` : ''}, turn 2 ${second.status} in ${second.ms} ms${second.warning ? ` warning "${second.warning}"` : ''}; log at ${lastSeq ?? 'not'} ${lastSeq === undefined ? `${want}` : `of ${want}`}`,
+        detail: `${STATE_CASE_MESSAGES.toLocaleString('en')} messages: turn 1 ${first.status} in ${first.ms} ms${first.warning ? ` warning "${first.warning}"` : ''}, turn 2 ${second.status} in ${second.ms} ms${second.warning ? ` warning "${second.warning}"` : ''}; log at ${lastSeq ?? 'not'} ${lastSeq === undefined ? `${want}` : `of ${want}`}; resent ${resent} (a lost connection or the upstream's)`,
       };
     },
   },
