@@ -282,8 +282,7 @@ export const cases: AttackCase[] = [
     promise:
       'a session past MAX_SESSION_BYTES refuses new content with a 413 naming the bound, on the routes and on the proxy before the upstream is paid',
     fast: true,
-    // 16 MiB: the run's bound for every session, "a context of 140,000 messages" (edges.ts) among them.
-    vars: { MAX_SESSION_BYTES: '16777216' },
+    vars: { MAX_SESSION_BYTES: '16777216' }, // the run's, for "a context of 140,000 messages" too
     async run(env) {
       const session = env.id('full');
       await post(env, '/v1/sessions', { id: session });
