@@ -18,6 +18,10 @@ export interface ServiceBounds {
   bodyReadMs: number;
   /** Elements of the history list one proxied request may carry (`messages`, or `input`). */
   proxyMessages: number;
+  /** Bytes of a request body to ctxkit's own routes. */
+  bodyBytes: number;
+  /** Bytes of a request body to the proxy (a whole history with its tool outputs). */
+  proxyBodyBytes: number;
 }
 
 interface Bound {
@@ -35,12 +39,15 @@ const BOUNDS = {
   sessionBytes: { env: 'MAX_SESSION_BYTES', min: MIB, max: 1024 * MIB, unit: 'bytes' },
   bodyReadMs: { env: 'BODY_READ_TIMEOUT_MS', min: 100, max: 600_000, unit: 'milliseconds' },
   proxyMessages: { env: 'PROXY_MAX_MESSAGES', min: 1, max: 1_000_000, unit: 'messages' },
+  bodyBytes: { env: 'MAX_BODY_BYTES', min: 1024, max: 128 * MIB, unit: 'bytes' },
+  proxyBodyBytes: { env: 'PROXY_MAX_BODY_BYTES', min: 64 * 1024, max: 128 * MIB, unit: 'bytes' },
 } as const satisfies Record<keyof ServiceBounds, Bound>;
 
 /**
  * @default a 32 MiB answer (what the proxy accepts as a request), 16 MiB for one event, 64 MiB per
  * session, 30 s for a body to arrive, 100,000 messages in one proxied request (the most Anthropic's
- * Messages API takes in one request; a 32 MiB body of tiny messages holds a million, minutes of work)
+ * Messages API takes in one request; a 32 MiB body of tiny messages holds a million, minutes of work),
+ * 1 MiB for a body to ctxkit's own routes and 32 MiB for one to the proxy
  */
 export const DEFAULT_BOUNDS = {
   answerBytes: 32 * MIB,
@@ -48,6 +55,8 @@ export const DEFAULT_BOUNDS = {
   sessionBytes: 64 * MIB,
   bodyReadMs: 30_000,
   proxyMessages: 100_000,
+  bodyBytes: MIB,
+  proxyBodyBytes: 32 * MIB,
 } as const satisfies ServiceBounds;
 
 /** Bytes of messages one page of a session's log carries at most (a larger first row comes alone). */

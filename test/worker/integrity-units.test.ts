@@ -173,6 +173,24 @@ describe('serviceBounds', () => {
       expect.objectContaining({ code: 'invalid_config', path: 'PROXY_MAX_MESSAGES' }),
     );
   });
+
+  it('names MAX_BODY_BYTES and PROXY_MAX_BODY_BYTES when out of their limits (they fell back to the default unsaid)', () => {
+    expect(serviceBounds({} as Env)).toMatchObject({ bodyBytes: 1_048_576, proxyBodyBytes: 33_554_432 });
+    expect(serviceBounds({ MAX_BODY_BYTES: '4096' } as unknown as Env).bodyBytes).toBe(4096);
+    expect(serviceBounds({ PROXY_MAX_BODY_BYTES: '67108864' } as unknown as Env).proxyBodyBytes).toBe(
+      67_108_864,
+    );
+    for (const [name, value] of [
+      ['MAX_BODY_BYTES', '1mb'],
+      ['MAX_BODY_BYTES', '-1'],
+      ['MAX_BODY_BYTES', '10'],
+      ['PROXY_MAX_BODY_BYTES', '0'],
+      ['PROXY_MAX_BODY_BYTES', String(512 * 1024 * 1024)],
+    ] as const)
+      expect(() => serviceBounds({ [name]: value } as unknown as Env)).toThrow(
+        expect.objectContaining({ code: 'invalid_config', path: name }),
+      );
+  });
 });
 
 describe('readText', () => {

@@ -6,10 +6,11 @@
  * deletion frees its place at once. The count from D1 runs once an hour here, so what holds the cap
  * is the tenant object's own count.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../support/fake-provider-server.ts';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../support/fake-provider-server.ts';
 import { client } from './support/client.ts';
-import { type RunningWorker, startWorker } from './support/harness.ts';
+import type { RunningWorker } from './support/harness.ts';
+import { useProxyWorker } from './support/proxy-worker.ts';
 
 const CAP = 3;
 const ADMIN_TOKEN = 'admin-token-for-the-session-quota-tests-0123';
@@ -18,23 +19,13 @@ const OPENAI = '/v1/proxy/openai/chat/completions';
 let w: RunningWorker;
 let fake: FakeProvider;
 
-beforeAll(async () => {
-  fake = await startFakeProvider({ port: 0 });
-  w = await startWorker({
-    bindings: {
-      UPSTREAM_OPENAI_BASE_URL: fake.openaiBase,
-      UPSTREAM_OPENAI_API_KEY: 'sk-env-secret-0123456789abcdef',
-      ADMIN_TOKEN,
-      MAX_SESSIONS_PER_TENANT: String(CAP),
-      STORED_BYTES_RECOUNT_SECONDS: '3600',
-    },
-  });
-});
-afterAll(async () => {
-  await w?.dispose();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
+useProxyWorker(
+  'sq-setup',
+  () => ({ ADMIN_TOKEN, MAX_SESSIONS_PER_TENANT: String(CAP), STORED_BYTES_RECOUNT_SECONDS: '3600' }),
+  (running) => {
+    ({ w, fake } = running);
+  },
+);
 
 const proxied = (key: string, session: string) =>
   w.request(OPENAI, {

@@ -12,14 +12,6 @@ import { SILENT, withinSilence } from './silence.ts';
 /** @default 30 s (`BODY_READ_TIMEOUT_MS`) */
 export const DEFAULT_BODY_READ_MS = 30_000;
 
-/** @default 1 MiB */
-export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
-
-export function maxBodyBytes(raw: unknown): number {
-  const n = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : Number.NaN;
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_MAX_BODY_BYTES;
-}
-
 function tooLarge(max: number): CtxError {
   return new CtxError('payload_too_large', `request body exceeds ${max} bytes`, { path: 'body' });
 }

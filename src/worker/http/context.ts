@@ -8,7 +8,7 @@ import { CtxError, parseWith } from '../../core/index.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { Env } from '../env.ts';
 import { serviceBounds } from '../service-bounds.ts';
-import { maxBodyBytes, readJson } from './body.ts';
+import { readJson } from './body.ts';
 
 export interface AppEnv {
   Bindings: Env;
@@ -23,9 +23,8 @@ export type AppContext = Context<AppEnv>;
 
 /** Reads, size-checks and validates a JSON body. */
 export async function jsonBody<T>(c: AppContext, schema: z.ZodType<T>): Promise<T> {
-  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), {
-    timeoutMs: serviceBounds(c.env).bodyReadMs,
-  });
+  const bounds = serviceBounds(c.env);
+  const raw = await readJson(c.req.raw, bounds.bodyBytes, { timeoutMs: bounds.bodyReadMs });
   return parseWith(schema, raw, []);
 }
 
@@ -34,10 +33,8 @@ export async function optionalJsonBody<T>(c: AppContext, schema: z.ZodType<T>): 
   const length = c.req.header('content-length');
   const hasBody = c.req.header('content-type') !== undefined || (length !== undefined && length !== '0');
   if (!hasBody) return parseWith(schema, {}, []);
-  const raw = await readJson(c.req.raw, maxBodyBytes(c.env.MAX_BODY_BYTES), {
-    allowEmpty: true,
-    timeoutMs: serviceBounds(c.env).bodyReadMs,
-  });
+  const bounds = serviceBounds(c.env);
+  const raw = await readJson(c.req.raw, bounds.bodyBytes, { allowEmpty: true, timeoutMs: bounds.bodyReadMs });
   return parseWith(schema, raw ?? {}, []);
 }
 

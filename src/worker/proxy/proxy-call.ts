@@ -26,7 +26,7 @@ import { recallHistory, rememberHistory } from './history-memo.ts';
 import { wrapRequest } from './opaque-json.ts';
 import type { Protocol } from './protocol.ts';
 import { answer, logFailure, recordCall } from './proxy-answer.ts';
-import { type ProxyOptions, proxyMaxBodyBytes, proxyOptions } from './proxy-options.ts';
+import { type ProxyOptions, proxyOptions } from './proxy-options.ts';
 import { proxyToolNames, proxyToolRounds, withProxyTools } from './proxy-tools.ts';
 import { sessionTurn } from './proxy-turn.ts';
 import {
@@ -100,7 +100,7 @@ export async function proxyCall(ctx: ProxyContext, protocol: Protocol): Promise<
   refuseUpstreamOverride(req.headers);
   const upstream = upstreamFor(env, protocol.id);
   const key = upstreamKey(env, protocol.id, req.headers);
-  const { text: bodyText, value: raw } = await readJsonText(req, proxyMaxBodyBytes(env), {
+  const { text: bodyText, value: raw } = await readJsonText(req, bounds.proxyBodyBytes, {
     timeoutMs: bounds.bodyReadMs,
     maxDepth: Number.POSITIVE_INFINITY,
   });

@@ -3,15 +3,12 @@
  * values are 400s naming the header.
  */
 import { CtxError } from '../../core/index.ts';
-import type { Env } from '../env.ts';
 import { ID_PATTERN } from '../http/context.ts';
 import { PRESETS, type PresetId } from '../session/settings.ts';
 import { knownWindow } from './model-windows.ts';
 
 /** Smallest and largest accepted `x-ctxkit-window`. */
 export const WINDOW_BOUNDS = { min: 1024, max: 10_000_000 } as const;
-/** @default 32 MiB: a long history with tool outputs is far larger than ctxkit's own routes accept */
-export const DEFAULT_PROXY_MAX_BODY_BYTES = 33_554_432;
 
 export interface ProxyOptions {
   session: string | undefined;
@@ -64,10 +61,4 @@ export function proxyOptions(headers: Headers, model: string): ProxyOptions {
     window: window ?? knownWindow(model),
     memory: memory as MemoryChoice,
   };
-}
-
-export function proxyMaxBodyBytes(env: Env): number {
-  const raw = env.PROXY_MAX_BODY_BYTES;
-  const n = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : Number.NaN;
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_PROXY_MAX_BODY_BYTES;
 }
