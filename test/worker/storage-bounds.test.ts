@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LARGE_ROW_CHARS } from '../../src/db/sql/large-rows.ts';
 import { LARGE_STATE_CHARS } from '../../src/db/sql/large-state.ts';
+import { REFS_PER_WRITE } from '../../src/db/sql/sql-session-store.ts';
 import { MAX_JOURNAL_BYTES } from '../../src/worker/proxy/call-log.ts';
 import { TEXT_PIECE } from '../../src/worker/proxy/call-texts.ts';
 import { PRODUCTION_VALUE_BYTES } from '../../src/worker/service-bounds.ts';
@@ -33,5 +34,10 @@ describe('PRODUCTION_VALUE_BYTES', () => {
   it("holds a piece of an idempotent answer and of a call's texts", () => {
     expect(worstBytes(ANSWER_PIECE_CHARS)).toBeLessThan(PRODUCTION_VALUE_BYTES.durableObject);
     expect(worstBytes(TEXT_PIECE)).toBeLessThan(PRODUCTION_VALUE_BYTES.durableObject);
+  });
+  it("holds the list of a working context's seqs one compacted-flags update binds (seqs of up to 16 digits)", () => {
+    expect(`[${Array(REFS_PER_WRITE).fill('9'.repeat(16)).join(',')}]`.length).toBeLessThan(
+      PRODUCTION_VALUE_BYTES.d1,
+    );
   });
 });

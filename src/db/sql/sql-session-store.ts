@@ -38,7 +38,15 @@ export interface SqlSessionStoreOptions {
   largeRowChars?: number;
   /** Characters of a session state's JSON above which it goes to `large`. @default LARGE_STATE_CHARS */
   largeStateChars?: number;
+  /** Seqs of the working context one update binds at most. @default REFS_PER_WRITE */
+  refsPerWrite?: number;
 }
+
+/**
+ * Seqs one `compacted` update binds as its JSON list: 100,000 of up to 16 digits and a comma stay
+ * under D1's 2,000,000 bytes a value (`PRODUCTION_VALUE_BYTES`).
+ */
+export const REFS_PER_WRITE = 100_000;
 
 type SessionRow = typeof sessions.$inferSelect;
 
@@ -101,6 +109,7 @@ export function createSqlSessionStore(
   const stateCodec = createStateCodec(options.large, options.largeStateChars);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
+  const refsPerWrite = options.refsPerWrite ?? REFS_PER_WRITE;
   const where = (tenant: string, id: string) => and(eq(sessions.tenant, tenant), eq(sessions.id, id));
   const rowsOf = (tenant: string, id: string) =>
     and(eq(sessionMessages.tenant, tenant), eq(sessionMessages.sessionId, id));
@@ -113,21 +122,39 @@ export function createSqlSessionStore(
     new CtxError('conflict', `expected seq ${expected} but the log is at ${row.lastSeq}`, {
       path: 'expectedSeq',
     });
-  /** The session row's state and the rows' `compacted` flags, as `setState` writes them. */
+  /**
+   * The session row's state and the rows' `compacted` flags, as `setState` writes them. The seqs the
+   * working context keeps go as JSON parameters of at most `refsPerWrite` each, one update per range
+   * of seqs (a single list passed D1's 2,000,000 bytes a value near 300,000 messages in context).
+   */
   const stateWrites = (tenant: string, id: string, state: SessionState, column: string): SqlWrite[] => {
     const w = state.working;
-    const refs = w ? JSON.stringify(w.items.flatMap((i) => ('seq' in i ? [i.seq] : []))) : '[]';
-    const compacted = w
-      ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${refs})) THEN 1 ELSE 0 END`
-      : sql`0`;
-    return [
+    const writes: SqlWrite[] = [
       db.update(sessions).set({ state: column, lastActive: clock.now() }).where(where(tenant, id)),
-      // Only the rows whose flag changes: SQLite rewrites a whole row (its message with it) on update.
-      db
-        .update(sessionMessages)
-        .set({ compacted })
-        .where(and(rowsOf(tenant, id), sql`${sessionMessages.compacted} <> ${compacted}`)),
     ];
+    const refs = (w?.items ?? []).flatMap((i) => ('seq' in i ? [i.seq] : [])).sort((a, b) => a - b);
+    const groups = refs.length === 0 ? [[]] : chunked(refs, refsPerWrite);
+    groups.forEach((group, k) => {
+      const compacted = w
+        ? sql`CASE WHEN ${sessionMessages.seq} <= ${w.throughSeq} AND ${sessionMessages.seq} NOT IN (SELECT value FROM json_each(${JSON.stringify(group)})) THEN 1 ELSE 0 END`
+        : sql`0`;
+      const next = groups[k + 1]?.[0];
+      // Only the rows whose flag changes: SQLite rewrites a whole row (its message with it) on update.
+      writes.push(
+        db
+          .update(sessionMessages)
+          .set({ compacted })
+          .where(
+            and(
+              rowsOf(tenant, id),
+              k > 0 ? gte(sessionMessages.seq, group[0]!) : undefined,
+              next !== undefined ? lt(sessionMessages.seq, next) : undefined,
+              sql`${sessionMessages.compacted} <> ${compacted}`,
+            ),
+          ),
+      );
+    });
+    return writes;
   };
   /** The insert of one log row; `seq` is a number or an SQL expression. */
   const insertRow = (

@@ -41,6 +41,43 @@ describe('appendWithState (the proxy: rows and state in one write)', () => {
     handle.close();
   });
 
+  it("flags the same rows compacted when the working context's seqs are bound a few per update", async () => {
+    const flags = async (refsPerWrite?: number) => {
+      const handle = openSqlite({ path: ':memory:' });
+      const store = createSqlSessionStore(handle, refsPerWrite ? { refsPerWrite } : {});
+      await store.create({ tenant: 't', id: 's' });
+      await store.create({ tenant: 't', id: 'other' });
+      await store.append('t', 'other', [msg('o1', 'x'), msg('o2', 'y')]);
+      await store.append(
+        't',
+        's',
+        Array.from({ length: 12 }, (_, i) => msg(`m${i + 1}`, `text ${i + 1}`)),
+      );
+      // Kept out of order, with a gap run, a duplicate and the rows past throughSeq.
+      const kept = [11, 2, 3, 7, 5, 7, 10];
+      const state = {
+        ...EMPTY_SESSION_STATE,
+        working: { throughSeq: 10, items: kept.map((seq) => ({ seq })) },
+      };
+      await store.setState('t', 's', state);
+      // A second state moves some flags back: only the changed rows are rewritten either way.
+      await store.setState('t', 's', {
+        ...state,
+        working: { throughSeq: 12, items: [{ seq: 1 }, { seq: 12 }] },
+      });
+      await store.setState('t', 's', state);
+      const rows = (await store.messages('t', 's')).map((r) => [r.seq, r.compacted]);
+      const others = (await store.messages('t', 'other')).map((r) => r.compacted);
+      handle.close();
+      return { rows, others };
+    };
+    const one = await flags();
+    const many = await flags(2);
+    expect(many).toEqual(one);
+    expect(one.others).toEqual([false, false]);
+    expect(one.rows.filter(([, c]) => c).map(([seq]) => seq)).toEqual([1, 4, 6, 8, 9]);
+  });
+
   it('refuses a stale expectedSeq and writes nothing', async () => {
     const handle = openSqlite({ path: ':memory:' });
     const store = createSqlSessionStore(handle);
