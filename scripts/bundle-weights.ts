@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { PIPELINE_ADAPTERS_ENTRY, ROOT } from '../test/support/package-consumer.ts';
+import { BUNDLE_OPTIONS, PIPELINE_ADAPTERS_ENTRY, ROOT } from '../test/support/package-consumer.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -33,12 +33,7 @@ const moduleName = (path: string) =>
 // Each module's code opens with a legal comment naming it, which esbuild keeps in place when minifying.
 const out = await build({
   stdin: { contents: entry, resolveDir: ROOT, loader: 'js' },
-  bundle: true,
-  minify: true,
-  format: 'esm',
-  platform: 'neutral',
-  write: false,
-  logLevel: 'silent',
+  ...BUNDLE_OPTIONS,
   legalComments: 'inline',
   plugins: [
     {

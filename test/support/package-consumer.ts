@@ -214,18 +214,23 @@ export async function denoBinary(): Promise<string> {
 export const PIPELINE_ADAPTERS_ENTRY =
   "export { createPipeline, fromOpenAI, toOpenAI, fromAnthropic, toAnthropic, fromResponses, toResponses, toResponsesRequest, fromGemini, toGemini } from 'SOURCE';";
 
+/** How every size figure bundles: minified ESM for no platform in particular, in memory. */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'neutral',
+  write: false,
+  logLevel: 'silent',
+} as const;
+
 /** Gzip -9 size of a minified esbuild bundle of `source`, resolved from `project` as a user's code. */
 export async function bundleGzip(project: string, source: string): Promise<{ bytes: number; gzip: number }> {
   const { build } = await import('esbuild');
   const { gzipSync } = await import('node:zlib');
   const out = await build({
     stdin: { contents: source, resolveDir: project, loader: 'js' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'neutral',
-    write: false,
-    logLevel: 'silent',
+    ...BUNDLE_OPTIONS,
   });
   const code = out.outputFiles[0]!.contents;
   return { bytes: code.length, gzip: gzipSync(code, { level: 9 }).length };
