@@ -28,7 +28,8 @@ export const LARGE_ROW_CHARS = 262_144;
 /** What a row's `message` column starts with when the message is kept elsewhere. */
 const POINTER_HEAD = '{"$stored":';
 
-interface Pointer {
+/** Where a value kept outside its row is, how large it is and its digest (checked on read). */
+export interface Pointer {
   key: string;
   bytes: number;
   sha256: string;

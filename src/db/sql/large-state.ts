@@ -10,7 +10,7 @@
  * blob is removed once the row points at the new one.
  */
 import { CtxError, type SessionState, sha256Hex } from '../../core/index.ts';
-import type { LargeValues } from './large-rows.ts';
+import type { LargeValues, Pointer } from './large-rows.ts';
 
 /**
  * Characters of a state's JSON above which it leaves the row. @default 262144 (256 Ki characters:
@@ -20,12 +20,6 @@ export const LARGE_STATE_CHARS = 262_144;
 
 /** What a row's `state` column starts with when the state is kept elsewhere. */
 const STATE_HEAD = '{"$storedState":';
-
-interface StatePointer {
-  key: string;
-  bytes: number;
-  sha256: string;
-}
 
 export interface StateCodec {
   /** The `state` column for `state`, its large JSON put in the blob store first. */
@@ -38,9 +32,9 @@ export interface StateCodec {
 
 const utf8 = new TextEncoder();
 
-function pointerOf(column: string): StatePointer | undefined {
+function pointerOf(column: string): Pointer | undefined {
   return column.startsWith(STATE_HEAD)
-    ? (JSON.parse(column) as { $storedState: StatePointer }).$storedState
+    ? (JSON.parse(column) as { $storedState: Pointer }).$storedState
     : undefined;
 }
 
@@ -54,7 +48,7 @@ export function createStateCodec(large?: LargeValues, threshold = LARGE_STATE_CH
       // Without a blob store the row is tried as it is (the database refuses what it cannot hold).
       if (json.length <= threshold || !large) return json;
       const sha256 = await sha256Hex(json);
-      const pointer: StatePointer = { key: `state.${sha256}`, bytes: utf8.encode(json).byteLength, sha256 };
+      const pointer: Pointer = { key: `state.${sha256}`, bytes: utf8.encode(json).byteLength, sha256 };
       try {
         await large.put(tenant, session, pointer.key, json);
       } catch (cause) {
